@@ -1,0 +1,868 @@
+//! x86-64 fixup kinds: the closed set every front-end maps its relocations
+//! onto, each with its equation and range check, and the one pure function
+//! that applies them.
+//!
+//! Names follow the psABI: `S` symbol address, `A` addend, `P` place,
+//! `GOT` address of the global offset table, `G` address of the symbol's GOT
+//! entry (we pass the entry's address, not its offset), `L` the symbol's stub
+//! (PLT entry), `Z` the symbol's size. For TLS kinds the caller passes in `S`
+//! the value the equation needs (thread-pointer offset or offset inside the
+//! TLS block) and in `G` the GOT slot it reserved.
+
+use std::fmt;
+
+/// A fixup kind. The comment on each variant is its equation and range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EdgeKind {
+    /// `R_X86_64_NONE`: nothing.
+    None,
+    /// `R_X86_64_64`: `S + A`, 64 bits.
+    Abs64,
+    /// `R_X86_64_32`: `S + A`, must fit u32.
+    Abs32,
+    /// `R_X86_64_32S`: `S + A`, must fit i32.
+    Abs32S,
+    /// `R_X86_64_16`: `S + A`, must fit u16 or i16.
+    Abs16,
+    /// `R_X86_64_8`: `S + A`, must fit u8 or i8.
+    Abs8,
+    /// `R_X86_64_PC64`: `S + A - P`, 64 bits.
+    Pc64,
+    /// `R_X86_64_PC32`: `S + A - P`, must fit i32. Falls back to `L` for a
+    /// far function.
+    Pc32,
+    /// `R_X86_64_PC16`: `S + A - P`, must fit i16.
+    Pc16,
+    /// `R_X86_64_PC8`: `S + A - P`, must fit i8.
+    Pc8,
+    /// `R_X86_64_PLT32`: `S + A - P` when it fits i32, else `L + A - P`.
+    Branch32,
+    /// `R_X86_64_GOTPCREL`: `G + A - P`, must fit i32.
+    GotPcRel32,
+    /// `R_X86_64_GOTPCRELX` (`rex: false`) and `R_X86_64_REX_GOTPCRELX`:
+    /// like `GotPcRel32`, but `mov`/`call`/`jmp` through the GOT are relaxed
+    /// to `lea`/direct `call`/`jmp` with `S + A - P` when that fits i32.
+    GotPcRelX { rex: bool },
+    /// `R_X86_64_GOTPCREL64`: `G + A - P`, 64 bits.
+    GotPcRel64,
+    /// `R_X86_64_GOTPC32`: `GOT + A - P`, must fit i32.
+    GotPc32,
+    /// `R_X86_64_GOTPC64`: `GOT + A - P`, 64 bits.
+    GotPc64,
+    /// `R_X86_64_GOTOFF64`: `S + A - GOT`, 64 bits.
+    GotOff64,
+    /// `R_X86_64_GOT32`: `G - GOT + A`, must fit i32.
+    GotEntry32,
+    /// `R_X86_64_GOT64` and `R_X86_64_GOTPLT64`: `G - GOT + A`, 64 bits.
+    GotEntry64,
+    /// `R_X86_64_PLTOFF64`: `L - GOT + A` (`S - GOT + A` when no stub), 64 bits.
+    PltOff64,
+    /// `R_X86_64_SIZE32`: `Z + A`, must fit u32.
+    Size32,
+    /// `R_X86_64_SIZE64`: `Z + A`, 64 bits.
+    Size64,
+    /// `R_X86_64_TPOFF32`: `S + A` with `S` the thread-pointer offset, must fit i32.
+    TpOff32,
+    /// `R_X86_64_TPOFF64`: `S + A` with `S` the thread-pointer offset, 64 bits.
+    TpOff64,
+    /// `R_X86_64_GOTTPOFF`: `G + A - P`, the GOT slot holds the TP offset.
+    GotTpOff32,
+    /// `R_X86_64_TLSGD`: `G + A - P`, the GOT pair is `{module, offset}`.
+    TlsGd32,
+    /// `R_X86_64_TLSLD`: `G + A - P`, the GOT pair is `{module, 0}`.
+    TlsLd32,
+    /// `R_X86_64_DTPOFF32`: `S + A` with `S` the offset in the TLS block, must fit i32.
+    DtpOff32,
+    /// `R_X86_64_DTPOFF64`: `S + A` with `S` the offset in the TLS block.
+    DtpOff64,
+    /// `R_X86_64_DTPMOD64`: the TLS module id (passed in `S`).
+    DtpMod64,
+    /// `R_X86_64_GOTPC32_TLSDESC`: `G + A - P`, the GOT pair is a TLS descriptor.
+    TlsDescGot32,
+    /// `R_X86_64_TLSDESC_CALL`: marks the descriptor call; nothing to patch.
+    TlsDescCall,
+}
+
+impl EdgeKind {
+    /// Maps an ELF `R_X86_64_*` number to a kind; `None` for types a
+    /// relocatable object must not contain or that we do not know.
+    pub fn from_elf(r_type: u32) -> Option<EdgeKind> {
+        use object::elf::*;
+        Some(match r_type {
+            R_X86_64_NONE => EdgeKind::None,
+            R_X86_64_64 => EdgeKind::Abs64,
+            R_X86_64_PC32 => EdgeKind::Pc32,
+            R_X86_64_GOT32 => EdgeKind::GotEntry32,
+            R_X86_64_PLT32 => EdgeKind::Branch32,
+            R_X86_64_GOTPCREL => EdgeKind::GotPcRel32,
+            R_X86_64_32 => EdgeKind::Abs32,
+            R_X86_64_32S => EdgeKind::Abs32S,
+            R_X86_64_16 => EdgeKind::Abs16,
+            R_X86_64_PC16 => EdgeKind::Pc16,
+            R_X86_64_8 => EdgeKind::Abs8,
+            R_X86_64_PC8 => EdgeKind::Pc8,
+            R_X86_64_DTPMOD64 => EdgeKind::DtpMod64,
+            R_X86_64_DTPOFF64 => EdgeKind::DtpOff64,
+            R_X86_64_TPOFF64 => EdgeKind::TpOff64,
+            R_X86_64_TLSGD => EdgeKind::TlsGd32,
+            R_X86_64_TLSLD => EdgeKind::TlsLd32,
+            R_X86_64_DTPOFF32 => EdgeKind::DtpOff32,
+            R_X86_64_GOTTPOFF => EdgeKind::GotTpOff32,
+            R_X86_64_TPOFF32 => EdgeKind::TpOff32,
+            R_X86_64_PC64 => EdgeKind::Pc64,
+            R_X86_64_GOTOFF64 => EdgeKind::GotOff64,
+            R_X86_64_GOTPC32 => EdgeKind::GotPc32,
+            R_X86_64_GOT64 | R_X86_64_GOTPLT64 => EdgeKind::GotEntry64,
+            R_X86_64_GOTPCREL64 => EdgeKind::GotPcRel64,
+            R_X86_64_GOTPC64 => EdgeKind::GotPc64,
+            R_X86_64_PLTOFF64 => EdgeKind::PltOff64,
+            R_X86_64_SIZE32 => EdgeKind::Size32,
+            R_X86_64_SIZE64 => EdgeKind::Size64,
+            R_X86_64_GOTPC32_TLSDESC => EdgeKind::TlsDescGot32,
+            R_X86_64_TLSDESC_CALL => EdgeKind::TlsDescCall,
+            R_X86_64_GOTPCRELX => EdgeKind::GotPcRelX { rex: false },
+            R_X86_64_REX_GOTPCRELX => EdgeKind::GotPcRelX { rex: true },
+            _ => return None,
+        })
+    }
+
+    /// The psABI name, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            EdgeKind::None => "R_X86_64_NONE",
+            EdgeKind::Abs64 => "R_X86_64_64",
+            EdgeKind::Abs32 => "R_X86_64_32",
+            EdgeKind::Abs32S => "R_X86_64_32S",
+            EdgeKind::Abs16 => "R_X86_64_16",
+            EdgeKind::Abs8 => "R_X86_64_8",
+            EdgeKind::Pc64 => "R_X86_64_PC64",
+            EdgeKind::Pc32 => "R_X86_64_PC32",
+            EdgeKind::Pc16 => "R_X86_64_PC16",
+            EdgeKind::Pc8 => "R_X86_64_PC8",
+            EdgeKind::Branch32 => "R_X86_64_PLT32",
+            EdgeKind::GotPcRel32 => "R_X86_64_GOTPCREL",
+            EdgeKind::GotPcRelX { rex: false } => "R_X86_64_GOTPCRELX",
+            EdgeKind::GotPcRelX { rex: true } => "R_X86_64_REX_GOTPCRELX",
+            EdgeKind::GotPcRel64 => "R_X86_64_GOTPCREL64",
+            EdgeKind::GotPc32 => "R_X86_64_GOTPC32",
+            EdgeKind::GotPc64 => "R_X86_64_GOTPC64",
+            EdgeKind::GotOff64 => "R_X86_64_GOTOFF64",
+            EdgeKind::GotEntry32 => "R_X86_64_GOT32",
+            EdgeKind::GotEntry64 => "R_X86_64_GOT64",
+            EdgeKind::PltOff64 => "R_X86_64_PLTOFF64",
+            EdgeKind::Size32 => "R_X86_64_SIZE32",
+            EdgeKind::Size64 => "R_X86_64_SIZE64",
+            EdgeKind::TpOff32 => "R_X86_64_TPOFF32",
+            EdgeKind::TpOff64 => "R_X86_64_TPOFF64",
+            EdgeKind::GotTpOff32 => "R_X86_64_GOTTPOFF",
+            EdgeKind::TlsGd32 => "R_X86_64_TLSGD",
+            EdgeKind::TlsLd32 => "R_X86_64_TLSLD",
+            EdgeKind::DtpOff32 => "R_X86_64_DTPOFF32",
+            EdgeKind::DtpOff64 => "R_X86_64_DTPOFF64",
+            EdgeKind::DtpMod64 => "R_X86_64_DTPMOD64",
+            EdgeKind::TlsDescGot32 => "R_X86_64_GOTPC32_TLSDESC",
+            EdgeKind::TlsDescCall => "R_X86_64_TLSDESC_CALL",
+        }
+    }
+
+    /// Bytes the fixup writes at its offset.
+    pub fn width(self) -> u64 {
+        match self {
+            EdgeKind::None | EdgeKind::TlsDescCall => 0,
+            EdgeKind::Abs8 | EdgeKind::Pc8 => 1,
+            EdgeKind::Abs16 | EdgeKind::Pc16 => 2,
+            EdgeKind::Abs64
+            | EdgeKind::Pc64
+            | EdgeKind::GotPcRel64
+            | EdgeKind::GotPc64
+            | EdgeKind::GotOff64
+            | EdgeKind::GotEntry64
+            | EdgeKind::PltOff64
+            | EdgeKind::Size64
+            | EdgeKind::TpOff64
+            | EdgeKind::DtpOff64
+            | EdgeKind::DtpMod64 => 8,
+            _ => 4,
+        }
+    }
+
+    /// Whether the kind needs a GOT entry holding the target's address.
+    pub fn uses_address_got(self) -> bool {
+        matches!(
+            self,
+            EdgeKind::GotPcRel32
+                | EdgeKind::GotPcRelX { .. }
+                | EdgeKind::GotPcRel64
+                | EdgeKind::GotEntry32
+                | EdgeKind::GotEntry64
+        )
+    }
+
+    /// Whether the kind may be routed through a stub when the target is far.
+    pub fn may_use_stub(self) -> bool {
+        matches!(
+            self,
+            EdgeKind::Branch32
+                | EdgeKind::Pc32
+                | EdgeKind::PltOff64
+                | EdgeKind::Abs32
+                | EdgeKind::Abs32S
+        )
+    }
+
+    /// Whether the kind stores a 32-bit absolute address, so the target must
+    /// lie in the low 2 or 4 GiB.
+    pub fn is_abs32(self) -> bool {
+        matches!(self, EdgeKind::Abs32 | EdgeKind::Abs32S)
+    }
+
+    pub fn is_tls(self) -> bool {
+        matches!(
+            self,
+            EdgeKind::TpOff32
+                | EdgeKind::TpOff64
+                | EdgeKind::GotTpOff32
+                | EdgeKind::TlsGd32
+                | EdgeKind::TlsLd32
+                | EdgeKind::DtpOff32
+                | EdgeKind::DtpOff64
+                | EdgeKind::DtpMod64
+                | EdgeKind::TlsDescGot32
+                | EdgeKind::TlsDescCall
+        )
+    }
+}
+
+impl fmt::Display for EdgeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The values an equation may use. Addresses are absolute.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FixupValues {
+    /// `P`: address of the patched field.
+    pub p: u64,
+    /// `S`: target address (or TLS offset for TLS kinds).
+    pub s: u64,
+    /// `A`: addend.
+    pub a: i64,
+    /// `GOT`: base of the global offset table.
+    pub got: u64,
+    /// `G`: address of the target's GOT entry, if one was reserved.
+    pub g: Option<u64>,
+    /// `L`: address of the target's stub, if one was reserved.
+    pub stub: Option<u64>,
+    /// `Z`: size of the target symbol.
+    pub z: u64,
+}
+
+/// How a fixup was satisfied, for statistics and maps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resolution {
+    Direct,
+    ViaStub,
+    ViaGot,
+    /// A GOT load or call was rewritten to address the target directly.
+    Relaxed,
+    Nothing,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FixupError {
+    /// The computed value does not fit the field.
+    OutOfRange { value: i128, lo: i128, hi: i128 },
+    /// The field (or the instruction bytes a relaxation reads) is outside the block.
+    OutOfBounds,
+    /// The kind needs a GOT entry that was not reserved.
+    MissingGotEntry,
+}
+
+impl fmt::Display for FixupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FixupError::OutOfRange { value, lo, hi } => {
+                write!(
+                    f,
+                    "out of range: V is {} not in [{}, {})",
+                    hex(*value),
+                    hex(*lo),
+                    hex(*hi)
+                )
+            }
+            FixupError::OutOfBounds => f.write_str("the patched field lies outside its section"),
+            FixupError::MissingGotEntry => f.write_str("no GOT entry was reserved for it"),
+        }
+    }
+}
+
+fn hex(v: i128) -> String {
+    if v < 0 {
+        format!("-{:#x}", -v)
+    } else {
+        format!("{:#x}", v)
+    }
+}
+
+const I32: (i128, i128) = (i32::MIN as i128, i32::MAX as i128 + 1);
+const U32: (i128, i128) = (0, u32::MAX as i128 + 1);
+
+fn in_range(value: i128, (lo, hi): (i128, i128)) -> Result<(), FixupError> {
+    if value >= lo && value < hi {
+        Ok(())
+    } else {
+        Err(FixupError::OutOfRange { value, lo, hi })
+    }
+}
+
+fn field<const N: usize>(data: &mut [u8], offset: usize) -> Result<&mut [u8; N], FixupError> {
+    let end = offset.checked_add(N).ok_or(FixupError::OutOfBounds)?;
+    data.get_mut(offset..end)
+        .ok_or(FixupError::OutOfBounds)?
+        .try_into()
+        .map_err(|_| FixupError::OutOfBounds)
+}
+
+fn put32(
+    data: &mut [u8],
+    offset: usize,
+    value: i128,
+    range: (i128, i128),
+) -> Result<(), FixupError> {
+    in_range(value, range)?;
+    *field::<4>(data, offset)? = (value as u32).to_le_bytes();
+    Ok(())
+}
+
+fn put64(data: &mut [u8], offset: usize, value: i128) -> Result<(), FixupError> {
+    *field::<8>(data, offset)? = (value as u64).to_le_bytes();
+    Ok(())
+}
+
+fn fits_i32(value: i128) -> bool {
+    in_range(value, I32).is_ok()
+}
+
+/// Applies one fixup to `data` (the block's bytes) at `offset`.
+///
+/// Pure: it reads and writes only `data`, so unit tests can hit every kind
+/// without mapping memory. A value that does not fit is an error, never a
+/// truncated write.
+pub fn apply_fixup(
+    kind: EdgeKind,
+    data: &mut [u8],
+    offset: usize,
+    v: &FixupValues,
+) -> Result<Resolution, FixupError> {
+    let s = v.s as i128;
+    let a = v.a as i128;
+    let p = v.p as i128;
+    let got = v.got as i128;
+    let g = || v.g.map(|g| g as i128).ok_or(FixupError::MissingGotEntry);
+    match kind {
+        EdgeKind::None | EdgeKind::TlsDescCall => Ok(Resolution::Nothing),
+        EdgeKind::Abs64 | EdgeKind::TpOff64 | EdgeKind::DtpOff64 | EdgeKind::DtpMod64 => {
+            put64(data, offset, s + a)?;
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::Abs32 | EdgeKind::Abs32S => {
+            let range = if kind == EdgeKind::Abs32 { U32 } else { I32 };
+            match (put32(data, offset, s + a, range), v.stub) {
+                (Ok(()), _) => Ok(Resolution::Direct),
+                (Err(_), Some(stub)) => {
+                    put32(data, offset, stub as i128 + a, range)?;
+                    Ok(Resolution::ViaStub)
+                }
+                (Err(e), None) => Err(e),
+            }
+        }
+        EdgeKind::Abs16 => {
+            let value = s + a;
+            in_range(value, (i16::MIN as i128, u16::MAX as i128 + 1))?;
+            *field::<2>(data, offset)? = (value as u16).to_le_bytes();
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::Abs8 => {
+            let value = s + a;
+            in_range(value, (i8::MIN as i128, u8::MAX as i128 + 1))?;
+            field::<1>(data, offset)?[0] = value as u8;
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::Pc64 => {
+            put64(data, offset, s + a - p)?;
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::Pc32 | EdgeKind::Branch32 => {
+            match (put32(data, offset, s + a - p, I32), v.stub) {
+                (Ok(()), _) => Ok(Resolution::Direct),
+                (Err(_), Some(stub)) => {
+                    put32(data, offset, stub as i128 + a - p, I32)?;
+                    Ok(Resolution::ViaStub)
+                }
+                (Err(e), None) => Err(e),
+            }
+        }
+        EdgeKind::Pc16 => {
+            let value = s + a - p;
+            in_range(value, (i16::MIN as i128, i16::MAX as i128 + 1))?;
+            *field::<2>(data, offset)? = (value as i16).to_le_bytes();
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::Pc8 => {
+            let value = s + a - p;
+            in_range(value, (i8::MIN as i128, i8::MAX as i128 + 1))?;
+            field::<1>(data, offset)?[0] = value as i8 as u8;
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::GotPcRelX { rex } => {
+            if v.g.is_none() || fits_i32(s + a - p) {
+                if let Some(resolution) = relax_got_load(data, offset, rex, s + a - p)? {
+                    return Ok(resolution);
+                }
+            }
+            put32(data, offset, g()? + a - p, I32)?;
+            Ok(Resolution::ViaGot)
+        }
+        EdgeKind::GotPcRel32
+        | EdgeKind::GotTpOff32
+        | EdgeKind::TlsGd32
+        | EdgeKind::TlsLd32
+        | EdgeKind::TlsDescGot32 => {
+            put32(data, offset, g()? + a - p, I32)?;
+            Ok(Resolution::ViaGot)
+        }
+        EdgeKind::GotPcRel64 => {
+            put64(data, offset, g()? + a - p)?;
+            Ok(Resolution::ViaGot)
+        }
+        EdgeKind::GotPc32 => {
+            put32(data, offset, got + a - p, I32)?;
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::GotPc64 => {
+            put64(data, offset, got + a - p)?;
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::GotOff64 => {
+            put64(data, offset, s + a - got)?;
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::GotEntry32 => {
+            put32(data, offset, g()? - got + a, I32)?;
+            Ok(Resolution::ViaGot)
+        }
+        EdgeKind::GotEntry64 => {
+            put64(data, offset, g()? - got + a)?;
+            Ok(Resolution::ViaGot)
+        }
+        EdgeKind::PltOff64 => {
+            let (target, resolution) = match v.stub {
+                Some(stub) => (stub as i128, Resolution::ViaStub),
+                None => (s, Resolution::Direct),
+            };
+            put64(data, offset, target - got + a)?;
+            Ok(resolution)
+        }
+        EdgeKind::Size32 => {
+            put32(data, offset, v.z as i128 + a, U32)?;
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::Size64 => {
+            put64(data, offset, v.z as i128 + a)?;
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::TpOff32 | EdgeKind::DtpOff32 => {
+            put32(data, offset, s + a, I32)?;
+            Ok(Resolution::Direct)
+        }
+    }
+}
+
+/// Rewrites `mov foo@GOTPCREL(%rip), %reg` to `lea foo(%rip), %reg`,
+/// `call *foo@GOTPCREL(%rip)` to `addr32 call foo` and
+/// `jmp *foo@GOTPCREL(%rip)` to `jmp foo; nop`, as the psABI allows for
+/// `GOTPCRELX`. `pcrel` is `S + A - P`, already known to fit. Returns
+/// `None` when the instruction is not one of these (the GOT is used then).
+fn relax_got_load(
+    data: &mut [u8],
+    offset: usize,
+    rex: bool,
+    pcrel: i128,
+) -> Result<Option<Resolution>, FixupError> {
+    if offset < 2 || offset + 4 > data.len() {
+        return Err(FixupError::OutOfBounds);
+    }
+    let (opcode, modrm) = (data[offset - 2], data[offset - 1]);
+    let rex_ok = !rex || (offset >= 3 && data[offset - 3] & 0xf0 == 0x40);
+    match (opcode, modrm) {
+        (0x8b, _) if rex_ok && modrm & 0xc7 == 0x05 => {
+            data[offset - 2] = 0x8d;
+            put32(data, offset, pcrel, I32)?;
+            Ok(Some(Resolution::Relaxed))
+        }
+        (0xff, 0x15) if !rex => {
+            data[offset - 2] = 0x67;
+            data[offset - 1] = 0xe8;
+            put32(data, offset, pcrel, I32)?;
+            Ok(Some(Resolution::Relaxed))
+        }
+        (0xff, 0x25) if !rex => {
+            // `jmp rel32` is one byte shorter; the nop keeps the length.
+            let pcrel = pcrel + 1;
+            if !fits_i32(pcrel) {
+                return Ok(None);
+            }
+            data[offset - 2] = 0xe9;
+            data[offset - 1..offset + 3].copy_from_slice(&(pcrel as i32).to_le_bytes());
+            data[offset + 3] = 0x90;
+            Ok(Some(Resolution::Relaxed))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Size of one stub (PLT entry), padded for alignment.
+pub const STUB_SIZE: u64 = 8;
+
+/// Writes a stub at `stub` that jumps through the GOT entry `got_entry`:
+/// `jmp *disp32(%rip)` followed by padding.
+pub fn write_stub(out: &mut [u8], stub: u64, got_entry: u64) -> Result<(), FixupError> {
+    let code = field::<8>(out, 0)?;
+    code[..2].copy_from_slice(&[0xff, 0x25]);
+    let disp = got_entry as i128 - (stub as i128 + 6);
+    in_range(disp, I32)?;
+    code[2..6].copy_from_slice(&(disp as i32).to_le_bytes());
+    code[6..8].copy_from_slice(&[0xcc, 0xcc]);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(p: u64, s: u64, a: i64) -> FixupValues {
+        FixupValues {
+            p,
+            s,
+            a,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn every_elf_number_round_trips_to_its_name() {
+        for r_type in 0..64 {
+            if let Some(kind) = EdgeKind::from_elf(r_type) {
+                assert!(kind.name().starts_with("R_X86_64_"));
+                if r_type != object::elf::R_X86_64_GOTPLT64 {
+                    assert_eq!(
+                        EdgeKind::from_elf(r_type).map(|k| k.name()),
+                        Some(kind.name()),
+                        "{}",
+                        r_type
+                    );
+                }
+            }
+        }
+        assert_eq!(EdgeKind::from_elf(object::elf::R_X86_64_COPY), None);
+        assert_eq!(EdgeKind::from_elf(object::elf::R_X86_64_JUMP_SLOT), None);
+        assert_eq!(EdgeKind::from_elf(200), None);
+    }
+
+    #[test]
+    fn abs64_writes_s_plus_a() {
+        let mut d = [0u8; 8];
+        apply_fixup(EdgeKind::Abs64, &mut d, 0, &values(0, 0x1234_5678_9abc, -4)).unwrap();
+        assert_eq!(u64::from_le_bytes(d), 0x1234_5678_9ab8);
+    }
+
+    #[test]
+    fn abs32_checks_unsigned_and_abs32s_signed() {
+        let mut d = [0u8; 4];
+        apply_fixup(EdgeKind::Abs32, &mut d, 0, &values(0, 0xffff_fff0, 0xf)).unwrap();
+        assert_eq!(u32::from_le_bytes(d), 0xffff_ffff);
+        let err =
+            apply_fixup(EdgeKind::Abs32, &mut d, 0, &values(0, 0xffff_fff0, 0x10)).unwrap_err();
+        assert_eq!(
+            err,
+            FixupError::OutOfRange {
+                value: 0x1_0000_0000,
+                lo: 0,
+                hi: 0x1_0000_0000
+            }
+        );
+        assert!(apply_fixup(EdgeKind::Abs32S, &mut d, 0, &values(0, 0x8000_0000, 0)).is_err());
+        apply_fixup(EdgeKind::Abs32S, &mut d, 0, &values(0, 0x7fff_ffff, 0)).unwrap();
+        // A negative 32S value sign-extends to the same 64-bit address.
+        apply_fixup(EdgeKind::Abs32S, &mut d, 0, &values(0, 0, -8)).unwrap();
+        assert_eq!(i32::from_le_bytes(d), -8);
+    }
+
+    #[test]
+    fn abs32_to_far_function_uses_stub() {
+        let mut d = [0u8; 4];
+        let v = FixupValues {
+            s: 0x7fff_0000_0000,
+            stub: Some(0x40_1000),
+            ..Default::default()
+        };
+        assert_eq!(
+            apply_fixup(EdgeKind::Abs32, &mut d, 0, &v).unwrap(),
+            Resolution::ViaStub
+        );
+        assert_eq!(u32::from_le_bytes(d), 0x40_1000);
+    }
+
+    #[test]
+    fn small_fields_check_their_width() {
+        let mut d = [0u8; 2];
+        apply_fixup(EdgeKind::Abs16, &mut d, 0, &values(0, 0xffff, 0)).unwrap();
+        assert!(apply_fixup(EdgeKind::Abs16, &mut d, 0, &values(0, 0x1_0000, 0)).is_err());
+        apply_fixup(EdgeKind::Abs8, &mut d, 1, &values(0, 0xff, 0)).unwrap();
+        assert!(apply_fixup(EdgeKind::Abs8, &mut d, 1, &values(0, 0x100, 0)).is_err());
+        apply_fixup(
+            EdgeKind::Pc16,
+            &mut d,
+            0,
+            &values(0x1000, 0x1000 - 0x8000, 0),
+        )
+        .unwrap();
+        assert_eq!(i16::from_le_bytes(d), -0x8000);
+        assert!(apply_fixup(
+            EdgeKind::Pc16,
+            &mut d,
+            0,
+            &values(0x1000, 0x1000 + 0x8000, 0)
+        )
+        .is_err());
+        apply_fixup(EdgeKind::Pc8, &mut d, 1, &values(0x100, 0x100 + 127, 0)).unwrap();
+        assert_eq!(d[1], 127);
+        assert!(apply_fixup(EdgeKind::Pc8, &mut d, 1, &values(0x100, 0x100 + 128, 0)).is_err());
+    }
+
+    #[test]
+    fn pc32_is_s_plus_a_minus_p_and_falls_back_to_stub() {
+        let mut d = [0u8; 8];
+        apply_fixup(EdgeKind::Pc32, &mut d, 4, &values(0x1000, 0x2000, -4)).unwrap();
+        assert_eq!(i32::from_le_bytes(d[4..].try_into().unwrap()), 0xffc);
+        let far = FixupValues {
+            p: 0x1000,
+            s: 0x7f00_0000_0000,
+            a: -4,
+            stub: None,
+            ..Default::default()
+        };
+        let err = apply_fixup(EdgeKind::Branch32, &mut d, 0, &far).unwrap_err();
+        assert!(matches!(err, FixupError::OutOfRange { .. }));
+        assert!(err
+            .to_string()
+            .starts_with("out of range: V is 0x7effffffeffc not in [-0x80000000, 0x80000000)"));
+        let far = FixupValues {
+            stub: Some(0x3000),
+            ..far
+        };
+        assert_eq!(
+            apply_fixup(EdgeKind::Branch32, &mut d, 0, &far).unwrap(),
+            Resolution::ViaStub
+        );
+        assert_eq!(
+            i32::from_le_bytes(d[..4].try_into().unwrap()),
+            0x3000 - 4 - 0x1000
+        );
+    }
+
+    #[test]
+    fn pc64_and_got_relative_kinds() {
+        let mut d = [0u8; 8];
+        apply_fixup(
+            EdgeKind::Pc64,
+            &mut d,
+            0,
+            &values(0x7f00_0000_0000, 0x1000, 0),
+        )
+        .unwrap();
+        assert_eq!(i64::from_le_bytes(d), 0x1000 - 0x7f00_0000_0000);
+        let v = FixupValues {
+            p: 0x1000,
+            s: 0x5000,
+            a: 8,
+            got: 0x4000,
+            g: Some(0x4010),
+            z: 24,
+            stub: None,
+        };
+        apply_fixup(EdgeKind::GotOff64, &mut d, 0, &v).unwrap();
+        assert_eq!(i64::from_le_bytes(d), 0x1008);
+        apply_fixup(EdgeKind::GotPc64, &mut d, 0, &v).unwrap();
+        assert_eq!(i64::from_le_bytes(d), 0x4000 + 8 - 0x1000);
+        apply_fixup(EdgeKind::GotEntry64, &mut d, 0, &v).unwrap();
+        assert_eq!(i64::from_le_bytes(d), 0x18);
+        apply_fixup(EdgeKind::GotPcRel64, &mut d, 0, &v).unwrap();
+        assert_eq!(i64::from_le_bytes(d), 0x4010 + 8 - 0x1000);
+        apply_fixup(EdgeKind::PltOff64, &mut d, 0, &v).unwrap();
+        assert_eq!(i64::from_le_bytes(d), 0x5000 - 0x4000 + 8);
+        apply_fixup(EdgeKind::Size64, &mut d, 0, &v).unwrap();
+        assert_eq!(i64::from_le_bytes(d), 32);
+        apply_fixup(EdgeKind::GotPc32, &mut d, 0, &v).unwrap();
+        assert_eq!(
+            i32::from_le_bytes(d[..4].try_into().unwrap()),
+            0x4000 + 8 - 0x1000
+        );
+        apply_fixup(EdgeKind::GotEntry32, &mut d, 0, &v).unwrap();
+        assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), 0x18);
+        apply_fixup(EdgeKind::Size32, &mut d, 0, &v).unwrap();
+        assert_eq!(u32::from_le_bytes(d[..4].try_into().unwrap()), 32);
+        let no_got = FixupValues { g: None, ..v };
+        assert_eq!(
+            apply_fixup(EdgeKind::GotPcRel32, &mut d, 0, &no_got),
+            Err(FixupError::MissingGotEntry)
+        );
+    }
+
+    #[test]
+    fn gotpcrelx_relaxes_mov_to_lea() {
+        // mov 0(%rip), %rax  => 48 8b 05 <disp32>
+        let mut code = [0x48, 0x8b, 0x05, 0, 0, 0, 0];
+        let v = FixupValues {
+            p: 0x1003,
+            s: 0x2000,
+            a: -4,
+            g: Some(0x3000),
+            ..Default::default()
+        };
+        assert_eq!(
+            apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut code, 3, &v).unwrap(),
+            Resolution::Relaxed
+        );
+        assert_eq!(code[..3], [0x48, 0x8d, 0x05]);
+        assert_eq!(
+            i32::from_le_bytes(code[3..].try_into().unwrap()),
+            0x2000 - 4 - 0x1003
+        );
+    }
+
+    #[test]
+    fn gotpcrelx_relaxes_call_and_jmp() {
+        let mut call = [0xff, 0x15, 0, 0, 0, 0];
+        let v = FixupValues {
+            p: 0x1002,
+            s: 0x2000,
+            a: -4,
+            g: Some(0x3000),
+            ..Default::default()
+        };
+        apply_fixup(EdgeKind::GotPcRelX { rex: false }, &mut call, 2, &v).unwrap();
+        assert_eq!(call[..2], [0x67, 0xe8]);
+        assert_eq!(
+            i32::from_le_bytes(call[2..].try_into().unwrap()),
+            0x2000 - 0x1006
+        );
+        let mut jmp = [0xff, 0x25, 0, 0, 0, 0];
+        apply_fixup(EdgeKind::GotPcRelX { rex: false }, &mut jmp, 2, &v).unwrap();
+        assert_eq!(jmp[0], 0xe9);
+        // The jmp starts at P-2 and is 5 bytes long: its next pc is P+3.
+        assert_eq!(
+            i32::from_le_bytes(jmp[1..5].try_into().unwrap()),
+            0x2000 - 0x1005
+        );
+        assert_eq!(jmp[5], 0x90);
+    }
+
+    #[test]
+    fn gotpcrelx_keeps_got_when_far_or_not_relaxable() {
+        let mut code = [0x48, 0x8b, 0x05, 0, 0, 0, 0];
+        let far = FixupValues {
+            p: 0x1003,
+            s: 0x7f00_0000_0000,
+            a: -4,
+            g: Some(0x3000),
+            ..Default::default()
+        };
+        assert_eq!(
+            apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut code, 3, &far).unwrap(),
+            Resolution::ViaGot
+        );
+        assert_eq!(code[1], 0x8b);
+        assert_eq!(
+            i32::from_le_bytes(code[3..].try_into().unwrap()),
+            0x3000 - 4 - 0x1003
+        );
+        // test %rax, foo@GOTPCREL(%rip) (48 85 05) is not relaxed.
+        let mut test = [0x48, 0x85, 0x05, 0, 0, 0, 0];
+        let near = FixupValues { s: 0x2000, ..far };
+        assert_eq!(
+            apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut test, 3, &near).unwrap(),
+            Resolution::ViaGot
+        );
+        assert_eq!(test[1], 0x85);
+    }
+
+    #[test]
+    fn tls_kinds_use_their_inputs() {
+        let mut d = [0u8; 8];
+        let v = FixupValues {
+            p: 0x1000,
+            s: (-0x40i64) as u64,
+            a: 0,
+            g: Some(0x2000),
+            ..Default::default()
+        };
+        apply_fixup(EdgeKind::TpOff32, &mut d, 0, &v).unwrap();
+        assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), -0x40);
+        apply_fixup(EdgeKind::TpOff64, &mut d, 0, &v).unwrap();
+        assert_eq!(i64::from_le_bytes(d), -0x40);
+        for kind in [
+            EdgeKind::GotTpOff32,
+            EdgeKind::TlsGd32,
+            EdgeKind::TlsLd32,
+            EdgeKind::TlsDescGot32,
+        ] {
+            apply_fixup(kind, &mut d, 0, &FixupValues { a: -4, ..v }).unwrap();
+            assert_eq!(
+                i32::from_le_bytes(d[..4].try_into().unwrap()),
+                0x2000 - 4 - 0x1000
+            );
+        }
+        assert_eq!(
+            apply_fixup(EdgeKind::TlsDescCall, &mut d, 0, &v).unwrap(),
+            Resolution::Nothing
+        );
+    }
+
+    #[test]
+    fn fields_outside_the_block_are_refused() {
+        let mut d = [0u8; 6];
+        assert_eq!(
+            apply_fixup(EdgeKind::Abs64, &mut d, 0, &values(0, 1, 0)),
+            Err(FixupError::OutOfBounds)
+        );
+        assert_eq!(
+            apply_fixup(EdgeKind::Pc32, &mut d, 3, &values(0, 0, 0)),
+            Err(FixupError::OutOfBounds)
+        );
+        assert_eq!(
+            apply_fixup(EdgeKind::Abs32, &mut d, usize::MAX - 1, &values(0, 0, 0)),
+            Err(FixupError::OutOfBounds)
+        );
+        let v = FixupValues {
+            g: Some(0),
+            ..Default::default()
+        };
+        assert_eq!(
+            apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut d, 1, &v),
+            Err(FixupError::OutOfBounds)
+        );
+    }
+
+    #[test]
+    fn stub_jumps_through_its_got_entry() {
+        let mut s = [0u8; 8];
+        write_stub(&mut s, 0x1000, 0x2000).unwrap();
+        assert_eq!(s[..2], [0xff, 0x25]);
+        assert_eq!(
+            i32::from_le_bytes(s[2..6].try_into().unwrap()),
+            0x2000 - 0x1006
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! The command line: one definition that drives parsing, `--help` and the
+//! man page (`man/jitrun.1`, generated from it and checked by a test).
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser};
+
+const AFTER_HELP: &str = "\
+EXIT STATUS:
+    The program's own exit status when it returns from its entry point or calls exit().
+    128+N when the program dies from signal N (jitrun re-raises nothing; the shell sees
+    the signal itself, as for a native executable).
+    125 for jitrun's own failures: usage, I/O, malformed objects, unresolved symbols,
+    relocation errors. jitrun then prints one line starting with 'jitrun: error:'.
+
+SYMBOL RESOLUTION ORDER (first match wins):
+    1. --define NAME=ADDRESS
+    2. the input objects: strong definitions over weak ones over common symbols
+    3. jitrun's built-in C runtime pieces: __dso_handle (one per image), atexit,
+       at_quick_exit, pthread_atfork, __stack_chk_fail_local
+    4. linker-defined names: _GLOBAL_OFFSET_TABLE_, __start_SEC/__stop_SEC,
+       __init_array_start/end, __fini_array_start/end, _end, _edata, _etext
+    5. shared libraries from -l/-L and .so paths, in command-line order
+       (objects using C++ runtime symbols also get libstdc++, libm and libgcc_s)
+    6. the jitrun process itself: libc and the libraries already loaded
+    7. undefined weak references become 0
+    Use -v to see which library satisfied each external.
+
+EXAMPLES:
+    cc -c -O2 hello.c && jitrun hello.o -- world
+    jitrun main.o util.o -lm --entry main -- a b
+    jitrun --noexec main.o";
+
+/// Load relocatable objects into memory, link them and run them.
+#[derive(Parser, Debug, Clone)]
+#[command(name = "jitrun", version, about, after_help = AFTER_HELP, max_term_width = 100)]
+pub struct Cli {
+    /// Relocatable objects (.o), shared libraries (.so) and linker scripts to load, in order
+    #[arg(value_name = "INPUT", required = true)]
+    pub inputs: Vec<PathBuf>,
+
+    /// Link against library NAME (libNAME.so, else libNAME.a), searched in -L directories then the system ones
+    #[arg(short = 'l', value_name = "NAME", action = ArgAction::Append)]
+    pub library: Vec<String>,
+
+    /// Add DIR to the library search path
+    #[arg(short = 'L', value_name = "DIR", action = ArgAction::Append)]
+    pub library_path: Vec<PathBuf>,
+
+    /// Prefer static archives (libNAME.a) over shared libraries for -l
+    #[arg(long)]
+    pub static_libs: bool,
+
+    /// Symbol to call as the program's entry point, with (argc, argv, envp)
+    #[arg(long, short = 'e', value_name = "SYMBOL", default_value = "main")]
+    pub entry: String,
+
+    /// Load and link only: report problems, run nothing
+    #[arg(long)]
+    pub noexec: bool,
+
+    /// Define NAME as an absolute symbol at ADDRESS (decimal or 0x hex); wins over every other definition
+    #[arg(long, value_name = "NAME=ADDRESS", action = ArgAction::Append)]
+    pub define: Vec<String>,
+
+    /// Let missing symbols resolve to 0 instead of failing (for --noexec link checks)
+    #[arg(long)]
+    pub allow_unresolved: bool,
+
+    /// Lay the image out at ADDRESS (fails if the range is taken)
+    #[arg(long, value_name = "ADDRESS", value_parser = parse_address)]
+    pub base: Option<u64>,
+
+    /// Largest image, in bytes, one link may ask for (guards against corrupt sizes)
+    #[arg(long, value_name = "BYTES", default_value_t = 4u64 << 30, value_parser = parse_address)]
+    pub max_image_size: u64,
+
+    /// More log output on stderr (-v: debug, -vv: trace); RUST_LOG also works
+    #[arg(short, long, action = ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Arguments for the program, after `--`; argv[0] is the first input's path
+    #[arg(last = true, value_name = "ARGS")]
+    pub args: Vec<String>,
+}
+
+/// Parses `0x`-prefixed hex or decimal.
+pub fn parse_address(s: &str) -> Result<u64, String> {
+    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => s.parse(),
+    };
+    parsed.map_err(|_| format!("`{}` is not a number (decimal or 0x hex)", s))
+}
+
+/// An input in command-line order: objects and `-l` libraries interleave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    File(PathBuf),
+    Library(String),
+}
+
+impl Cli {
+    pub fn command() -> clap::Command {
+        <Cli as CommandFactory>::command()
+    }
+
+    /// Parses, keeping the relative order of inputs and `-l` options.
+    pub fn parse_ordered<I, T>(args: I) -> Result<(Cli, Vec<Input>), clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let matches = Self::command().try_get_matches_from(args)?;
+        let cli = Cli::from_arg_matches(&matches)?;
+        let mut ordered: Vec<(usize, Input)> = Vec::new();
+        if let Some(idx) = matches.indices_of("inputs") {
+            ordered.extend(idx.zip(cli.inputs.iter().cloned().map(Input::File)));
+        }
+        if let Some(idx) = matches.indices_of("library") {
+            ordered.extend(idx.zip(cli.library.iter().cloned().map(Input::Library)));
+        }
+        ordered.sort_by_key(|(i, _)| *i);
+        Ok((cli, ordered.into_iter().map(|(_, input)| input).collect()))
+    }
+
+    /// `--define` values as a map.
+    pub fn defines(&self) -> Result<std::collections::HashMap<String, u64>, String> {
+        self.define
+            .iter()
+            .map(|d| {
+                let (name, value) = d
+                    .split_once('=')
+                    .ok_or_else(|| format!("--define {}: expected NAME=ADDRESS", d))?;
+                Ok((
+                    name.to_string(),
+                    parse_address(value).map_err(|e| format!("--define {}: {}", d, e))?,
+                ))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_and_libraries_keep_their_order() {
+        let (cli, ordered) =
+            Cli::parse_ordered(["jitrun", "a.o", "-lm", "b.o", "-L", "dir", "--", "x", "-y"])
+                .unwrap();
+        assert_eq!(
+            ordered,
+            vec![
+                Input::File("a.o".into()),
+                Input::Library("m".into()),
+                Input::File("b.o".into())
+            ]
+        );
+        assert_eq!(cli.args, vec!["x", "-y"]);
+        assert_eq!(cli.entry, "main");
+    }
+
+    #[test]
+    fn addresses_parse_in_hex_and_decimal() {
+        assert_eq!(parse_address("0x401000"), Ok(0x401000));
+        assert_eq!(parse_address("4096"), Ok(4096));
+        assert!(parse_address("zz").is_err());
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,171 @@
+//! Copy relocations, done late.
+//!
+//! Code built with `-fno-pic` (and gcc's `-fPIE`) reads a library variable
+//! such as `stdout` or `optind` with a 32-bit displacement. A native link
+//! satisfies that with `R_X86_64_COPY`: the variable gets a copy inside the
+//! executable and every library's GOT entry for it is bound to the copy.
+//! When the image cannot reach the library's variable we do the same: copy
+//! its current value into the image, re-point the GOT entries of every
+//! loaded module at the copy, and undo both on unload.
+
+use std::ffi::CStr;
+
+/// One GOT entry that was re-pointed.
+pub struct PatchedSlot {
+    slot: u64,
+    old: u64,
+}
+
+/// Copies `size` bytes of the variable at `original` into `copy` and binds
+/// every loaded module's GOT entry for `name` to the copy.
+pub fn install(name: &str, original: u64, copy: u64, size: u64) -> Vec<PatchedSlot> {
+    // SAFETY: `original` is a live variable of `size` bytes in a loaded
+    // library (dladdr1 told us its size) and `copy` a writable slot of the
+    // same size inside the image, not yet visible to any code.
+    unsafe { std::ptr::copy_nonoverlapping(original as *const u8, copy as *mut u8, size as usize) };
+    let mut patched = Vec::new();
+    for slot in got_slots_for(name, original) {
+        if write_protected_word(slot, copy) {
+            patched.push(PatchedSlot {
+                slot,
+                old: original,
+            });
+        }
+    }
+    log::debug!(
+        "copy relocation for {}: {} GOT entries now point into the image",
+        name,
+        patched.len()
+    );
+    patched
+}
+
+/// Copies the value back to the library's variable and restores the GOT
+/// entries, so the process goes on as if the image had never been there.
+pub fn uninstall(original: u64, copy: u64, size: u64, patched: Vec<PatchedSlot>) {
+    for p in patched {
+        write_protected_word(p.slot, p.old);
+    }
+    // SAFETY: both ranges are still mapped (the image is released after its
+    // dealloc actions run) and of `size` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(copy as *const u8, original as *mut u8, size as usize) };
+}
+
+/// Writes a word that may sit in a read-only (RELRO) page, restoring the
+/// page's protection afterwards.
+fn write_protected_word(addr: u64, value: u64) -> bool {
+    let Ok(info) = region::query(addr as *const u8) else {
+        return false;
+    };
+    let old = info.protection();
+    // SAFETY: `addr` is a GOT entry of a loaded module found through its
+    // dynamic relocations; making its page writable for one aligned store
+    // and restoring the protection changes nothing else.
+    unsafe {
+        if !old.contains(region::Protection::WRITE)
+            && region::protect(addr as *const u8, 8, old | region::Protection::WRITE).is_err()
+        {
+            return false;
+        }
+        std::ptr::write_volatile(addr as *mut u64, value);
+        if !old.contains(region::Protection::WRITE) {
+            let _ = region::protect(addr as *const u8, 8, old);
+        }
+    }
+    true
+}
+
+/// `Elf64_Dyn` as the loader keeps it in memory.
+#[repr(C)]
+struct ElfDyn {
+    d_tag: i64,
+    d_un: u64,
+}
+
+struct Search<'a> {
+    name: &'a [u8],
+    original: u64,
+    found: Vec<u64>,
+}
+
+/// GOT entries (`R_X86_64_GLOB_DAT` / `R_X86_64_64` against `name`) of every
+/// loaded module that currently hold `original`.
+fn got_slots_for(name: &str, original: u64) -> Vec<u64> {
+    let mut search = Search {
+        name: name.as_bytes(),
+        original,
+        found: Vec::new(),
+    };
+    // SAFETY: the callback only reads the program headers and dynamic
+    // sections the loader hands it, while the loader's lock is held.
+    unsafe {
+        libc::dl_iterate_phdr(
+            Some(visit_module),
+            &mut search as *mut Search as *mut libc::c_void,
+        )
+    };
+    search.found
+}
+
+unsafe extern "C" fn visit_module(
+    info: *mut libc::dl_phdr_info,
+    _size: libc::size_t,
+    data: *mut libc::c_void,
+) -> libc::c_int {
+    // SAFETY: dl_iterate_phdr passes a valid info and our Search.
+    let (info, search) = unsafe { (&*info, &mut *(data as *mut Search)) };
+    let bias = info.dlpi_addr;
+    // SAFETY: dlpi_phdr points to dlpi_phnum program headers.
+    let phdrs = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) };
+    let Some(dynamic) = phdrs.iter().find(|p| p.p_type == libc::PT_DYNAMIC) else {
+        return 0;
+    };
+    let mut dyn_ptr = (bias + dynamic.p_vaddr) as *const ElfDyn;
+    let (mut symtab, mut strtab, mut rela, mut relasz) = (0u64, 0u64, 0u64, 0u64);
+    // The loader has already relocated these entries for most modules;
+    // add the bias only to ones that still look unrelocated.
+    let fix = |v: u64| if v < bias { v + bias } else { v };
+    loop {
+        // SAFETY: the dynamic section is a DT_NULL-terminated array.
+        let d = unsafe { &*dyn_ptr };
+        match d.d_tag as u32 {
+            0 => break,
+            object::elf::DT_SYMTAB => symtab = fix(d.d_un),
+            object::elf::DT_STRTAB => strtab = fix(d.d_un),
+            object::elf::DT_RELA => rela = fix(d.d_un),
+            object::elf::DT_RELASZ => relasz = d.d_un,
+            _ => {}
+        }
+        // SAFETY: still inside the array until DT_NULL.
+        dyn_ptr = unsafe { dyn_ptr.add(1) };
+    }
+    if symtab == 0 || strtab == 0 || rela == 0 {
+        return 0;
+    }
+    let count = relasz as usize / std::mem::size_of::<libc::Elf64_Rela>();
+    // SAFETY: DT_RELA/DT_RELASZ describe the module's mapped relocation table.
+    let relas = unsafe { std::slice::from_raw_parts(rela as *const libc::Elf64_Rela, count) };
+    for r in relas {
+        let r_type = (r.r_info & 0xffff_ffff) as u32;
+        if r_type != object::elf::R_X86_64_GLOB_DAT && r_type != object::elf::R_X86_64_64 {
+            continue;
+        }
+        let sym_index = (r.r_info >> 32) as usize;
+        // SAFETY: the relocation's symbol index points into the module's
+        // dynamic symbol table, whose names live in its string table.
+        let sym_name = unsafe {
+            let sym = &*(symtab as *const libc::Elf64_Sym).add(sym_index);
+            CStr::from_ptr((strtab + sym.st_name as u64) as *const libc::c_char)
+        };
+        if sym_name.to_bytes() != search.name {
+            continue;
+        }
+        let slot = bias + r.r_offset;
+        // SAFETY: r_offset of a loaded module's dynamic relocation is mapped.
+        let value = unsafe { std::ptr::read_volatile(slot as *const u64) };
+        if value == search.original.wrapping_add(r.r_addend as u64) && r.r_addend == 0 {
+            search.found.push(slot);
+        }
+    }
+    0
+}

@@ -1,0 +1,479 @@
+//! ELF64 x86-64 relocatable objects → [`LinkGraph`].
+//!
+//! Every table is validated before it is trusted (after the Linux module
+//! loader): header and machine, section table bounds, string tables,
+//! symbol and relocation indices, relocation offsets plus field widths,
+//! alignments. Each problem is one error naming file, section and offset.
+
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Result};
+use object::elf;
+use object::read::elf::{FileHeader, Rela, SectionHeader, Sym};
+use object::{Endianness, SectionIndex, SymbolIndex};
+
+use crate::arch::x86_64::EdgeKind;
+use crate::input::InputData;
+use crate::model::*;
+
+type Header = elf::FileHeader64<Endianness>;
+
+/// Largest alignment a section may ask for; more is a corrupt header.
+pub const MAX_SECTION_ALIGN: u64 = 1 << 16;
+
+/// Translates the ELF object in `input` (named `name` in messages).
+pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Result<LinkGraph> {
+    let data = input.bytes();
+    let err = |what: &dyn std::fmt::Display| anyhow!("{}: {}", name, what);
+    let header =
+        Header::parse(data).map_err(|e| err(&format_args!("invalid ELF header: {}", e)))?;
+    let endian = header.endian().map_err(|e| err(&e))?;
+    if header.e_machine(endian) != elf::EM_X86_64 {
+        bail!(
+            "{}: ELF machine {} is not supported (only x86-64, EM_X86_64 = 62, is)",
+            name,
+            header.e_machine(endian)
+        );
+    }
+    if header.e_type(endian) != elf::ET_REL {
+        let what = match header.e_type(endian) {
+            elf::ET_EXEC => "an executable",
+            elf::ET_DYN => "a shared object or PIE",
+            _ => "not a relocatable object",
+        };
+        bail!("{}: {}; jitrun loads relocatable objects (.o); pass shared libraries with -l or as a .so path", name, what);
+    }
+    let sections = header
+        .sections(endian, data)
+        .map_err(|e| err(&format_args!("section table: {}", e)))?;
+    let symtab = sections
+        .symbols(endian, data, elf::SHT_SYMTAB)
+        .map_err(|e| err(&format_args!("symbol table: {}", e)))?;
+
+    let mut graph = LinkGraph::new(name.to_string(), Some(input.clone()));
+    // ELF section index → model section (and its one block), if loaded.
+    let mut loaded: Vec<Option<(SectionId, BlockId)>> = vec![None; sections.len()];
+    let mut total_size: u64 = 0;
+
+    for (index, section) in sections.enumerate() {
+        let sec_name = sections
+            .section_name(endian, section)
+            .map_err(|e| err(&format_args!("section {}: name: {}", index.0, e)))?;
+        let sec_name = String::from_utf8_lossy(sec_name);
+        let Some(kind) = classify(section, endian, &sec_name) else {
+            continue;
+        };
+        let flags = section.sh_flags(endian);
+        if flags & u64::from(elf::SHF_WRITE) != 0 && flags & u64::from(elf::SHF_EXECINSTR) != 0 {
+            bail!(
+                "{}: section {}: both writable and executable; jitrun keeps W^X and refuses it",
+                name,
+                sec_name
+            );
+        }
+        let size = section.sh_size(endian);
+        let align = section.sh_addralign(endian).max(1);
+        if !align.is_power_of_two() || align > MAX_SECTION_ALIGN {
+            bail!(
+                "{}: section {}: alignment {:#x} is not a power of two up to {:#x}",
+                name,
+                sec_name,
+                align,
+                MAX_SECTION_ALIGN
+            );
+        }
+        total_size = total_size.saturating_add(size);
+        if total_size > limits.max_image_size {
+            bail!(
+                "{}: section {}: the object asks for {} bytes, more than the limit of {} bytes (raise it with --max-image-size)",
+                name,
+                sec_name,
+                total_size,
+                limits.max_image_size
+            );
+        }
+        let content = if section.sh_type(endian) == elf::SHT_NOBITS {
+            Content::Zero
+        } else {
+            let offset = section.sh_offset(endian);
+            let end = offset.checked_add(size).filter(|&end| end <= data.len() as u64).ok_or_else(|| {
+                err(&format_args!(
+                    "section {}: contents at offset {:#x} size {:#x} lie outside the file ({:#x} bytes)",
+                    sec_name,
+                    offset,
+                    size,
+                    data.len()
+                ))
+            })?;
+            Content::File(offset as usize..end as usize)
+        };
+        let sid = graph.add_section(&sec_name, kind);
+        graph.sections[sid as usize].priority = init_priority(kind, &sec_name);
+        let bid = graph.add_block(sid, content, size, align);
+        loaded[index.0] = Some((sid, bid));
+    }
+
+    // COMDAT groups: remember which model sections each signature covers.
+    for (index, section) in sections.enumerate() {
+        let Some((flag, members)) = section
+            .group(endian, data)
+            .map_err(|e| err(&format_args!("group section {}: {}", index.0, e)))?
+        else {
+            continue;
+        };
+        if flag & elf::GRP_COMDAT == 0 {
+            continue;
+        }
+        let sym_index = section.sh_info(endian) as usize;
+        let signature = symtab
+            .symbol(SymbolIndex(sym_index))
+            .and_then(|sym| symtab.symbol_name(endian, sym))
+            .map_err(|e| {
+                err(&format_args!(
+                    "group section {}: signature symbol {}: {}",
+                    index.0, sym_index, e
+                ))
+            })?;
+        let mut members_loaded = Vec::new();
+        for member in members {
+            let member = member.get(endian) as usize;
+            if member == 0 || member >= sections.len() {
+                bail!(
+                    "{}: group section {}: member section index {} does not exist",
+                    name,
+                    index.0,
+                    member
+                );
+            }
+            if let Some((sid, _)) = loaded[member] {
+                members_loaded.push(sid);
+            }
+        }
+        graph.comdats.push(Comdat {
+            signature: String::from_utf8_lossy(signature).into(),
+            sections: members_loaded,
+        });
+    }
+
+    // Symbols keep their ELF index, so relocations map one to one.
+    graph.symbols.reserve(symtab.len());
+    for (index, sym) in symtab.enumerate() {
+        let sym_name = symtab
+            .symbol_name(endian, sym)
+            .map_err(|e| err(&format_args!("symbol {}: name: {}", index.0, e)))?;
+        let st_type = sym.st_type();
+        let kind = match st_type {
+            elf::STT_FUNC | elf::STT_GNU_IFUNC => SymbolKind::Function,
+            elf::STT_OBJECT | elf::STT_COMMON => SymbolKind::Data,
+            elf::STT_TLS => SymbolKind::Tls,
+            elf::STT_SECTION => SymbolKind::Section,
+            _ => SymbolKind::Unknown,
+        };
+        if st_type == elf::STT_GNU_IFUNC && sym.st_shndx(endian) != elf::SHN_UNDEF {
+            bail!(
+                "{}: symbol {}: STT_GNU_IFUNC definitions are not supported",
+                name,
+                String::from_utf8_lossy(sym_name)
+            );
+        }
+        let scope = if sym.st_bind() == elf::STB_LOCAL {
+            Scope::Local
+        } else {
+            Scope::Global
+        };
+        let linkage = if sym.st_bind() == elf::STB_WEAK {
+            Linkage::Weak
+        } else {
+            Linkage::Strong
+        };
+        let shndx = sym.st_shndx(endian);
+        let def = match shndx {
+            elf::SHN_UNDEF => SymbolDef::Undefined,
+            elf::SHN_ABS => SymbolDef::Absolute(sym.st_value(endian)),
+            elf::SHN_COMMON => {
+                let align = sym.st_value(endian).max(1);
+                if !align.is_power_of_two() || align > MAX_SECTION_ALIGN {
+                    bail!(
+                        "{}: common symbol {}: alignment {:#x} is invalid",
+                        name,
+                        String::from_utf8_lossy(sym_name),
+                        align
+                    );
+                }
+                SymbolDef::Common {
+                    size: sym.st_size(endian),
+                    align,
+                }
+            }
+            _ if st_type == elf::STT_FILE => SymbolDef::NotLoaded,
+            _ => {
+                let section_index = if shndx == elf::SHN_XINDEX {
+                    symtab.shndx(endian, index).ok_or_else(|| {
+                        err(&format_args!(
+                            "symbol {}: missing SHT_SYMTAB_SHNDX entry",
+                            index.0
+                        ))
+                    })? as usize
+                } else if shndx >= elf::SHN_LORESERVE {
+                    bail!(
+                        "{}: symbol {}: reserved section index {:#x}",
+                        name,
+                        String::from_utf8_lossy(sym_name),
+                        shndx
+                    );
+                } else {
+                    shndx as usize
+                };
+                if section_index >= sections.len() {
+                    bail!(
+                        "{}: symbol {}: section index {} is out of range ({} sections)",
+                        name,
+                        String::from_utf8_lossy(sym_name),
+                        section_index,
+                        sections.len()
+                    );
+                }
+                match loaded[section_index] {
+                    Some((_, block)) => {
+                        let offset = sym.st_value(endian);
+                        let block_size = graph.blocks[block as usize].size;
+                        if offset > block_size {
+                            bail!(
+                                "{}: symbol {}: value {:#x} is past the end of its section {} ({:#x} bytes)",
+                                name,
+                                String::from_utf8_lossy(sym_name),
+                                offset,
+                                graph.sections[graph.blocks[block as usize].section as usize].name,
+                                block_size
+                            );
+                        }
+                        SymbolDef::Defined { block, offset }
+                    }
+                    None => SymbolDef::NotLoaded,
+                }
+            }
+        };
+        let name_opt = if sym_name.is_empty() || st_type == elf::STT_SECTION {
+            None
+        } else {
+            Some(String::from_utf8_lossy(sym_name).into())
+        };
+        graph.symbols.push(Symbol {
+            name: name_opt,
+            def,
+            scope,
+            linkage,
+            kind,
+            size: sym.st_size(endian),
+        });
+    }
+
+    // Relocations → edges.
+    for (index, section) in sections.enumerate() {
+        let sh_type = section.sh_type(endian);
+        if sh_type == elf::SHT_REL {
+            if let Some((_, block)) = loaded
+                .get(section.sh_info(endian) as usize)
+                .copied()
+                .flatten()
+            {
+                let target = &graph.sections[graph.blocks[block as usize].section as usize].name;
+                bail!("{}: section {}: SHT_REL relocations are not used on x86-64 (expected SHT_RELA)", name, target);
+            }
+            continue;
+        }
+        if sh_type != elf::SHT_RELA {
+            continue;
+        }
+        let target_index = section.sh_info(endian) as usize;
+        if target_index >= sections.len() {
+            bail!(
+                "{}: relocation section {}: target section index {} is out of range",
+                name,
+                index.0,
+                target_index
+            );
+        }
+        let Some((sid, block)) = loaded[target_index] else {
+            continue;
+        };
+        let sec_name = graph.sections[sid as usize].name.clone();
+        let (relocs, link) = section
+            .rela(endian, data)
+            .map_err(|e| err(&format_args!("section {}: relocations: {}", sec_name, e)))?
+            .expect("SHT_RELA checked above");
+        if link != symtab.section() && !(link == SectionIndex(0) && relocs.is_empty()) {
+            bail!(
+                "{}: section {}: relocations refer to section {} which is not the symbol table",
+                name,
+                sec_name,
+                link.0
+            );
+        }
+        let block_size = graph.blocks[block as usize].size;
+        let mut edges = Vec::with_capacity(relocs.len());
+        for rela in relocs {
+            let offset = rela.r_offset(endian);
+            let r_type = rela.r_type(endian, false);
+            let sym = rela.r_sym(endian, false);
+            let Some(kind) = EdgeKind::from_elf(r_type) else {
+                bail!(
+                    "{}: section {}+{:#x}: unsupported relocation type {} ({})",
+                    name,
+                    sec_name,
+                    offset,
+                    r_type,
+                    elf_reloc_name(r_type)
+                );
+            };
+            if kind == EdgeKind::None {
+                continue;
+            }
+            if sym as usize >= graph.symbols.len() || sym == 0 {
+                bail!(
+                    "{}: section {}+{:#x}: {} refers to symbol index {} (the table has {})",
+                    name,
+                    sec_name,
+                    offset,
+                    kind,
+                    sym,
+                    graph.symbols.len()
+                );
+            }
+            if offset
+                .checked_add(kind.width())
+                .is_none_or(|end| end > block_size)
+            {
+                bail!(
+                    "{}: section {}+{:#x}: {} patches {} bytes past the end of the section ({:#x} bytes)",
+                    name,
+                    sec_name,
+                    offset,
+                    kind,
+                    kind.width(),
+                    block_size
+                );
+            }
+            edges.push(Edge {
+                offset,
+                kind,
+                target: sym,
+                addend: rela.r_addend(endian),
+            });
+        }
+        if matches!(graph.blocks[block as usize].content, Content::Zero) && !edges.is_empty() {
+            bail!(
+                "{}: section {}: zero-fill section has relocations",
+                name,
+                sec_name
+            );
+        }
+        graph.blocks[block as usize].edges.extend(edges);
+    }
+    Ok(graph)
+}
+
+/// Decides whether and as what a section is loaded. `None` for sections
+/// that take no memory at run time (debug info, notes, symbol tables).
+fn classify<S: SectionHeader<Endian = Endianness>>(
+    section: &S,
+    endian: Endianness,
+    name: &str,
+) -> Option<SectionKind> {
+    let flags: u64 = section.sh_flags(endian).into();
+    if flags & u64::from(elf::SHF_ALLOC) == 0 {
+        return None;
+    }
+    let write = flags & u64::from(elf::SHF_WRITE) != 0;
+    let exec = flags & u64::from(elf::SHF_EXECINSTR) != 0;
+    let tls = flags & u64::from(elf::SHF_TLS) != 0;
+    let kind = match section.sh_type(endian) {
+        elf::SHT_NOBITS if tls => SectionKind::TlsZeroFill,
+        elf::SHT_NOBITS => SectionKind::ZeroFill,
+        elf::SHT_INIT_ARRAY => SectionKind::InitArray(InitKind::InitArray),
+        elf::SHT_FINI_ARRAY => SectionKind::InitArray(InitKind::FiniArray),
+        elf::SHT_PREINIT_ARRAY => SectionKind::InitArray(InitKind::PreinitArray),
+        elf::SHT_X86_64_UNWIND => SectionKind::EhFrame,
+        elf::SHT_PROGBITS => {
+            if tls {
+                SectionKind::TlsData
+            } else if name == ".ctors" || name.starts_with(".ctors.") {
+                SectionKind::InitArray(InitKind::Ctors)
+            } else if name == ".dtors" || name.starts_with(".dtors.") {
+                SectionKind::InitArray(InitKind::Dtors)
+            } else if name == ".eh_frame" {
+                SectionKind::EhFrame
+            } else if exec {
+                SectionKind::Code
+            } else if write && (name == ".data.rel.ro" || name.starts_with(".data.rel.ro.")) {
+                SectionKind::RelRo
+            } else if write {
+                SectionKind::Data
+            } else {
+                SectionKind::ReadOnly
+            }
+        }
+        _ => return None,
+    };
+    Some(kind)
+}
+
+/// The order key ld's `SORT_BY_INIT_PRIORITY` gives an init/fini section:
+/// `.init_array.N` → N, `.ctors.N` → 65535 - N, no suffix → after all.
+fn init_priority(kind: SectionKind, name: &str) -> u32 {
+    const UNSUFFIXED: u32 = 65536;
+    let SectionKind::InitArray(init) = kind else {
+        return 0;
+    };
+    let Some(suffix) = name
+        .rsplit_once('.')
+        .map(|(_, s)| s)
+        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+    else {
+        return UNSUFFIXED;
+    };
+    let Ok(n) = suffix.parse::<u32>() else {
+        return UNSUFFIXED;
+    };
+    match init {
+        InitKind::Ctors | InitKind::Dtors => 65535u32.saturating_sub(n),
+        _ => n.min(65535),
+    }
+}
+
+/// Name of an `R_X86_64_*` number, also for the ones we refuse.
+pub fn elf_reloc_name(r_type: u32) -> String {
+    if let Some(kind) = EdgeKind::from_elf(r_type) {
+        return kind.name().to_string();
+    }
+    let known = match r_type {
+        elf::R_X86_64_COPY => "R_X86_64_COPY",
+        elf::R_X86_64_GLOB_DAT => "R_X86_64_GLOB_DAT",
+        elf::R_X86_64_JUMP_SLOT => "R_X86_64_JUMP_SLOT",
+        elf::R_X86_64_RELATIVE => "R_X86_64_RELATIVE",
+        elf::R_X86_64_TLSDESC => "R_X86_64_TLSDESC",
+        elf::R_X86_64_IRELATIVE => "R_X86_64_IRELATIVE",
+        elf::R_X86_64_RELATIVE64 => "R_X86_64_RELATIVE64",
+        _ => return "unknown to jitrun".to_string(),
+    };
+    format!(
+        "{}, which belongs in linked files, not in a relocatable object",
+        known
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_priorities_follow_ld() {
+        let init = SectionKind::InitArray(InitKind::InitArray);
+        let ctors = SectionKind::InitArray(InitKind::Ctors);
+        assert_eq!(init_priority(init, ".init_array.00101"), 101);
+        assert_eq!(init_priority(init, ".init_array"), 65536);
+        assert_eq!(init_priority(ctors, ".ctors.65434"), 101);
+        assert_eq!(init_priority(ctors, ".ctors"), 65536);
+        assert_eq!(init_priority(SectionKind::Code, ".text.startup"), 0);
+    }
+}

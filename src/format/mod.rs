@@ -1,0 +1,4 @@
+//! Format front-ends. Each translates one file into a [`crate::model::LinkGraph`]
+//! and nothing after them looks at raw file bytes.
+
+pub mod elf;

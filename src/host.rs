@@ -1,0 +1,159 @@
+//! The host process's dynamic loader: symbol lookup with `dlsym`, shared
+//! libraries with `dlopen`, symbol facts with `dladdr1`.
+
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+
+/// A shared library opened for an image. It stays open as long as the
+/// value lives; images hold theirs until their destructors have run.
+pub struct SharedLibrary {
+    pub path: PathBuf,
+    handle: *mut libc::c_void,
+}
+
+// SAFETY: a dlopen handle may be used and closed from any thread.
+unsafe impl Send for SharedLibrary {}
+// SAFETY: dlsym on a handle is thread-safe.
+unsafe impl Sync for SharedLibrary {}
+
+impl SharedLibrary {
+    /// Opens `path` with its symbols visible to later lookups, binding
+    /// everything now so a missing dependency shows up here and not mid-run.
+    pub fn open(path: &Path) -> Result<SharedLibrary> {
+        let c_path = CString::new(path.as_os_str().as_encoded_bytes())?;
+        // SAFETY: dlopen is called with a valid NUL-terminated path; it runs
+        // the library's constructors, which is what loading it means.
+        let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+        if handle.is_null() {
+            bail!(
+                "{}: cannot load shared library: {}",
+                path.display(),
+                dlerror_message()
+            );
+        }
+        Ok(SharedLibrary {
+            path: path.to_path_buf(),
+            handle,
+        })
+    }
+
+    pub fn handle(&self) -> *mut libc::c_void {
+        self.handle
+    }
+
+    pub fn lookup(&self, name: &CStr) -> Option<u64> {
+        // SAFETY: the handle is open (we own it) and the name is NUL-terminated.
+        let addr = unsafe { libc::dlsym(self.handle, name.as_ptr()) };
+        (!addr.is_null()).then_some(addr as u64)
+    }
+}
+
+impl Drop for SharedLibrary {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from dlopen and is closed exactly once.
+        unsafe { libc::dlclose(self.handle) };
+    }
+}
+
+fn dlerror_message() -> String {
+    // SAFETY: dlerror returns NULL or a NUL-terminated string owned by libc.
+    let msg = unsafe { libc::dlerror() };
+    if msg.is_null() {
+        "unknown error".to_string()
+    } else {
+        // SAFETY: non-null, NUL-terminated, valid until the next dl call.
+        unsafe { CStr::from_ptr(msg) }
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// Looks `name` up in the whole process (the executable and every library
+/// loaded so far), like a reference from the main program would be bound.
+pub fn lookup_global(name: &CStr) -> Option<u64> {
+    // SAFETY: RTLD_DEFAULT is a valid pseudo-handle; name is NUL-terminated.
+    let addr = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    (!addr.is_null()).then_some(addr as u64)
+}
+
+/// `dladdr1` flag asking for the symbol table entry (glibc's `<dlfcn.h>`).
+const RTLD_DL_SYMENT: libc::c_int = 1;
+
+/// What the dynamic loader knows of the symbol at `addr`.
+#[derive(Clone, Copy, Debug)]
+pub struct HostSymbolInfo {
+    pub is_function: bool,
+    pub size: u64,
+}
+
+pub fn symbol_info(addr: u64) -> Option<HostSymbolInfo> {
+    let mut info: libc::Dl_info = unsafe_zeroed_dl_info();
+    let mut sym: *const libc::Elf64_Sym = std::ptr::null();
+    // SAFETY: dladdr1 only reads the process's link map; both out-pointers
+    // point to live locals of the right types.
+    let ok = unsafe {
+        libc::dladdr1(
+            addr as *const libc::c_void,
+            &mut info,
+            &mut sym as *mut *const libc::Elf64_Sym as *mut *mut libc::c_void,
+            RTLD_DL_SYMENT,
+        )
+    };
+    if ok == 0 || sym.is_null() {
+        return None;
+    }
+    // SAFETY: dladdr1 succeeded, so sym points into a loaded symbol table.
+    let sym = unsafe { &*sym };
+    let st_type = sym.st_info & 0xf;
+    Some(HostSymbolInfo {
+        is_function: st_type == object::elf::STT_FUNC || st_type == object::elf::STT_GNU_IFUNC,
+        size: sym.st_size,
+    })
+}
+
+fn unsafe_zeroed_dl_info() -> libc::Dl_info {
+    libc::Dl_info {
+        dli_fname: std::ptr::null(),
+        dli_fbase: std::ptr::null_mut(),
+        dli_sname: std::ptr::null(),
+        dli_saddr: std::ptr::null_mut(),
+    }
+}
+
+/// Caches `dlsym` answers: a hello world asks for the same few names many
+/// times across objects, and a large program for thousands.
+#[derive(Default)]
+pub struct HostResolver {
+    cache: HashMap<Box<str>, Option<(u64, Option<usize>)>>,
+    name_buf: Vec<u8>,
+}
+
+impl HostResolver {
+    /// Finds `name` in `libraries` (in order) and then in the process;
+    /// returns the address and which library, if any, provided it.
+    pub fn resolve(
+        &mut self,
+        name: &str,
+        libraries: &[SharedLibrary],
+    ) -> Option<(u64, Option<usize>)> {
+        if let Some(hit) = self.cache.get(name) {
+            return *hit;
+        }
+        self.name_buf.clear();
+        self.name_buf.extend_from_slice(name.as_bytes());
+        self.name_buf.push(0);
+        let found = match CStr::from_bytes_with_nul(&self.name_buf) {
+            Ok(c_name) => libraries
+                .iter()
+                .enumerate()
+                .find_map(|(i, lib)| lib.lookup(c_name).map(|a| (a, Some(i))))
+                .or_else(|| lookup_global(c_name).map(|a| (a, None))),
+            Err(_) => None,
+        };
+        self.cache.insert(name.into(), found);
+        found
+    }
+}

@@ -1,0 +1,234 @@
+//! A linked, mapped image: a value with a lifetime.
+//!
+//! Running follows what `__libc_start_main` does for an executable:
+//! register the image's finalizer with `__cxa_atexit` against its own
+//! `__dso_handle` (so it runs after the program's own atexit handlers, and
+//! also when the program calls `exit()`), run `.preinit_array` and
+//! `.init_array` with `(argc, argv, envp)`, call the entry. Dropping the
+//! image runs `__cxa_finalize(&__dso_handle)` (the program's atexit handlers,
+//! C++ static destructors, then `.fini_array` in reverse), the mapper's
+//! dealloc actions, unmaps, and closes the libraries last.
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CString};
+
+use anyhow::{bail, Context, Result};
+
+use crate::host::SharedLibrary;
+use crate::mapper::{InProcessMapper, InitKey, MemoryMapper};
+
+extern "C" {
+    fn __cxa_atexit(
+        func: extern "C" fn(*mut c_void),
+        arg: *mut c_void,
+        dso_handle: *mut c_void,
+    ) -> c_int;
+    fn __cxa_finalize(dso_handle: *mut c_void);
+    static mut environ: *mut *mut c_char;
+}
+
+/// An array of function pointers in the image: `[start, start + 8 * count)`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FunctionArray {
+    pub start: u64,
+    pub count: u64,
+}
+
+/// What the image's finalizer needs once `exit()` or `__cxa_finalize` runs it.
+struct FiniState {
+    fini: FunctionArray,
+}
+
+type InitFn = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char);
+type FiniFn = unsafe extern "C" fn();
+type MainFn = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
+
+pub struct Image {
+    pub(crate) mapper: InProcessMapper,
+    pub(crate) base: u64,
+    pub(crate) size: u64,
+    pub(crate) key: Option<InitKey>,
+    pub(crate) symbols: HashMap<Box<str>, u64>,
+    pub(crate) preinit: FunctionArray,
+    pub(crate) init: FunctionArray,
+    pub(crate) fini: FunctionArray,
+    pub(crate) dso_handle: u64,
+    /// Boxed so its address, given to `__cxa_atexit`, stays put.
+    fini_state: Option<Box<FiniState>>,
+    /// Closed after everything else, since destructors may call into them.
+    pub(crate) libraries: Vec<SharedLibrary>,
+    /// Keeps argv alive for as long as the program may look at it.
+    argv_storage: Vec<CString>,
+    argv_ptrs: Vec<*mut c_char>,
+}
+
+// SAFETY: the image's memory belongs to the process, not to a thread; the
+// raw argv pointers point into `argv_storage`, owned by the image.
+unsafe impl Send for Image {}
+
+impl Image {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        mapper: InProcessMapper,
+        base: u64,
+        size: u64,
+        key: InitKey,
+        symbols: HashMap<Box<str>, u64>,
+        arrays: [FunctionArray; 3],
+        dso_handle: u64,
+        libraries: Vec<SharedLibrary>,
+    ) -> Image {
+        let [preinit, init, fini] = arrays;
+        Image {
+            mapper,
+            base,
+            size,
+            key: Some(key),
+            symbols,
+            preinit,
+            init,
+            fini,
+            dso_handle,
+            fini_state: None,
+            libraries,
+            argv_storage: Vec::new(),
+            argv_ptrs: Vec::new(),
+        }
+    }
+
+    /// Address of a global symbol defined by the image.
+    pub fn lookup(&self, name: &str) -> Option<u64> {
+        self.symbols.get(name).copied()
+    }
+
+    /// The address range the image occupies.
+    pub fn range(&self) -> std::ops::Range<u64> {
+        self.base..self.base + self.size
+    }
+
+    fn read_array(&self, array: FunctionArray) -> Vec<u64> {
+        (0..array.count)
+            .map(|i| {
+                // SAFETY: the array lies inside the mapped, readable image
+                // (layout placed it; initialize made it read-only).
+                unsafe { std::ptr::read((array.start + 8 * i) as *const u64) }
+            })
+            .collect()
+    }
+
+    /// Runs the initializers and calls `entry(argc, argv, envp)`; returns
+    /// what it returned. `argv[0]` is `program`.
+    pub fn run_main(&mut self, entry: &str, program: &str, args: &[String]) -> Result<i32> {
+        let Some(entry_addr) = self.lookup(entry) else {
+            bail!(
+                "entry point `{}` is not defined by the loaded objects",
+                entry
+            );
+        };
+        self.argv_storage = std::iter::once(program)
+            .chain(args.iter().map(String::as_str))
+            .map(|a| CString::new(a).context("an argument contains a NUL byte"))
+            .collect::<Result<_>>()?;
+        self.argv_ptrs = self
+            .argv_storage
+            .iter()
+            .map(|a| a.as_ptr() as *mut c_char)
+            .collect();
+        self.argv_ptrs.push(std::ptr::null_mut());
+        let argc = self.argv_storage.len() as c_int;
+        let argv = self.argv_ptrs.as_mut_ptr();
+        // SAFETY: reading libc's environ pointer.
+        let envp = unsafe { environ };
+
+        self.register_finalizer();
+        for f in self
+            .read_array(self.preinit)
+            .into_iter()
+            .chain(self.read_array(self.init))
+        {
+            if f == 0 || f == u64::MAX {
+                continue;
+            }
+            // SAFETY: the address comes from the image's relocated init
+            // arrays; calling it is what loading a program means.
+            unsafe { std::mem::transmute::<u64, InitFn>(f)(argc, argv, envp) };
+        }
+        log::debug!("calling {} at {:#x}", entry, entry_addr);
+        // SAFETY: the entry is a function in the image's executable segment
+        // with the C `main` signature.
+        let status = unsafe { std::mem::transmute::<u64, MainFn>(entry_addr)(argc, argv, envp) };
+        Ok(status)
+    }
+
+    /// Registers `.fini_array` to run at `exit()` or `__cxa_finalize`, the
+    /// way `__libc_start_main` registers the executable's finalizer before
+    /// running constructors (so it runs after atexit handlers registered later).
+    fn register_finalizer(&mut self) {
+        if self.fini_state.is_some() {
+            return;
+        }
+        let state = Box::new(FiniState { fini: self.fini });
+        let arg = &*state as *const FiniState as *mut c_void;
+        self.fini_state = Some(state);
+        // SAFETY: `arg` stays valid until `finalize` has run
+        // `__cxa_finalize` for this handle (it is dropped only afterwards),
+        // and the handle is this image's unique `__dso_handle`.
+        unsafe { __cxa_atexit(run_fini_array, arg, self.dso_handle as *mut c_void) };
+    }
+
+    /// Ends the process the way returning from `main` does: `exit(status)`
+    /// runs every atexit handler (this image's finalizer included) and
+    /// flushes stdio.
+    pub fn exit(self, status: i32) -> ! {
+        // Leak the image: its code must stay mapped while exit() runs its
+        // destructors, and the process is ending anyway.
+        std::mem::forget(self);
+        // SAFETY: plain libc exit.
+        unsafe { libc::exit(status) }
+    }
+
+    /// Runs this image's destructors and atexit handlers, once.
+    pub fn finalize(&mut self) {
+        if self.fini_state.is_some() {
+            // SAFETY: runs the handlers registered with this image's handle,
+            // while its code is still mapped.
+            unsafe { __cxa_finalize(self.dso_handle as *mut c_void) };
+            self.fini_state = None;
+        }
+    }
+}
+
+extern "C" fn run_fini_array(arg: *mut c_void) {
+    // SAFETY: `arg` is the FiniState registered by `register_finalizer`.
+    let state = unsafe { &*(arg as *const FiniState) };
+    for i in (0..state.fini.count).rev() {
+        // SAFETY: inside the mapped `.fini_array`.
+        let f = unsafe { std::ptr::read((state.fini.start + 8 * i) as *const u64) };
+        if f != 0 && f != u64::MAX {
+            // SAFETY: a relocated destructor address of the image.
+            unsafe { std::mem::transmute::<u64, FiniFn>(f)() };
+        }
+    }
+}
+
+impl Drop for Image {
+    fn drop(&mut self) {
+        self.finalize();
+        if let Some(key) = self.key.take() {
+            if let Err(e) = self.mapper.deinitialize(key) {
+                log::warn!("deinitialize: {:#}", e);
+            }
+        }
+        if let Err(e) = self.mapper.release(self.base) {
+            log::warn!("release: {:#}", e);
+        }
+        // Libraries close after the image is gone (field drop order).
+    }
+}
+
+/// Undoes what the Rust runtime changed in the process that a C program
+/// expects at its defaults: Rust ignores SIGPIPE, a C program dies of it.
+pub fn prepare_process_for_program() {
+    // SAFETY: restoring the default disposition of SIGPIPE.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}

@@ -1,0 +1,75 @@
+//! Input files: mapped once, shared read-only, detected by their magic.
+
+use std::fs::File;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use memmap2::Mmap;
+
+/// The bytes of one input file. Mapped rather than read so that parsing a
+/// large object touches only the pages it needs.
+pub enum InputData {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl InputData {
+    pub fn open(path: &Path) -> Result<InputData> {
+        let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+        let len = file
+            .metadata()
+            .with_context(|| format!("{}: cannot stat", path.display()))?
+            .len();
+        if len == 0 {
+            return Ok(InputData::Owned(Vec::new()));
+        }
+        // SAFETY: the mapping is private and read-only; if another process
+        // truncates the file while we run, we may fault, which is the same
+        // contract every linker has with its inputs.
+        let map = unsafe { Mmap::map(&file) }
+            .with_context(|| format!("{}: cannot map", path.display()))?;
+        Ok(InputData::Mapped(map))
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            InputData::Mapped(map) => map,
+            InputData::Owned(bytes) => bytes,
+        }
+    }
+}
+
+/// What kind of file an input is, from its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    Elf,
+    MachO,
+    Archive,
+    ThinArchive,
+    /// Text, e.g. a GNU ld script such as `libc.so`.
+    Text,
+    Unknown,
+}
+
+pub fn detect(bytes: &[u8]) -> FileKind {
+    if bytes.starts_with(b"\x7fELF") {
+        FileKind::Elf
+    } else if bytes.starts_with(&[0xcf, 0xfa, 0xed, 0xfe])
+        || bytes.starts_with(&[0xce, 0xfa, 0xed, 0xfe])
+    {
+        FileKind::MachO
+    } else if bytes.starts_with(b"!<arch>\n") {
+        FileKind::Archive
+    } else if bytes.starts_with(b"!<thin>\n") {
+        FileKind::ThinArchive
+    } else if !bytes.is_empty()
+        && bytes
+            .iter()
+            .take(256)
+            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+    {
+        FileKind::Text
+    } else {
+        FileKind::Unknown
+    }
+}

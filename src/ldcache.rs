@@ -1,0 +1,67 @@
+//! Reads the dynamic loader's cache (`/etc/ld.so.cache`, format
+//! `glibc-ld.so.cache1.1`) to find runtime libraries such as `libz.so.1`
+//! when no `libz.so` development link exists.
+
+use std::path::PathBuf;
+
+const MAGIC: &[u8] = b"glibc-ld.so.cache1.1";
+const HEADER: usize = 48;
+const ENTRY: usize = 24;
+/// `FLAG_ELF_LIBC6 | FLAG_X8664_LIB64`.
+const X86_64_LIBC6: i32 = 0x0303;
+
+/// Path of the first cached library whose name is `prefix` followed by a
+/// version (`libz.so` → `libz.so.1`).
+pub fn lookup(prefix: &str) -> Option<PathBuf> {
+    let data = std::fs::read("/etc/ld.so.cache").ok()?;
+    lookup_in(&data, prefix)
+}
+
+fn lookup_in(data: &[u8], prefix: &str) -> Option<PathBuf> {
+    if !data.starts_with(MAGIC) || data.len() < HEADER {
+        return None;
+    }
+    let u32_at = |at: usize| {
+        data.get(at..at + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    };
+    let nlibs = u32_at(20)? as usize;
+    let c_str = |off: usize| {
+        let tail = data.get(off..)?;
+        let end = tail.iter().position(|&b| b == 0)?;
+        std::str::from_utf8(&tail[..end]).ok()
+    };
+    for i in 0..nlibs {
+        let entry = HEADER + i * ENTRY;
+        let flags = u32_at(entry)? as i32;
+        if flags & 0xffff != X86_64_LIBC6 {
+            continue;
+        }
+        let key = c_str(u32_at(entry + 4)? as usize)?;
+        let value = c_str(u32_at(entry + 8)? as usize)?;
+        let versioned = key
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with('.') || rest.is_empty());
+        if versioned {
+            let path = PathBuf::from(value);
+            if path.exists() {
+                return Some(path);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_libc_in_this_machines_cache() {
+        if let Some(p) = lookup("libc.so") {
+            assert!(p.to_string_lossy().contains("libc.so.6"));
+        }
+        assert_eq!(lookup_in(b"not a cache", "libc.so"), None);
+        assert_eq!(lookup_in(b"glibc-ld.so.cache1.1", "libc.so"), None);
+    }
+}

@@ -1,0 +1,45 @@
+//! jitrun: load relocatable ELF (and Mach-O) objects into memory, link them
+//! and run them, with no linker and no executable on disk.
+//!
+//! The pipeline, one module per step:
+//!
+//! parse ([`format`]) → resolve ([`resolve`], [`runtime`]) → plan GOT, stubs,
+//! copy slots ([`tables`]) → lay out segments ([`layout`]) → map
+//! ([`mapper`]) → copy and apply fixups ([`arch`]) → initialize (protections,
+//! unwind registration, TLS: [`ehframe`], [`tls`]) → run ([`image`]) →
+//! finalize and release (dropping the [`Image`]).
+//!
+//! ```no_run
+//! use jitrun::{LinkOptions, Linker};
+//! let mut linker = Linker::new(LinkOptions::default());
+//! linker.add_file("hello.o".as_ref())?;
+//! let mut image = linker.link()?;
+//! let status = image.run_main("main", "hello", &[])?;
+//! # Ok::<(), anyhow::Error>(())
+//! ```
+
+pub mod arch;
+pub mod cli;
+pub mod copyreloc;
+pub mod ehframe;
+pub mod format;
+pub mod host;
+pub mod image;
+pub mod input;
+pub mod layout;
+pub mod ldcache;
+pub mod libsearch;
+pub mod link;
+pub mod mapper;
+pub mod model;
+pub mod resolve;
+pub mod runtime;
+pub mod tables;
+pub mod tls;
+
+pub use image::Image;
+pub use link::{Limits, LinkOptions, Linker};
+
+/// Exit status for jitrun's own failures (usage, I/O, malformed input,
+/// unresolved symbols, relocation errors), distinct from the program's.
+pub const EXIT_JITRUN_ERROR: i32 = 125;

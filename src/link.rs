@@ -1,0 +1,657 @@
+//! The linker: inputs in, an [`Image`] out, as a straight list of passes.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use crate::arch::x86_64::{apply_fixup, write_stub, EdgeKind, FixupValues, STUB_SIZE};
+use crate::host::{HostResolver, SharedLibrary};
+use crate::image::{FunctionArray, Image};
+use crate::input::{detect, FileKind, InputData};
+use crate::layout::{self, Layout, SegmentKind, NOT_PLACED};
+use crate::mapper::{
+    ActionPair, AllocInfo, InProcessMapper, MemoryMapper, Placement, SegmentProtection,
+};
+use crate::model::*;
+use crate::resolve::{Boundary, Resolution, SymbolTable, Target};
+use crate::tables::{self, GotSlot, TableBlocks, Tables};
+use crate::tls::{self, TlsModule};
+use crate::{copyreloc, ehframe, format, libsearch, runtime};
+
+/// Limits on what one link may ask for, so a corrupt or hostile object
+/// gets an error instead of exhausting the machine.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Total bytes of sections (including zero-fill) one image may have.
+    pub max_image_size: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_image_size: 4 << 30,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct LinkOptions {
+    /// `-L` directories, searched before the default ones.
+    pub search_paths: Vec<PathBuf>,
+    /// `--define NAME=ADDRESS`: absolute symbols that win over everything.
+    pub defines: HashMap<String, u64>,
+    /// Missing strong symbols become 0 instead of an error (for `--noexec`).
+    pub allow_unresolved: bool,
+    /// Prefer `libNAME.a` over `libNAME.so` for `-l`.
+    pub static_libs: bool,
+    /// Lay the image out at this address.
+    pub base: Option<u64>,
+    pub limits: Limits,
+}
+
+/// Collects inputs, then links them into an [`Image`].
+pub struct Linker {
+    options: LinkOptions,
+    graphs: Vec<LinkGraph>,
+    libraries: Vec<SharedLibrary>,
+    opened_libraries: HashSet<PathBuf>,
+}
+
+impl Linker {
+    pub fn new(options: LinkOptions) -> Linker {
+        Linker {
+            options,
+            graphs: Vec::new(),
+            libraries: Vec::new(),
+            opened_libraries: HashSet::new(),
+        }
+    }
+
+    /// Adds an input named on the command line: a relocatable object, a
+    /// shared library or a linker script naming them.
+    pub fn add_file(&mut self, path: &Path) -> Result<()> {
+        self.add_file_nested(path, 0)
+    }
+
+    fn add_file_nested(&mut self, path: &Path, depth: u32) -> Result<()> {
+        let data = Arc::new(InputData::open(path)?);
+        let name = path.display().to_string();
+        match detect(data.bytes()) {
+            FileKind::Elf => {
+                if is_elf_shared_object(data.bytes()) {
+                    self.add_shared_library(path)
+                } else {
+                    let graph = format::elf::parse(&name, data, &self.options.limits)?;
+                    self.graphs.push(graph);
+                    Ok(())
+                }
+            }
+            FileKind::MachO => bail!("{}: Mach-O objects are not supported yet", name),
+            FileKind::Archive | FileKind::ThinArchive => {
+                bail!("{}: static archives are not supported yet", name)
+            }
+            FileKind::Text if depth < 8 => {
+                let text = std::str::from_utf8(data.bytes())
+                    .with_context(|| format!("{}: not UTF-8", name))?;
+                let files = libsearch::expand_script(path, text, &self.options.search_paths)?;
+                for file in files {
+                    match self.add_file_nested(&file, depth + 1) {
+                        // libc_nonshared.a's pieces are built in (see runtime.rs).
+                        Err(_) if file.extension().is_some_and(|e| e == "a") => {
+                            log::debug!("{}: skipping {} named by the script", name, file.display())
+                        }
+                        other => other.with_context(|| format!("{}: in linker script", name))?,
+                    }
+                }
+                Ok(())
+            }
+            _ => bail!(
+                "{}: not an ELF or Mach-O object, archive or linker script",
+                name
+            ),
+        }
+    }
+
+    /// Adds `-lNAME`.
+    pub fn add_library(&mut self, name: &str) -> Result<()> {
+        let path =
+            libsearch::find_library(name, &self.options.search_paths, self.options.static_libs)?;
+        log::debug!("-l{} is {}", name, path.display());
+        self.add_file(&path)
+    }
+
+    /// Loads a shared library (once); its symbols then resolve references.
+    pub fn add_shared_library(&mut self, path: &Path) -> Result<()> {
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        if self.opened_libraries.insert(canonical) {
+            self.libraries.push(SharedLibrary::open(path)?);
+        }
+        Ok(())
+    }
+
+    /// Adds an object already translated into the link model.
+    pub fn add_graph(&mut self, graph: LinkGraph) {
+        self.graphs.push(graph);
+    }
+
+    /// Links everything added so far and maps it, ready to run.
+    pub fn link(self) -> Result<Image> {
+        let Linker {
+            options,
+            mut graphs,
+            mut libraries,
+            ..
+        } = self;
+        if graphs.is_empty() {
+            bail!("no input objects");
+        }
+
+        // One copy of each COMDAT group: the first object's, as ld keeps.
+        select_comdats(&mut graphs);
+        // FDEs of discarded functions would describe code that is not there.
+        for graph in &mut graphs {
+            ehframe::prune(graph)?;
+        }
+
+        // Resolution. After it, no new symbols appear.
+        let mut table = SymbolTable::new(options.defines.clone());
+        for (g, graph) in graphs.iter().enumerate() {
+            table.add_graph(g as u32, graph, &graphs)?;
+        }
+        let needed: HashSet<&str> = table
+            .undefined_names()
+            .filter(|n| runtime::provides(n))
+            .collect();
+        let runtime_graph = runtime::build(&needed);
+        table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
+        graphs.push(runtime_graph);
+        load_cxx_runtime_if_needed(&table, &mut libraries);
+        let mut host = HostResolver::default();
+        let res = table.finish(&mut graphs, &libraries, &mut host, options.allow_unresolved)?;
+
+        // One scan over all edges sizes the GOT, stubs and copy slots.
+        let tables = tables::plan(&graphs, &res)?;
+        let has_eh_frame = graphs.iter().any(|g| {
+            g.sections
+                .iter()
+                .any(|s| s.kind == SectionKind::EhFrame && !s.discarded)
+        });
+        let (table_graph, table_blocks) = tables::build_graph(&tables, has_eh_frame);
+        graphs.push(table_graph);
+
+        // Layout: every block gets an offset in a segment.
+        let layout = layout::compute(&graphs);
+        let total: u64 = layout.size;
+        if total > options.limits.max_image_size {
+            bail!(
+                "the image needs {} bytes, more than the limit of {} bytes (raise it with --max-image-size)",
+                total,
+                options.limits.max_image_size
+            );
+        }
+
+        // Reserve the address range; after this every address is known.
+        let placement = match options.base {
+            Some(base) => Placement::Fixed(base),
+            None if tables.needs_low_image => Placement::Low32,
+            None => Placement::Anywhere,
+        };
+        let mut mapper = InProcessMapper::new();
+        let base = mapper.reserve(layout.size, layout.align, placement)?;
+        log::debug!(
+            "image at {:#x}, {} bytes, {:?}",
+            base,
+            layout.size,
+            placement
+        );
+
+        let copies_in_use = decide_copies(&tables, &res, base, layout.size);
+        let mut addrs = Addresses {
+            base,
+            layout: &layout,
+            res: &res,
+            tables: &tables,
+            table_graph: graphs.len() as u32 - 1,
+            table_blocks: &table_blocks,
+            copies_in_use: &copies_in_use,
+            tls: None,
+        };
+
+        // The TLS template first: its fixups use only ordinary addresses,
+        // and the module must be loaded with its final contents.
+        let mut tls_template = vec![0u8; layout.tls.size as usize];
+        for (g, graph) in graphs.iter().enumerate() {
+            for (b, block) in graph.blocks.iter().enumerate() {
+                let tls_offset = layout.tls.offsets[g][b];
+                if tls_offset == NOT_PLACED {
+                    continue;
+                }
+                let bytes =
+                    &mut tls_template[tls_offset as usize..(tls_offset + block.size) as usize];
+                if let Some(content) = block.bytes(graph.input_bytes()) {
+                    bytes.copy_from_slice(content);
+                }
+                apply_block_fixups(graph, g, b as BlockId, bytes, tls_offset, &addrs)?;
+            }
+        }
+        let tls_module = if layout.tls.size > 0 || tables.uses_tls {
+            let mut module = tls::allocate(&layout.tls, &tls_template)?;
+            module.descriptor_resolver = addrs.address(res.globals[runtime::TLSDESC_STATIC])?;
+            Some(module)
+        } else {
+            None
+        };
+        addrs.tls = tls_module.as_ref();
+
+        // Copy contents and apply every fixup; after this no edge is pending.
+        {
+            let memory = mapper.prepare(base, layout.size)?;
+            for (g, graph) in graphs.iter().enumerate() {
+                for (b, block) in graph.blocks.iter().enumerate() {
+                    let offset = layout.block_offsets[g][b];
+                    if offset == NOT_PLACED {
+                        continue;
+                    }
+                    let bytes = &mut memory[offset as usize..(offset + block.size) as usize];
+                    if let Some(content) = block.bytes(graph.input_bytes()) {
+                        bytes.copy_from_slice(content);
+                    }
+                    apply_block_fixups(graph, g, b as BlockId, bytes, base + offset, &addrs)?;
+                }
+            }
+            write_tables(memory, &addrs)?;
+        }
+        let symbols: HashMap<Box<str>, u64> = res
+            .globals
+            .iter()
+            .filter(|(_, t)| matches!(t, Target::Block { .. } | Target::Absolute(_)))
+            .filter_map(|(name, &t)| addrs.address(t).ok().map(|a| (name.clone(), a)))
+            .collect();
+        let table_graph = addrs.table_graph;
+        drop(addrs);
+
+        // Protections, then finalize actions (with their dealloc pairs).
+        let mut actions = Vec::new();
+        if let Some(module) = tls_module {
+            actions.push(tls::action(module));
+        }
+        for (i, copy) in tables.copies.iter().enumerate() {
+            if !copies_in_use[i] {
+                continue;
+            }
+            let ext = &res.externals[copy.external as usize];
+            let (name, original, size) = (ext.name.to_string(), ext.address, copy.size);
+            let slot =
+                base + layout.block_offsets[table_graph as usize][table_blocks.copies[i] as usize];
+            let patched = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let patched2 = patched.clone();
+            actions.push(ActionPair {
+                name: "copy relocation",
+                finalize: Box::new(move || {
+                    *patched.lock().unwrap() = copyreloc::install(&name, original, slot, size);
+                    Ok(())
+                }),
+                dealloc: Box::new(move || {
+                    copyreloc::uninstall(
+                        original,
+                        slot,
+                        size,
+                        std::mem::take(&mut *patched2.lock().unwrap()),
+                    )
+                }),
+            });
+        }
+        if let Some(eh) = layout.section(".eh_frame").filter(|s| s.size > 4) {
+            let addr = base + eh.offset;
+            actions.push(ActionPair {
+                name: "register eh_frame",
+                finalize: Box::new(move || {
+                    ehframe::register(addr);
+                    Ok(())
+                }),
+                dealloc: Box::new(move || ehframe::deregister(addr)),
+            });
+        }
+        let page = layout::page_size();
+        let segments = layout
+            .segments
+            .iter()
+            .map(|s| SegmentProtection {
+                addr: base + s.offset,
+                size: s.size.div_ceil(page) * page,
+                protection: s.kind.final_protection(),
+            })
+            .collect();
+        let key = mapper.initialize(AllocInfo { segments, actions })?;
+
+        let array = |name: &str| {
+            layout
+                .section(name)
+                .map(|s| FunctionArray {
+                    start: base + s.offset,
+                    count: s.size / 8,
+                })
+                .unwrap_or_default()
+        };
+        let arrays = [
+            array(".preinit_array"),
+            array(".init_array"),
+            array(".fini_array"),
+        ];
+        let dso_handle = *symbols
+            .get(runtime::DSO_HANDLE)
+            .ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
+        Ok(Image::new(
+            mapper,
+            base,
+            layout.size,
+            key,
+            symbols,
+            arrays,
+            dso_handle,
+            libraries,
+        ))
+    }
+}
+
+fn is_elf_shared_object(bytes: &[u8]) -> bool {
+    // e_type sits at offset 16 in both ELF classes (little-endian here).
+    bytes.len() > 18 && u16::from_le_bytes([bytes[16], bytes[17]]) == object::elf::ET_DYN
+}
+
+/// Marks the sections of every COMDAT group but the first with its
+/// signature as discarded.
+fn select_comdats(graphs: &mut [LinkGraph]) {
+    let mut seen: HashSet<Box<str>> = HashSet::new();
+    for graph in graphs.iter_mut() {
+        let mut discard = Vec::new();
+        for comdat in &graph.comdats {
+            if !seen.insert(comdat.signature.clone()) {
+                discard.extend(comdat.sections.iter().copied());
+            }
+        }
+        for s in discard {
+            graph.sections[s as usize].discarded = true;
+        }
+    }
+}
+
+/// `g++` links libstdc++, libm and libgcc_s; when objects need C++ runtime
+/// symbols that nothing provides, load them the same way.
+fn load_cxx_runtime_if_needed(table: &SymbolTable, libraries: &mut Vec<SharedLibrary>) {
+    let wants_cxx = table.undefined_names().any(|n| {
+        n.starts_with("_Z")
+            || n.starts_with("__cxa_")
+            || n.starts_with("__gxx_")
+            || n.starts_with("_Unwind_")
+    });
+    if !wants_cxx
+        || libraries
+            .iter()
+            .any(|l| l.path.to_string_lossy().contains("libstdc++"))
+    {
+        return;
+    }
+    for name in ["libstdc++.so.6", "libm.so.6", "libgcc_s.so.1"] {
+        match SharedLibrary::open(Path::new(name)) {
+            Ok(lib) => libraries.push(lib),
+            Err(e) => log::debug!("C++ runtime: {:#}", e),
+        }
+    }
+}
+
+/// Whether each copy slot is needed: the variable is out of 32-bit reach
+/// from somewhere in the image.
+fn decide_copies(tables: &Tables, res: &Resolution, base: u64, size: u64) -> Vec<bool> {
+    let reach = |addr: u64| {
+        let lo = (base as i128) - (addr as i128);
+        let hi = (base as i128 + size as i128) - (addr as i128);
+        let limit = (1i128 << 31) - 1;
+        lo.abs() < limit && hi.abs() < limit
+    };
+    tables
+        .copies
+        .iter()
+        .map(|c| !reach(res.externals[c.external as usize].address))
+        .collect()
+}
+
+/// Turns targets into addresses once the base is known.
+struct Addresses<'a> {
+    base: u64,
+    layout: &'a Layout,
+    res: &'a Resolution,
+    tables: &'a Tables,
+    table_graph: u32,
+    table_blocks: &'a TableBlocks,
+    copies_in_use: &'a [bool],
+    tls: Option<&'a TlsModule>,
+}
+
+impl Addresses<'_> {
+    fn block_addr(&self, graph: u32, block: BlockId) -> u64 {
+        self.base + self.layout.block_offsets[graph as usize][block as usize]
+    }
+
+    fn table_addr(&self, block: Option<BlockId>) -> u64 {
+        block.map_or(self.base, |b| self.block_addr(self.table_graph, b))
+    }
+
+    fn got(&self) -> u64 {
+        self.table_addr(self.table_blocks.got)
+    }
+
+    /// `S` for a target.
+    fn address(&self, target: Target) -> Result<u64> {
+        Ok(match target {
+            Target::Block {
+                graph,
+                block,
+                offset,
+            } => {
+                let placed = self.layout.block_offsets[graph as usize][block as usize];
+                if placed == NOT_PLACED {
+                    bail!("refers to a thread-local symbol as if it were an ordinary one");
+                }
+                self.base + placed + offset
+            }
+            Target::Absolute(value) => value,
+            Target::External(e) => match self.tables.copy_of(e) {
+                Some(c) if self.copies_in_use[c as usize] => {
+                    self.block_addr(self.table_graph, self.table_blocks.copies[c as usize])
+                }
+                _ => self.res.externals[e as usize].address,
+            },
+            Target::GotBase => self.got(),
+            Target::Boundary(i) => {
+                let l = self.layout;
+                self.base
+                    + match &self.res.boundaries[i as usize] {
+                        Boundary::SectionStart(name) => l.section(name).map_or(0, |s| s.offset),
+                        Boundary::SectionEnd(name) => {
+                            l.section(name).map_or(0, |s| s.offset + s.size)
+                        }
+                        Boundary::ImageStart => 0,
+                        Boundary::TextEnd => l.segment_end(&[SegmentKind::Text]),
+                        Boundary::DataEnd => l.segment_end(&[
+                            SegmentKind::Text,
+                            SegmentKind::ReadOnly,
+                            SegmentKind::RelRo,
+                            SegmentKind::Data,
+                        ]),
+                        Boundary::ImageEnd => l
+                            .segment_end(&[SegmentKind::Bss])
+                            .max(l.segment_end(&[SegmentKind::Data])),
+                    }
+            }
+            Target::NotLoaded => bail!("refers to a section that is not loaded"),
+        })
+    }
+
+    /// Offset of a thread-local target inside the TLS block.
+    fn tls_offset(&self, target: Target) -> Result<u64> {
+        match target {
+            Target::Block {
+                graph,
+                block,
+                offset,
+            } => {
+                let placed = self.layout.tls.offsets[graph as usize][block as usize];
+                if placed == NOT_PLACED {
+                    bail!("uses a thread-local access on a symbol that is not thread-local");
+                }
+                Ok(placed + offset)
+            }
+            Target::External(_) => {
+                bail!("thread-local variables of shared libraries are not supported")
+            }
+            _ => bail!("uses a thread-local access on a symbol that is not thread-local"),
+        }
+    }
+
+    fn tls_module(&self) -> Result<&TlsModule> {
+        self.tls
+            .ok_or_else(|| anyhow!("internal: TLS used without a TLS block"))
+    }
+
+    fn got_entry(&self, slot: GotSlot) -> Option<u64> {
+        self.tables.got_word(slot).map(|w| self.got() + 8 * w)
+    }
+
+    fn stub(&self, target: Target) -> Option<u64> {
+        self.tables
+            .stub_of(target)
+            .map(|i| self.table_addr(self.table_blocks.stubs) + STUB_SIZE * i as u64)
+    }
+}
+
+fn apply_block_fixups(
+    graph: &LinkGraph,
+    g: usize,
+    b: BlockId,
+    bytes: &mut [u8],
+    block_addr: u64,
+    addrs: &Addresses,
+) -> Result<()> {
+    let block = &graph.blocks[b as usize];
+    for edge in &block.edges {
+        let target = addrs.res.targets[g][edge.target as usize];
+        let fail = |what: &dyn std::fmt::Display| {
+            let sym = &graph.symbols[edge.target as usize];
+            let sym_name = match (&sym.name, sym.def) {
+                (Some(n), _) => n.to_string(),
+                (None, SymbolDef::Defined { block, .. }) => graph.block_section(block).name.clone(),
+                _ => "<anonymous>".to_string(),
+            };
+            anyhow!(
+                "{}: section {}+{:#x}: relocation {} against `{}` {}",
+                graph.name,
+                graph.block_section(b).name,
+                edge.offset,
+                edge.kind,
+                sym_name,
+                what
+            )
+        };
+        let kind = edge.kind;
+        let mut values = FixupValues {
+            p: block_addr + edge.offset,
+            a: edge.addend,
+            got: addrs.got(),
+            ..Default::default()
+        };
+        if kind.is_tls() {
+            let module = addrs.tls_module().map_err(|e| fail(&e))?;
+            let slot = match kind {
+                EdgeKind::TpOff32 | EdgeKind::TpOff64 => {
+                    values.s = (module.tp_offset
+                        + addrs.tls_offset(target).map_err(|e| fail(&e))? as i64)
+                        as u64;
+                    None
+                }
+                EdgeKind::DtpOff32 | EdgeKind::DtpOff64 => {
+                    values.s = addrs.tls_offset(target).map_err(|e| fail(&e))?;
+                    None
+                }
+                EdgeKind::DtpMod64 => {
+                    values.s = module.module_id;
+                    None
+                }
+                EdgeKind::GotTpOff32 => Some(GotSlot::TpOffset(target)),
+                EdgeKind::TlsGd32 => Some(GotSlot::TlsIndex(target)),
+                EdgeKind::TlsLd32 => Some(GotSlot::TlsModule),
+                EdgeKind::TlsDescGot32 => Some(GotSlot::TlsDescriptor(target)),
+                _ => None,
+            };
+            values.g = slot.and_then(|s| addrs.got_entry(s));
+        } else {
+            values.s = addrs.address(target).map_err(|e| fail(&e))?;
+            if kind.uses_address_got() {
+                values.g = addrs.got_entry(GotSlot::Address(target));
+            }
+            if kind.may_use_stub() {
+                values.stub = addrs.stub(target);
+            }
+            if matches!(kind, EdgeKind::Size32 | EdgeKind::Size64) {
+                values.z = symbol_size(graph, edge.target, addrs.res);
+            }
+        }
+        apply_fixup(kind, bytes, edge.offset as usize, &values).map_err(|e| fail(&e))?;
+    }
+    Ok(())
+}
+
+fn symbol_size(graph: &LinkGraph, sym: SymbolId, res: &Resolution) -> u64 {
+    let s = &graph.symbols[sym as usize];
+    if s.size != 0 || s.scope == Scope::Local {
+        return s.size;
+    }
+    s.name
+        .as_deref()
+        .and_then(|n| res.sizes.get(n))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// Fills GOT entries and stubs.
+fn write_tables(memory: &mut [u8], addrs: &Addresses) -> Result<()> {
+    let got_offset = addrs.got() - addrs.base;
+    for &(slot, word) in &addrs.tables.got {
+        let words: [u64; 2] = match slot {
+            GotSlot::Address(t) => [addrs.address(t)?, 0],
+            GotSlot::TpOffset(t) => [
+                (addrs.tls_module()?.tp_offset + addrs.tls_offset(t)? as i64) as u64,
+                0,
+            ],
+            GotSlot::TlsIndex(t) => [addrs.tls_module()?.module_id, addrs.tls_offset(t)?],
+            GotSlot::TlsModule => [addrs.tls_module()?.module_id, 0],
+            GotSlot::TlsDescriptor(t) => {
+                let module = addrs.tls_module()?;
+                [
+                    module.descriptor_resolver,
+                    (module.tp_offset + addrs.tls_offset(t)? as i64) as u64,
+                ]
+            }
+        };
+        for (i, w) in words.iter().take(slot.words() as usize).enumerate() {
+            let at = (got_offset + 8 * (word + i as u64)) as usize;
+            memory[at..at + 8].copy_from_slice(&w.to_le_bytes());
+        }
+    }
+    if let Some(stubs) = addrs.table_blocks.stubs {
+        let stubs_addr = addrs.block_addr(addrs.table_graph, stubs);
+        for (i, &(_, word)) in addrs.tables.stubs.iter().enumerate() {
+            let stub_addr = stubs_addr + STUB_SIZE * i as u64;
+            let at = (stub_addr - addrs.base) as usize;
+            write_stub(
+                &mut memory[at..at + STUB_SIZE as usize],
+                stub_addr,
+                addrs.got() + 8 * word,
+            )
+            .map_err(|e| anyhow!("stub {}: {}", i, e))?;
+        }
+    }
+    Ok(())
+}

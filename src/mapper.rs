@@ -1,0 +1,380 @@
+//! The mapper's half (after JITLink's `MemoryMapper`, seed 004): it owns
+//! the address space. `reserve` takes a range, `prepare` hands out working
+//! memory to copy and fix up, `initialize` applies protections and runs
+//! finalize actions, `deinitialize` runs their dealloc actions in reverse,
+//! `release` gives the range back.
+//!
+//! In-process, working memory *is* the target memory; the trait does not
+//! assume it, so a mapper that places code in another process fits.
+
+use std::collections::HashMap;
+
+use anyhow::{bail, Context, Result};
+
+/// Where a reservation must lie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Anywhere; the kernel's choice lands next to the shared libraries,
+    /// which keeps 32-bit displacements to libc in range.
+    Anywhere,
+    /// Entirely below 2 GiB, for code that stores addresses in 32 bits
+    /// (`-fno-pic`).
+    Low32,
+    /// At exactly this address (for `--base`); fails if it is taken.
+    Fixed(u64),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct SegmentProtection {
+    pub addr: u64,
+    pub size: u64,
+    pub protection: region::Protection,
+}
+
+/// A finalize action and the dealloc action it earns: registration and
+/// deregistration of unwind info, of debugger info, and so on.
+pub struct ActionPair {
+    pub name: &'static str,
+    pub finalize: Box<dyn FnOnce() -> Result<()> + Send>,
+    pub dealloc: Box<dyn FnOnce() + Send>,
+}
+
+pub struct AllocInfo {
+    pub segments: Vec<SegmentProtection>,
+    pub actions: Vec<ActionPair>,
+}
+
+/// Names an initialized allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct InitKey(u64);
+
+pub trait MemoryMapper: Send {
+    /// Reserves `size` bytes aligned to `align`; returns the base address.
+    fn reserve(&mut self, size: u64, align: u64, placement: Placement) -> Result<u64>;
+    /// Working memory for `[addr, addr + size)` of a reservation, writable.
+    fn prepare(&mut self, addr: u64, size: u64) -> Result<&mut [u8]>;
+    /// Applies final protections, then runs finalize actions in order; if
+    /// one fails, runs the dealloc actions already earned in reverse.
+    fn initialize(&mut self, alloc: AllocInfo) -> Result<InitKey>;
+    /// Runs all dealloc actions in reverse and makes the pages writable.
+    fn deinitialize(&mut self, key: InitKey) -> Result<()>;
+    /// Returns the reservation at `base` to the system.
+    fn release(&mut self, base: u64) -> Result<()>;
+}
+
+struct Reservation {
+    /// Start of the mapping, which may be below `base` for over-aligned images.
+    map_start: u64,
+    map_len: usize,
+    base: u64,
+    size: u64,
+}
+
+struct Initialized {
+    segments: Vec<SegmentProtection>,
+    deallocs: Vec<(&'static str, Box<dyn FnOnce() + Send>)>,
+}
+
+/// Maps images into this process.
+#[derive(Default)]
+pub struct InProcessMapper {
+    reservations: HashMap<u64, Reservation>,
+    initialized: HashMap<InitKey, Initialized>,
+    next_key: u64,
+}
+
+impl InProcessMapper {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn reservation_containing(&self, addr: u64, size: u64) -> Option<&Reservation> {
+        self.reservations.values().find(|r| {
+            addr >= r.base
+                && addr
+                    .checked_add(size)
+                    .is_some_and(|end| end <= r.base + r.size)
+        })
+    }
+}
+
+/// Low addresses tried for `Low32` when `MAP_32BIT` is full; 4 MiB is where
+/// a native non-PIE executable starts.
+const LOW_CANDIDATES: [u64; 8] = [
+    0x40_0000,
+    0x1000_0000,
+    0x2000_0000,
+    0x3000_0000,
+    0x4000_0000,
+    0x5000_0000,
+    0x6000_0000,
+    0x7000_0000,
+];
+const LOW_LIMIT: u64 = 1 << 31;
+
+fn mmap_none(hint: u64, len: usize, extra_flags: i32) -> Option<u64> {
+    // SAFETY: an anonymous PROT_NONE mapping touches no existing memory;
+    // MAP_FIXED_NOREPLACE (when given) refuses to replace a mapping.
+    let ptr = unsafe {
+        libc::mmap(
+            hint as *mut libc::c_void,
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | extra_flags,
+            -1,
+            0,
+        )
+    };
+    (ptr != libc::MAP_FAILED).then_some(ptr as u64)
+}
+
+fn munmap(addr: u64, len: usize) {
+    // SAFETY: only called on ranges this mapper mapped itself.
+    unsafe { libc::munmap(addr as *mut libc::c_void, len) };
+}
+
+impl MemoryMapper for InProcessMapper {
+    fn reserve(&mut self, size: u64, align: u64, placement: Placement) -> Result<u64> {
+        let page = crate::layout::page_size();
+        let align = align.max(page);
+        let size = size.max(page);
+        // Over-reserve so an aligned base exists inside the mapping.
+        let map_len = usize::try_from(size + align - page)
+            .context("image too large for this address space")?;
+        let map_start = match placement {
+            Placement::Anywhere => {
+                let allocation = region::alloc(map_len, region::Protection::NONE)
+                    .context("cannot reserve address space")?;
+                let (ptr, _) = allocation.into_raw_parts::<u8>();
+                ptr as u64
+            }
+            Placement::Low32 => {
+                let found = mmap_none(0, map_len, libc::MAP_32BIT)
+                    .filter(|&a| a + map_len as u64 <= LOW_LIMIT)
+                    .or_else(|| {
+                        LOW_CANDIDATES
+                            .iter()
+                            .filter(|&&hint| hint + map_len as u64 <= LOW_LIMIT)
+                            .find_map(|&hint| {
+                                mmap_none(hint, map_len, libc::MAP_FIXED_NOREPLACE)
+                                    .filter(|&a| a == hint)
+                            })
+                    });
+                match found {
+                    Some(a) => a,
+                    None => bail!(
+                        "cannot reserve {} bytes below 2 GiB for code built without -fPIC/-fPIE (it stores addresses in 32 bits)",
+                        size
+                    ),
+                }
+            }
+            Placement::Fixed(addr) => {
+                if addr % align != 0 {
+                    bail!("--base {:#x} is not aligned to {:#x}", addr, align);
+                }
+                match mmap_none(addr, map_len, libc::MAP_FIXED_NOREPLACE) {
+                    Some(a) if a == addr => a,
+                    Some(a) => {
+                        munmap(a, map_len);
+                        bail!(
+                            "cannot reserve {:#x} bytes at {:#x}: the range is taken",
+                            size,
+                            addr
+                        )
+                    }
+                    None => bail!(
+                        "cannot reserve {:#x} bytes at {:#x}: {}",
+                        size,
+                        addr,
+                        std::io::Error::last_os_error()
+                    ),
+                }
+            }
+        };
+        let base = map_start.div_ceil(align) * align;
+        self.reservations.insert(
+            base,
+            Reservation {
+                map_start,
+                map_len,
+                base,
+                size,
+            },
+        );
+        Ok(base)
+    }
+
+    fn prepare(&mut self, addr: u64, size: u64) -> Result<&mut [u8]> {
+        if self.reservation_containing(addr, size).is_none() {
+            bail!(
+                "prepare: [{:#x}, +{:#x}) is not inside a reservation",
+                addr,
+                size
+            );
+        }
+        if size == 0 {
+            return Ok(&mut []);
+        }
+        // SAFETY: the range lies inside a reservation this mapper owns and
+        // no initialized segment overlaps it (prepare precedes initialize).
+        unsafe {
+            region::protect(
+                addr as *const u8,
+                size as usize,
+                region::Protection::READ_WRITE,
+            )
+        }
+        .context("cannot make working memory writable")?;
+        // SAFETY: the range is mapped read-write, owned by this mapper, and
+        // the returned borrow of `self` keeps it from being released.
+        Ok(unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, size as usize) })
+    }
+
+    fn initialize(&mut self, alloc: AllocInfo) -> Result<InitKey> {
+        for seg in alloc.segments.iter().filter(|s| s.size > 0) {
+            if self.reservation_containing(seg.addr, seg.size).is_none() {
+                bail!(
+                    "initialize: segment at {:#x} is not inside a reservation",
+                    seg.addr
+                );
+            }
+            // SAFETY: the segment lies inside a reservation we own; W^X holds
+            // because protections are READ, READ_EXECUTE or READ_WRITE.
+            unsafe { region::protect(seg.addr as *const u8, seg.size as usize, seg.protection) }
+                .with_context(|| format!("cannot protect segment at {:#x}", seg.addr))?;
+        }
+        let mut deallocs: Vec<(&'static str, Box<dyn FnOnce() + Send>)> = Vec::new();
+        for action in alloc.actions {
+            if let Err(e) = (action.finalize)() {
+                for (_, dealloc) in deallocs.into_iter().rev() {
+                    dealloc();
+                }
+                return Err(e.context(format!("finalize action `{}` failed", action.name)));
+            }
+            deallocs.push((action.name, action.dealloc));
+        }
+        let key = InitKey(self.next_key);
+        self.next_key += 1;
+        self.initialized.insert(
+            key,
+            Initialized {
+                segments: alloc.segments,
+                deallocs,
+            },
+        );
+        Ok(key)
+    }
+
+    fn deinitialize(&mut self, key: InitKey) -> Result<()> {
+        let Some(init) = self.initialized.remove(&key) else {
+            bail!("deinitialize: unknown allocation")
+        };
+        for (name, dealloc) in init.deallocs.into_iter().rev() {
+            log::trace!("dealloc action {}", name);
+            dealloc();
+        }
+        for seg in init.segments.iter().filter(|s| s.size > 0) {
+            // SAFETY: the segment is inside a reservation we own and no
+            // loaded code runs any more (its dealloc actions have run).
+            unsafe {
+                region::protect(
+                    seg.addr as *const u8,
+                    seg.size as usize,
+                    region::Protection::READ_WRITE,
+                )
+            }?;
+        }
+        Ok(())
+    }
+
+    fn release(&mut self, base: u64) -> Result<()> {
+        let Some(r) = self.reservations.remove(&base) else {
+            bail!("release: no reservation at {:#x}", base)
+        };
+        munmap(r.map_start, r.map_len);
+        Ok(())
+    }
+}
+
+impl Drop for InProcessMapper {
+    fn drop(&mut self) {
+        let keys: Vec<InitKey> = self.initialized.keys().copied().collect();
+        for key in keys {
+            let _ = self.deinitialize(key);
+        }
+        for (_, r) in self.reservations.drain() {
+            munmap(r.map_start, r.map_len);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    #[test]
+    fn reserve_prepare_initialize_release() {
+        let mut m = InProcessMapper::new();
+        let base = m.reserve(3 * 4096, 4096, Placement::Anywhere).unwrap();
+        m.prepare(base, 8192).unwrap()[0] = 0xc3;
+        let seg = SegmentProtection {
+            addr: base,
+            size: 4096,
+            protection: region::Protection::READ_EXECUTE,
+        };
+        let key = m
+            .initialize(AllocInfo {
+                segments: vec![seg],
+                actions: vec![],
+            })
+            .unwrap();
+        let info = region::query(base as *const u8).unwrap();
+        assert_eq!(info.protection(), region::Protection::READ_EXECUTE);
+        m.deinitialize(key).unwrap();
+        m.release(base).unwrap();
+        assert!(m.release(base).is_err());
+    }
+
+    #[test]
+    fn low32_lands_below_2gib() {
+        let mut m = InProcessMapper::new();
+        let base = m.reserve(1 << 20, 65536, Placement::Low32).unwrap();
+        assert!(base + (1 << 20) <= LOW_LIMIT);
+        assert_eq!(base % 65536, 0);
+    }
+
+    #[test]
+    fn failing_finalize_runs_earned_deallocs_in_reverse() {
+        let mut m = InProcessMapper::new();
+        let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let calls = Arc::new(AtomicUsize::new(0));
+        let mut actions = Vec::new();
+        for name in ["first", "second"] {
+            let (o, c) = (order.clone(), calls.clone());
+            actions.push(ActionPair {
+                name,
+                finalize: Box::new(move || {
+                    c.fetch_add(1, Ordering::SeqCst);
+                    Ok(())
+                }),
+                dealloc: Box::new(move || o.lock().unwrap().push(name)),
+            });
+        }
+        actions.push(ActionPair {
+            name: "fails",
+            finalize: Box::new(|| bail!("no")),
+            dealloc: Box::new(|| panic!("never earned")),
+        });
+        let err = m
+            .initialize(AllocInfo {
+                segments: vec![],
+                actions,
+            })
+            .unwrap_err();
+        assert!(format!("{:#}", err).contains("fails"));
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+        assert_eq!(*order.lock().unwrap(), vec!["second", "first"]);
+    }
+}

@@ -1,0 +1,244 @@
+//! The one in-memory link model, after LLVM JITLink's `LinkGraph`.
+//!
+//! A format front-end translates one object file into a [`LinkGraph`]:
+//! sections → blocks (bytes + alignment) → symbols (name, scope, linkage,
+//! block + offset) → edges (fixup kind, offset, target, addend). Every later
+//! pass works on graphs only and never looks at raw file bytes again.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::arch::x86_64::EdgeKind;
+use crate::input::InputData;
+
+/// Index of a section in its graph.
+pub type SectionId = u32;
+/// Index of a block in its graph.
+pub type BlockId = u32;
+/// Index of a symbol in its graph.
+pub type SymbolId = u32;
+
+/// One translated relocatable object.
+pub struct LinkGraph {
+    /// Name used in every message: `foo.o` or `libfoo.a(bar.o)`.
+    pub name: String,
+    /// The bytes the graph's file-backed blocks point into.
+    pub input: Option<Arc<InputData>>,
+    pub sections: Vec<Section>,
+    pub blocks: Vec<Block>,
+    pub symbols: Vec<Symbol>,
+    pub comdats: Vec<Comdat>,
+}
+
+/// What a section is for; decides which segment its blocks land in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SectionKind {
+    Code,
+    ReadOnly,
+    /// Written by fixups only, then made read-only (`.data.rel.ro`).
+    RelRo,
+    Data,
+    ZeroFill,
+    TlsData,
+    TlsZeroFill,
+    /// Arrays of function pointers run by the lifecycle, with their order.
+    InitArray(InitKind),
+    /// `.eh_frame`: registered with the unwinder after linking.
+    EhFrame,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum InitKind {
+    PreinitArray,
+    InitArray,
+    /// `.ctors`: merged into the init array like ld does.
+    Ctors,
+    FiniArray,
+    /// `.dtors`: merged into the fini array like ld does.
+    Dtors,
+}
+
+pub struct Section {
+    pub name: String,
+    pub kind: SectionKind,
+    /// Sort key inside an init/fini array (`.init_array.NNNNN`), else 0.
+    pub priority: u32,
+    /// Set when the section belongs to a COMDAT group that another object won.
+    pub discarded: bool,
+    pub blocks: Vec<BlockId>,
+}
+
+/// Where a block's bytes come from.
+pub enum Content {
+    /// A range of the input file, shared and never copied until mapped.
+    File(Range<usize>),
+    /// Bytes the linker made or rewrote.
+    Owned(Vec<u8>),
+    /// Zero-fill (`.bss`): only a size.
+    Zero,
+}
+
+pub struct Block {
+    pub section: SectionId,
+    pub content: Content,
+    pub size: u64,
+    pub align: u64,
+    pub edges: Vec<Edge>,
+}
+
+impl Block {
+    /// The initial bytes of a block, or `None` for zero-fill.
+    pub fn bytes<'a>(&'a self, input: Option<&'a InputData>) -> Option<&'a [u8]> {
+        match &self.content {
+            Content::File(range) => input.map(|i| &i.bytes()[range.clone()]),
+            Content::Owned(bytes) => Some(bytes),
+            Content::Zero => None,
+        }
+    }
+}
+
+/// A fixup: patch `kind` at `offset` in the block with the address of
+/// `target` plus `addend`.
+#[derive(Clone, Copy, Debug)]
+pub struct Edge {
+    pub offset: u64,
+    pub kind: EdgeKind,
+    pub target: SymbolId,
+    pub addend: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Visible in its own object only.
+    Local,
+    /// Visible to every object of the image (default, hidden, protected or
+    /// internal visibility: all of them link the same inside one image).
+    Global,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linkage {
+    Strong,
+    Weak,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymbolKind {
+    Unknown,
+    Function,
+    Data,
+    Tls,
+    Section,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymbolDef {
+    Defined {
+        block: BlockId,
+        offset: u64,
+    },
+    Undefined,
+    Absolute(u64),
+    Common {
+        size: u64,
+        align: u64,
+    },
+    /// Defined in a section jitrun does not load (debug info) or that was
+    /// discarded; a reference from loaded code is an error.
+    NotLoaded,
+}
+
+#[derive(Clone, Debug)]
+pub struct Symbol {
+    pub name: Option<Box<str>>,
+    pub def: SymbolDef,
+    pub scope: Scope,
+    pub linkage: Linkage,
+    pub kind: SymbolKind,
+    pub size: u64,
+}
+
+impl Symbol {
+    pub fn display_name(&self) -> &str {
+        self.name.as_deref().unwrap_or("<anonymous>")
+    }
+}
+
+/// A COMDAT group: of all groups with one signature, the first object's
+/// copy is kept and the others' sections are discarded.
+pub struct Comdat {
+    pub signature: Box<str>,
+    pub sections: Vec<SectionId>,
+}
+
+impl LinkGraph {
+    pub fn new(name: String, input: Option<Arc<InputData>>) -> Self {
+        LinkGraph {
+            name,
+            input,
+            sections: Vec::new(),
+            blocks: Vec::new(),
+            symbols: Vec::new(),
+            comdats: Vec::new(),
+        }
+    }
+
+    pub fn add_section(&mut self, name: &str, kind: SectionKind) -> SectionId {
+        self.sections.push(Section {
+            name: name.to_string(),
+            kind,
+            priority: 0,
+            discarded: false,
+            blocks: Vec::new(),
+        });
+        (self.sections.len() - 1) as SectionId
+    }
+
+    pub fn add_block(
+        &mut self,
+        section: SectionId,
+        content: Content,
+        size: u64,
+        align: u64,
+    ) -> BlockId {
+        let id = self.blocks.len() as BlockId;
+        self.blocks.push(Block {
+            section,
+            content,
+            size,
+            align: align.max(1),
+            edges: Vec::new(),
+        });
+        self.sections[section as usize].blocks.push(id);
+        id
+    }
+
+    pub fn add_symbol(&mut self, symbol: Symbol) -> SymbolId {
+        self.symbols.push(symbol);
+        (self.symbols.len() - 1) as SymbolId
+    }
+
+    /// Adds a global undefined symbol (a reference to be resolved).
+    pub fn add_external(&mut self, name: &str) -> SymbolId {
+        self.add_symbol(Symbol {
+            name: Some(name.into()),
+            def: SymbolDef::Undefined,
+            scope: Scope::Global,
+            linkage: Linkage::Strong,
+            kind: SymbolKind::Unknown,
+            size: 0,
+        })
+    }
+
+    pub fn block_section(&self, block: BlockId) -> &Section {
+        &self.sections[self.blocks[block as usize].section as usize]
+    }
+
+    pub fn is_block_live(&self, block: BlockId) -> bool {
+        !self.block_section(block).discarded
+    }
+
+    pub fn input_bytes(&self) -> Option<&InputData> {
+        self.input.as_deref()
+    }
+}

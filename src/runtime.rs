@@ -1,0 +1,129 @@
+//! The C runtime pieces an executable gets from `crt*.o` and
+//! `libc_nonshared.a` that `dlsym` cannot find, built per image as a small
+//! synthetic object so they go through the same resolution and fixups as
+//! everything else.
+//!
+//! | symbol                   | what it does                                         |
+//! |--------------------------|------------------------------------------------------|
+//! | `__dso_handle`           | this image's identity for `__cxa_atexit`/`__cxa_finalize` |
+//! | `atexit(f)`              | `__cxa_atexit(f, NULL, &__dso_handle)`               |
+//! | `at_quick_exit(f)`       | `__cxa_at_quick_exit(f, &__dso_handle)`              |
+//! | `pthread_atfork(p,a,c)`  | `__register_atfork(p, a, c, &__dso_handle)`          |
+//! | `__stack_chk_fail_local` | tail call to `__stack_chk_fail`                      |
+//! | `__jitrun_tlsdesc_static`| TLS descriptor function: returns the stored offset   |
+
+use std::collections::HashSet;
+
+use crate::arch::x86_64::EdgeKind;
+use crate::model::*;
+
+/// Name of the synthetic object in messages.
+pub const RUNTIME_OBJECT: &str = "<jitrun runtime>";
+pub const DSO_HANDLE: &str = "__dso_handle";
+/// The resolver of TLS descriptors (`-mtls-dialect=gnu2`); always present.
+pub const TLSDESC_STATIC: &str = "__jitrun_tlsdesc_static";
+
+struct Piece {
+    name: &'static str,
+    code: &'static [u8],
+    /// (offset, kind, target, addend)
+    fixups: &'static [(u64, EdgeKind, &'static str, i64)],
+}
+
+const PIECES: &[Piece] = &[
+    Piece {
+        name: "atexit",
+        // xor %esi,%esi; lea __dso_handle(%rip),%rdx; jmp __cxa_atexit
+        code: &[0x31, 0xf6, 0x48, 0x8d, 0x15, 0, 0, 0, 0, 0xe9, 0, 0, 0, 0],
+        fixups: &[
+            (5, EdgeKind::Pc32, DSO_HANDLE, -4),
+            (10, EdgeKind::Branch32, "__cxa_atexit", -4),
+        ],
+    },
+    Piece {
+        name: "at_quick_exit",
+        // lea __dso_handle(%rip),%rsi; jmp __cxa_at_quick_exit
+        code: &[0x48, 0x8d, 0x35, 0, 0, 0, 0, 0xe9, 0, 0, 0, 0],
+        fixups: &[
+            (3, EdgeKind::Pc32, DSO_HANDLE, -4),
+            (8, EdgeKind::Branch32, "__cxa_at_quick_exit", -4),
+        ],
+    },
+    Piece {
+        name: "pthread_atfork",
+        // lea __dso_handle(%rip),%rcx; jmp __register_atfork
+        code: &[0x48, 0x8d, 0x0d, 0, 0, 0, 0, 0xe9, 0, 0, 0, 0],
+        fixups: &[
+            (3, EdgeKind::Pc32, DSO_HANDLE, -4),
+            (8, EdgeKind::Branch32, "__register_atfork", -4),
+        ],
+    },
+    Piece {
+        name: TLSDESC_STATIC,
+        // mov 8(%rax),%rax; ret -- a TLS descriptor's argument is the
+        // variable's thread-pointer offset (static TLS, see tls.rs).
+        code: &[0x48, 0x8b, 0x40, 0x08, 0xc3],
+        fixups: &[],
+    },
+    Piece {
+        name: "__stack_chk_fail_local",
+        // jmp __stack_chk_fail
+        code: &[0xe9, 0, 0, 0, 0],
+        fixups: &[(1, EdgeKind::Branch32, "__stack_chk_fail", -4)],
+    },
+];
+
+/// Names the runtime can define.
+pub fn provides(name: &str) -> bool {
+    name == DSO_HANDLE || PIECES.iter().any(|p| p.name == name)
+}
+
+/// Builds the runtime object with `__dso_handle` and the pieces in `needed`.
+pub fn build(needed: &HashSet<&str>) -> LinkGraph {
+    let mut graph = LinkGraph::new(RUNTIME_OBJECT.to_string(), None);
+    let data = graph.add_section(".data", SectionKind::Data);
+    // Eight bytes so the handle is a real, unique address in this image.
+    let handle_block = graph.add_block(data, Content::Owned(vec![0; 8]), 8, 8);
+    define(&mut graph, DSO_HANDLE, handle_block, SymbolKind::Data, 8);
+
+    let text = graph.add_section(".text", SectionKind::Code);
+    for piece in PIECES
+        .iter()
+        .filter(|p| needed.contains(p.name) || p.name == TLSDESC_STATIC)
+    {
+        let block = graph.add_block(
+            text,
+            Content::Owned(piece.code.to_vec()),
+            piece.code.len() as u64,
+            16,
+        );
+        define(
+            &mut graph,
+            piece.name,
+            block,
+            SymbolKind::Function,
+            piece.code.len() as u64,
+        );
+        for &(offset, kind, target, addend) in piece.fixups {
+            let target = graph.add_external(target);
+            graph.blocks[block as usize].edges.push(Edge {
+                offset,
+                kind,
+                target,
+                addend,
+            });
+        }
+    }
+    graph
+}
+
+fn define(graph: &mut LinkGraph, name: &str, block: BlockId, kind: SymbolKind, size: u64) {
+    graph.add_symbol(Symbol {
+        name: Some(name.into()),
+        def: SymbolDef::Defined { block, offset: 0 },
+        scope: Scope::Global,
+        linkage: Linkage::Strong,
+        kind,
+        size,
+    });
+}

@@ -1,0 +1,246 @@
+//! Linker-made tables: GOT entries, stubs (PLT entries) and copy slots,
+//! sized in one scan over every edge before layout.
+//!
+//! - A GOT entry holds a target's address for `GOTPCREL`-style fixups (and,
+//!   with TLS, thread-pointer offsets and module pairs).
+//! - A stub is `jmp *GOT(%rip)`: the way a 32-bit branch or address reaches
+//!   a function outside the image when it is out of range.
+//! - A copy slot is the image's own copy of a host variable that the code
+//!   addresses with 32 bits but that lies out of reach, as a native link's
+//!   `R_X86_64_COPY` would make (see [`crate::copyreloc`]).
+
+use std::collections::HashMap;
+
+use anyhow::{bail, Result};
+
+use crate::arch::x86_64::{EdgeKind, STUB_SIZE};
+use crate::host;
+use crate::model::*;
+use crate::resolve::{Resolution, Target};
+
+/// What a GOT slot holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GotSlot {
+    /// The target's address.
+    Address(Target),
+    /// The target's offset from the thread pointer (initial-exec TLS).
+    TpOffset(Target),
+    /// `{module id, offset in block}` pair for general-dynamic TLS (two slots).
+    TlsIndex(Target),
+    /// `{module id, 0}` pair for local-dynamic TLS (two slots).
+    TlsModule,
+    /// `{resolver, argument}` TLS descriptor (two slots).
+    TlsDescriptor(Target),
+}
+
+impl GotSlot {
+    pub fn words(self) -> u64 {
+        match self {
+            GotSlot::Address(_) | GotSlot::TpOffset(_) => 1,
+            _ => 2,
+        }
+    }
+}
+
+pub struct CopySlot {
+    pub external: u32,
+    pub size: u64,
+}
+
+#[derive(Default)]
+pub struct Tables {
+    /// Slots in order with their word index in the GOT.
+    pub got: Vec<(GotSlot, u64)>,
+    got_index: HashMap<GotSlot, u64>,
+    pub got_words: u64,
+    /// Stubs in order: (target, GOT word of its address).
+    pub stubs: Vec<(Target, u64)>,
+    stub_index: HashMap<Target, u32>,
+    pub copies: Vec<CopySlot>,
+    copy_index: HashMap<u32, u32>,
+    /// Some fixup stores an image address in 32 bits.
+    pub needs_low_image: bool,
+    /// Every edge's kind, counted, for reports.
+    pub edge_counts: HashMap<&'static str, u64>,
+    /// Whether any fixup uses thread-local storage.
+    pub uses_tls: bool,
+    /// Whether some fixup needs `_GLOBAL_OFFSET_TABLE_` even with no entries.
+    pub needs_got_base: bool,
+}
+
+impl Tables {
+    pub fn got_word(&self, slot: GotSlot) -> Option<u64> {
+        self.got_index.get(&slot).copied()
+    }
+
+    pub fn stub_of(&self, target: Target) -> Option<u32> {
+        self.stub_index.get(&target).copied()
+    }
+
+    pub fn copy_of(&self, external: u32) -> Option<u32> {
+        self.copy_index.get(&external).copied()
+    }
+
+    fn add_got(&mut self, slot: GotSlot) -> u64 {
+        if let Some(&w) = self.got_index.get(&slot) {
+            return w;
+        }
+        let word = self.got_words;
+        self.got_words += slot.words();
+        self.got.push((slot, word));
+        self.got_index.insert(slot, word);
+        word
+    }
+
+    fn add_stub(&mut self, target: Target) {
+        if self.stub_index.contains_key(&target) {
+            return;
+        }
+        let word = self.add_got(GotSlot::Address(target));
+        self.stub_index.insert(target, self.stubs.len() as u32);
+        self.stubs.push((target, word));
+    }
+
+    fn add_copy(&mut self, external: u32, size: u64) {
+        if self.copy_index.contains_key(&external) {
+            return;
+        }
+        self.copy_index.insert(external, self.copies.len() as u32);
+        self.copies.push(CopySlot { external, size });
+    }
+}
+
+/// Scans every live edge once and reserves what the fixups may need.
+pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
+    let mut tables = Tables::default();
+    let mut external_is_function: HashMap<u32, Option<host::HostSymbolInfo>> = HashMap::new();
+    for (g, graph) in graphs.iter().enumerate() {
+        for (b, block) in graph.blocks.iter().enumerate() {
+            if !graph.is_block_live(b as BlockId) {
+                continue;
+            }
+            for edge in &block.edges {
+                *tables.edge_counts.entry(edge.kind.name()).or_insert(0) += 1;
+                let target = res.targets[g][edge.target as usize];
+                if target == Target::NotLoaded {
+                    let sym = &graph.symbols[edge.target as usize];
+                    bail!(
+                        "{}: section {}+{:#x}: {} refers to {} in a section jitrun does not load (a discarded COMDAT copy or a non-allocated section)",
+                        graph.name,
+                        graph.block_section(b as BlockId).name,
+                        edge.offset,
+                        edge.kind,
+                        sym.name.as_deref().map_or_else(|| "a section symbol".to_string(), |n| format!("`{}`", n))
+                    );
+                }
+                let kind = edge.kind;
+                if kind.is_tls() {
+                    tables.uses_tls = true;
+                    plan_tls(&mut tables, kind, target);
+                    continue;
+                }
+                if kind.uses_address_got() {
+                    tables.add_got(GotSlot::Address(target));
+                }
+                if kind.is_abs32()
+                    && matches!(
+                        target,
+                        Target::Block { .. } | Target::Boundary(_) | Target::GotBase
+                    )
+                {
+                    tables.needs_low_image = true;
+                }
+                if matches!(
+                    kind,
+                    EdgeKind::GotPc32 | EdgeKind::GotPc64 | EdgeKind::GotOff64 | EdgeKind::PltOff64
+                ) || target == Target::GotBase
+                {
+                    tables.needs_got_base = true;
+                }
+                match target {
+                    Target::External(ext) if kind.may_use_stub() => {
+                        let info = *external_is_function.entry(ext).or_insert_with(|| {
+                            host::symbol_info(res.externals[ext as usize].address)
+                        });
+                        match info {
+                            Some(info)
+                                if !info.is_function
+                                    && kind != EdgeKind::Branch32
+                                    && kind != EdgeKind::PltOff64 =>
+                            {
+                                tables.add_copy(ext, info.size.max(1))
+                            }
+                            _ => tables.add_stub(target),
+                        }
+                    }
+                    // A call to a missing weak function: native code would
+                    // jump to 0; a stub through a zero GOT entry does too.
+                    Target::Absolute(_) if kind == EdgeKind::Branch32 => tables.add_stub(target),
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(tables)
+}
+
+fn plan_tls(tables: &mut Tables, kind: EdgeKind, target: Target) {
+    match kind {
+        EdgeKind::GotTpOff32 => {
+            tables.add_got(GotSlot::TpOffset(target));
+        }
+        EdgeKind::TlsGd32 => {
+            tables.add_got(GotSlot::TlsIndex(target));
+        }
+        EdgeKind::TlsLd32 => {
+            tables.add_got(GotSlot::TlsModule);
+        }
+        EdgeKind::TlsDescGot32 => {
+            tables.add_got(GotSlot::TlsDescriptor(target));
+        }
+        _ => {}
+    }
+}
+
+/// Builds the synthetic graph that holds the GOT, the stubs, the copy slots
+/// and the `.eh_frame` terminator, so layout places them like any block.
+pub struct TableBlocks {
+    pub got: Option<BlockId>,
+    pub stubs: Option<BlockId>,
+    pub copies: Vec<BlockId>,
+    pub eh_frame_end: Option<BlockId>,
+}
+
+pub fn build_graph(tables: &Tables, has_eh_frame: bool) -> (LinkGraph, TableBlocks) {
+    let mut graph = LinkGraph::new("<linker tables>".to_string(), None);
+    let mut blocks = TableBlocks {
+        got: None,
+        stubs: None,
+        copies: Vec::new(),
+        eh_frame_end: None,
+    };
+    if tables.got_words > 0 || tables.needs_got_base {
+        let s = graph.add_section(".got", SectionKind::RelRo);
+        let size = tables.got_words.max(1) * 8;
+        blocks.got = Some(graph.add_block(s, Content::Owned(vec![0; size as usize]), size, 8));
+    }
+    if !tables.stubs.is_empty() {
+        let s = graph.add_section(".plt", SectionKind::Code);
+        let size = tables.stubs.len() as u64 * STUB_SIZE;
+        blocks.stubs =
+            Some(graph.add_block(s, Content::Owned(vec![0xcc; size as usize]), size, 16));
+    }
+    if !tables.copies.is_empty() {
+        let s = graph.add_section(".data.copy", SectionKind::Data);
+        for copy in &tables.copies {
+            blocks
+                .copies
+                .push(graph.add_block(s, Content::Zero, copy.size, 16));
+        }
+    }
+    if has_eh_frame {
+        let s = graph.add_section(".eh_frame", SectionKind::EhFrame);
+        blocks.eh_frame_end = Some(graph.add_block(s, Content::Owned(vec![0; 4]), 4, 4));
+    }
+    (graph, blocks)
+}
