@@ -129,13 +129,9 @@ impl Cli {
         self.define
             .iter()
             .map(|d| {
-                let (name, value) = d
-                    .split_once('=')
-                    .ok_or_else(|| format!("--define {}: expected NAME=ADDRESS", d))?;
-                Ok((
-                    name.to_string(),
-                    parse_address(value).map_err(|e| format!("--define {}: {}", d, e))?,
-                ))
+                let (name, value) =
+                    d.split_once('=').ok_or_else(|| format!("--define {}: expected NAME=ADDRESS", d))?;
+                Ok((name.to_string(), parse_address(value).map_err(|e| format!("--define {}: {}", d, e))?))
             })
             .collect()
     }
@@ -147,17 +143,8 @@ mod tests {
 
     #[test]
     fn inputs_and_libraries_keep_their_order() {
-        let (cli, ordered) =
-            Cli::parse_ordered(["jitrun", "a.o", "-lm", "b.o", "-L", "dir", "--", "x", "-y"])
-                .unwrap();
-        assert_eq!(
-            ordered,
-            vec![
-                Input::File("a.o".into()),
-                Input::Library("m".into()),
-                Input::File("b.o".into())
-            ]
-        );
+        let (cli, ordered) = Cli::parse_ordered(["jitrun", "a.o", "-lm", "b.o", "-L", "dir", "--", "x", "-y"]).unwrap();
+        assert_eq!(ordered, vec![Input::File("a.o".into()), Input::Library("m".into()), Input::File("b.o".into())]);
         assert_eq!(cli.args, vec!["x", "-y"]);
         assert_eq!(cli.entry, "main");
     }

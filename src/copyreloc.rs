@@ -26,17 +26,10 @@ pub fn install(name: &str, original: u64, copy: u64, size: u64) -> Vec<PatchedSl
     let mut patched = Vec::new();
     for slot in got_slots_for(name, original) {
         if write_protected_word(slot, copy) {
-            patched.push(PatchedSlot {
-                slot,
-                old: original,
-            });
+            patched.push(PatchedSlot { slot, old: original });
         }
     }
-    log::debug!(
-        "copy relocation for {}: {} GOT entries now point into the image",
-        name,
-        patched.len()
-    );
+    log::debug!("copy relocation for {}: {} GOT entries now point into the image", name, patched.len());
     patched
 }
 
@@ -91,19 +84,10 @@ struct Search<'a> {
 /// GOT entries (`R_X86_64_GLOB_DAT` / `R_X86_64_64` against `name`) of every
 /// loaded module that currently hold `original`.
 fn got_slots_for(name: &str, original: u64) -> Vec<u64> {
-    let mut search = Search {
-        name: name.as_bytes(),
-        original,
-        found: Vec::new(),
-    };
+    let mut search = Search { name: name.as_bytes(), original, found: Vec::new() };
     // SAFETY: the callback only reads the program headers and dynamic
     // sections the loader hands it, while the loader's lock is held.
-    unsafe {
-        libc::dl_iterate_phdr(
-            Some(visit_module),
-            &mut search as *mut Search as *mut libc::c_void,
-        )
-    };
+    unsafe { libc::dl_iterate_phdr(Some(visit_module), &mut search as *mut Search as *mut libc::c_void) };
     search.found
 }
 

@@ -26,8 +26,7 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
         let bytes = bytes.to_vec();
         let mut edges = block.edges.clone();
         edges.sort_by_key(|e| e.offset);
-        let records = split_records(&bytes)
-            .map_err(|e| anyhow!("{}: section .eh_frame: {}", graph.name, e))?;
+        let records = split_records(&bytes).map_err(|e| anyhow!("{}: section .eh_frame: {}", graph.name, e))?;
         let dropped = |rec: &Record| -> bool {
             if rec.is_terminator {
                 return true;
@@ -37,14 +36,11 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
             }
             // The FDE's pc_begin field sits right after the CIE pointer.
             let pc_begin = rec.start + 8;
-            edges
-                .iter()
-                .find(|e| e.offset == pc_begin)
-                .is_some_and(|e| match graph.symbols[e.target as usize].def {
-                    SymbolDef::Defined { block, .. } => !graph.is_block_live(block),
-                    SymbolDef::NotLoaded => true,
-                    _ => false,
-                })
+            edges.iter().find(|e| e.offset == pc_begin).is_some_and(|e| match graph.symbols[e.target as usize].def {
+                SymbolDef::Defined { block, .. } => !graph.is_block_live(block),
+                SymbolDef::NotLoaded => true,
+                _ => false,
+            })
         };
         if !records.iter().any(dropped) {
             continue;
@@ -62,34 +58,17 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
             if rec.cie_pointer != 0 {
                 // Re-point the FDE at its CIE's new position.
                 let cie_old = rec.start + 4 - rec.cie_pointer as u64;
-                let cie = records
-                    .iter()
-                    .position(|r| r.start == cie_old)
-                    .ok_or_else(|| {
-                        anyhow!(
-                            "{}: section .eh_frame+{:#x}: FDE points at no CIE",
-                            graph.name,
-                            rec.start
-                        )
-                    })?;
+                let cie = records.iter().position(|r| r.start == cie_old).ok_or_else(|| {
+                    anyhow!("{}: section .eh_frame+{:#x}: FDE points at no CIE", graph.name, rec.start)
+                })?;
                 if new_start[cie] == u64::MAX {
-                    bail!(
-                        "{}: section .eh_frame+{:#x}: FDE precedes its CIE",
-                        graph.name,
-                        rec.start
-                    );
+                    bail!("{}: section .eh_frame+{:#x}: FDE precedes its CIE", graph.name, rec.start);
                 }
                 let pointer = (start + 4 - new_start[cie]) as u32;
                 out[start as usize + 4..start as usize + 8].copy_from_slice(&pointer.to_le_bytes());
             }
-            for e in edges
-                .iter()
-                .filter(|e| e.offset >= rec.start && e.offset < rec.end)
-            {
-                new_edges.push(Edge {
-                    offset: e.offset - rec.start + start,
-                    ..*e
-                });
+            for e in edges.iter().filter(|e| e.offset >= rec.start && e.offset < rec.end) {
+                new_edges.push(Edge { offset: e.offset - rec.start + start, ..*e });
             }
         }
         let block = &mut graph.blocks[b];
@@ -120,40 +99,21 @@ fn split_records(bytes: &[u8]) -> Result<Vec<Record>, String> {
     while pos < bytes.len() {
         let length = read_u32(pos)?;
         if length == 0 {
-            records.push(Record {
-                start: pos as u64,
-                end: pos as u64 + 4,
-                cie_pointer: 0,
-                is_terminator: true,
-            });
+            records.push(Record { start: pos as u64, end: pos as u64 + 4, cie_pointer: 0, is_terminator: true });
             pos += 4;
             continue;
         }
         if length == 0xffff_ffff {
             return Err(format!("64-bit record at {:#x} is not supported", pos));
         }
-        let end = pos
-            .checked_add(4 + length as usize)
-            .filter(|&e| e <= bytes.len())
-            .ok_or_else(|| {
-                format!(
-                    "record at {:#x} with length {:#x} runs past the end of the section",
-                    pos, length
-                )
-            })?;
+        let end = pos.checked_add(4 + length as usize).filter(|&e| e <= bytes.len()).ok_or_else(|| {
+            format!("record at {:#x} with length {:#x} runs past the end of the section", pos, length)
+        })?;
         let cie_pointer = read_u32(pos + 4)?;
         if cie_pointer as usize > pos + 4 {
-            return Err(format!(
-                "FDE at {:#x} points before the start of the section",
-                pos
-            ));
+            return Err(format!("FDE at {:#x} points before the start of the section", pos));
         }
-        records.push(Record {
-            start: pos as u64,
-            end: end as u64,
-            cie_pointer,
-            is_terminator: false,
-        });
+        records.push(Record { start: pos as u64, end: end as u64, cie_pointer, is_terminator: false });
         pos = end;
     }
     Ok(records)

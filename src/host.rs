@@ -28,16 +28,9 @@ impl SharedLibrary {
         // the library's constructors, which is what loading it means.
         let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
         if handle.is_null() {
-            bail!(
-                "{}: cannot load shared library: {}",
-                path.display(),
-                dlerror_message()
-            );
+            bail!("{}: cannot load shared library: {}", path.display(), dlerror_message());
         }
-        Ok(SharedLibrary {
-            path: path.to_path_buf(),
-            handle,
-        })
+        Ok(SharedLibrary { path: path.to_path_buf(), handle })
     }
 
     pub fn handle(&self) -> *mut libc::c_void {
@@ -65,9 +58,7 @@ fn dlerror_message() -> String {
         "unknown error".to_string()
     } else {
         // SAFETY: non-null, NUL-terminated, valid until the next dl call.
-        unsafe { CStr::from_ptr(msg) }
-            .to_string_lossy()
-            .into_owned()
+        unsafe { CStr::from_ptr(msg) }.to_string_lossy().into_owned()
     }
 }
 
@@ -134,11 +125,7 @@ pub struct HostResolver {
 impl HostResolver {
     /// Finds `name` in `libraries` (in order) and then in the process;
     /// returns the address and which library, if any, provided it.
-    pub fn resolve(
-        &mut self,
-        name: &str,
-        libraries: &[SharedLibrary],
-    ) -> Option<(u64, Option<usize>)> {
+    pub fn resolve(&mut self, name: &str, libraries: &[SharedLibrary]) -> Option<(u64, Option<usize>)> {
         if let Some(hit) = self.cache.get(name) {
             return *hit;
         }

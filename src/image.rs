@@ -18,11 +18,7 @@ use crate::host::SharedLibrary;
 use crate::mapper::{InProcessMapper, InitKey, MemoryMapper};
 
 extern "C" {
-    fn __cxa_atexit(
-        func: extern "C" fn(*mut c_void),
-        arg: *mut c_void,
-        dso_handle: *mut c_void,
-    ) -> c_int;
+    fn __cxa_atexit(func: extern "C" fn(*mut c_void), arg: *mut c_void, dso_handle: *mut c_void) -> c_int;
     fn __cxa_finalize(dso_handle: *mut c_void);
     static mut environ: *mut *mut c_char;
 }
@@ -56,7 +52,7 @@ pub struct Image {
     /// Boxed so its address, given to `__cxa_atexit`, stays put.
     fini_state: Option<Box<FiniState>>,
     /// Closed after everything else, since destructors may call into them.
-    pub(crate) libraries: Vec<SharedLibrary>,
+    pub(crate) _libraries: Vec<SharedLibrary>,
     /// Keeps argv alive for as long as the program may look at it.
     argv_storage: Vec<CString>,
     argv_ptrs: Vec<*mut c_char>,
@@ -90,7 +86,7 @@ impl Image {
             fini,
             dso_handle,
             fini_state: None,
-            libraries,
+            _libraries: libraries,
             argv_storage: Vec::new(),
             argv_ptrs: Vec::new(),
         }
@@ -120,20 +116,13 @@ impl Image {
     /// what it returned. `argv[0]` is `program`.
     pub fn run_main(&mut self, entry: &str, program: &str, args: &[String]) -> Result<i32> {
         let Some(entry_addr) = self.lookup(entry) else {
-            bail!(
-                "entry point `{}` is not defined by the loaded objects",
-                entry
-            );
+            bail!("entry point `{}` is not defined by the loaded objects", entry);
         };
         self.argv_storage = std::iter::once(program)
             .chain(args.iter().map(String::as_str))
             .map(|a| CString::new(a).context("an argument contains a NUL byte"))
             .collect::<Result<_>>()?;
-        self.argv_ptrs = self
-            .argv_storage
-            .iter()
-            .map(|a| a.as_ptr() as *mut c_char)
-            .collect();
+        self.argv_ptrs = self.argv_storage.iter().map(|a| a.as_ptr() as *mut c_char).collect();
         self.argv_ptrs.push(std::ptr::null_mut());
         let argc = self.argv_storage.len() as c_int;
         let argv = self.argv_ptrs.as_mut_ptr();
@@ -141,11 +130,7 @@ impl Image {
         let envp = unsafe { environ };
 
         self.register_finalizer();
-        for f in self
-            .read_array(self.preinit)
-            .into_iter()
-            .chain(self.read_array(self.init))
-        {
+        for f in self.read_array(self.preinit).into_iter().chain(self.read_array(self.init)) {
             if f == 0 || f == u64::MAX {
                 continue;
             }

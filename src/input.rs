@@ -16,18 +16,14 @@ pub enum InputData {
 impl InputData {
     pub fn open(path: &Path) -> Result<InputData> {
         let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-        let len = file
-            .metadata()
-            .with_context(|| format!("{}: cannot stat", path.display()))?
-            .len();
+        let len = file.metadata().with_context(|| format!("{}: cannot stat", path.display()))?.len();
         if len == 0 {
             return Ok(InputData::Owned(Vec::new()));
         }
         // SAFETY: the mapping is private and read-only; if another process
         // truncates the file while we run, we may fault, which is the same
         // contract every linker has with its inputs.
-        let map = unsafe { Mmap::map(&file) }
-            .with_context(|| format!("{}: cannot map", path.display()))?;
+        let map = unsafe { Mmap::map(&file) }.with_context(|| format!("{}: cannot map", path.display()))?;
         Ok(InputData::Mapped(map))
     }
 
@@ -54,20 +50,13 @@ pub enum FileKind {
 pub fn detect(bytes: &[u8]) -> FileKind {
     if bytes.starts_with(b"\x7fELF") {
         FileKind::Elf
-    } else if bytes.starts_with(&[0xcf, 0xfa, 0xed, 0xfe])
-        || bytes.starts_with(&[0xce, 0xfa, 0xed, 0xfe])
-    {
+    } else if bytes.starts_with(&[0xcf, 0xfa, 0xed, 0xfe]) || bytes.starts_with(&[0xce, 0xfa, 0xed, 0xfe]) {
         FileKind::MachO
     } else if bytes.starts_with(b"!<arch>\n") {
         FileKind::Archive
     } else if bytes.starts_with(b"!<thin>\n") {
         FileKind::ThinArchive
-    } else if !bytes.is_empty()
-        && bytes
-            .iter()
-            .take(256)
-            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
-    {
+    } else if !bytes.is_empty() && bytes.iter().take(256).all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace()) {
         FileKind::Text
     } else {
         FileKind::Unknown

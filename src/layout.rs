@@ -86,12 +86,8 @@ pub const NOT_PLACED: u64 = u64::MAX;
 
 /// The output section an input section joins, as ld's default script names it.
 pub fn output_section_name(name: &str, kind: SectionKind) -> &str {
-    let base = |prefix: &'static str| {
-        name == prefix
-            || name
-                .strip_prefix(prefix)
-                .is_some_and(|rest| rest.starts_with('.'))
-    };
+    let base =
+        |prefix: &'static str| name == prefix || name.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('.'));
     match kind {
         SectionKind::InitArray(InitKind::PreinitArray) => ".preinit_array",
         SectionKind::InitArray(InitKind::InitArray | InitKind::Ctors) => ".init_array",
@@ -182,38 +178,23 @@ pub fn compute(graphs: &[LinkGraph]) -> Layout {
                     blocks: Vec::new(),
                 });
             }
-            pending[idx].blocks.extend(
-                section
-                    .blocks
-                    .iter()
-                    .map(|&b| (section.priority, g as u32, b)),
-            );
+            pending[idx].blocks.extend(section.blocks.iter().map(|&b| (section.priority, g as u32, b)));
         }
     }
     pending.sort_by_key(|p| (p.segment, p.rank, p.first));
 
-    let mut block_offsets: Vec<Vec<u64>> = graphs
-        .iter()
-        .map(|g| vec![NOT_PLACED; g.blocks.len()])
-        .collect();
+    let mut block_offsets: Vec<Vec<u64>> = graphs.iter().map(|g| vec![NOT_PLACED; g.blocks.len()]).collect();
     let mut segments: Vec<Segment> = Vec::new();
     let mut sections = Vec::new();
     let mut cursor = 0u64;
     let mut max_align = page;
     for p in &mut pending {
-        if segments
-            .last()
-            .is_none_or(|s: &Segment| s.kind != p.segment)
-        {
+        if segments.last().is_none_or(|s: &Segment| s.kind != p.segment) {
             if let Some(last) = segments.last_mut() {
                 last.size = cursor - last.offset;
             }
             cursor = align_up(cursor, page);
-            segments.push(Segment {
-                kind: p.segment,
-                offset: cursor,
-                size: 0,
-            });
+            segments.push(Segment { kind: p.segment, offset: cursor, size: 0 });
         }
         // Stable sort keeps input order among equal priorities.
         p.blocks.sort_by_key(|&(priority, g, _)| (priority, g));
@@ -242,10 +223,7 @@ pub fn compute(graphs: &[LinkGraph]) -> Layout {
     // TLS template: initialized data first, then zero-fill, like PT_TLS.
     tls_blocks.sort_by_key(|&(is_bss, g, _)| (is_bss, g));
     let mut tls = TlsLayout {
-        offsets: graphs
-            .iter()
-            .map(|g| vec![NOT_PLACED; g.blocks.len()])
-            .collect(),
+        offsets: graphs.iter().map(|g| vec![NOT_PLACED; g.blocks.len()]).collect(),
         align: 1,
         ..Default::default()
     };
@@ -262,14 +240,7 @@ pub fn compute(graphs: &[LinkGraph]) -> Layout {
     }
     tls.size = tls_cursor;
 
-    Layout {
-        segments,
-        sections,
-        block_offsets,
-        tls,
-        size,
-        align: max_align,
-    }
+    Layout { segments, sections, block_offsets, tls, size, align: max_align }
 }
 
 impl Layout {
@@ -278,12 +249,7 @@ impl Layout {
     }
 
     pub fn segment_end(&self, kinds: &[SegmentKind]) -> u64 {
-        self.segments
-            .iter()
-            .filter(|s| kinds.contains(&s.kind))
-            .map(|s| s.offset + s.size)
-            .max()
-            .unwrap_or(0)
+        self.segments.iter().filter(|s| kinds.contains(&s.kind)).map(|s| s.offset + s.size).max().unwrap_or(0)
     }
 }
 
@@ -302,26 +268,11 @@ mod tests {
 
     #[test]
     fn output_names_follow_ld() {
-        assert_eq!(
-            output_section_name(".text.hot.main", SectionKind::Code),
-            ".text"
-        );
-        assert_eq!(
-            output_section_name(".textual", SectionKind::Code),
-            ".textual"
-        );
-        assert_eq!(
-            output_section_name(".rodata.str1.1", SectionKind::ReadOnly),
-            ".rodata"
-        );
-        assert_eq!(
-            output_section_name("my_items", SectionKind::Data),
-            "my_items"
-        );
-        assert_eq!(
-            output_section_name(".ctors.65435", SectionKind::InitArray(InitKind::Ctors)),
-            ".init_array"
-        );
+        assert_eq!(output_section_name(".text.hot.main", SectionKind::Code), ".text");
+        assert_eq!(output_section_name(".textual", SectionKind::Code), ".textual");
+        assert_eq!(output_section_name(".rodata.str1.1", SectionKind::ReadOnly), ".rodata");
+        assert_eq!(output_section_name("my_items", SectionKind::Data), "my_items");
+        assert_eq!(output_section_name(".ctors.65435", SectionKind::InitArray(InitKind::Ctors)), ".init_array");
     }
 
     #[test]
@@ -334,15 +285,7 @@ mod tests {
         ]);
         let layout = compute(&[g]);
         let kinds: Vec<_> = layout.segments.iter().map(|s| s.kind).collect();
-        assert_eq!(
-            kinds,
-            [
-                SegmentKind::Text,
-                SegmentKind::ReadOnly,
-                SegmentKind::Data,
-                SegmentKind::Bss
-            ]
-        );
+        assert_eq!(kinds, [SegmentKind::Text, SegmentKind::ReadOnly, SegmentKind::Data, SegmentKind::Bss]);
         for s in &layout.segments {
             assert_eq!(s.offset % page_size(), 0);
         }
@@ -354,11 +297,7 @@ mod tests {
     #[test]
     fn init_arrays_sort_by_priority_then_input_order() {
         let mut g = LinkGraph::new("t.o".into(), None);
-        for (name, prio) in [
-            (".init_array", 65536),
-            (".init_array.00200", 200),
-            (".init_array.00101", 101),
-        ] {
+        for (name, prio) in [(".init_array", 65536), (".init_array.00200", 200), (".init_array.00101", 101)] {
             let s = g.add_section(name, SectionKind::InitArray(InitKind::InitArray));
             g.sections[s as usize].priority = prio;
             g.add_block(s, Content::Zero, 8, 8);
@@ -372,10 +311,7 @@ mod tests {
 
     #[test]
     fn tls_template_puts_tdata_before_tbss() {
-        let g = graph_with(&[
-            (".tbss", SectionKind::TlsZeroFill, 8, 8),
-            (".tdata", SectionKind::TlsData, 4, 4),
-        ]);
+        let g = graph_with(&[(".tbss", SectionKind::TlsZeroFill, 8, 8), (".tdata", SectionKind::TlsData, 4, 4)]);
         let layout = compute(&[g]);
         assert_eq!(layout.tls.offsets[0][1], 0);
         assert_eq!(layout.tls.offsets[0][0], 8);

@@ -21,10 +21,7 @@ fn lookup_in(data: &[u8], prefix: &str) -> Option<PathBuf> {
     if !data.starts_with(MAGIC) || data.len() < HEADER {
         return None;
     }
-    let u32_at = |at: usize| {
-        data.get(at..at + 4)
-            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
-    };
+    let u32_at = |at: usize| data.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()));
     let nlibs = u32_at(20)? as usize;
     let c_str = |off: usize| {
         let tail = data.get(off..)?;
@@ -39,9 +36,7 @@ fn lookup_in(data: &[u8], prefix: &str) -> Option<PathBuf> {
         }
         let key = c_str(u32_at(entry + 4)? as usize)?;
         let value = c_str(u32_at(entry + 8)? as usize)?;
-        let versioned = key
-            .strip_prefix(prefix)
-            .is_some_and(|rest| rest.starts_with('.') || rest.is_empty());
+        let versioned = key.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('.') || rest.is_empty());
         if versioned {
             let path = PathBuf::from(value);
             if path.exists() {

@@ -28,10 +28,7 @@ pub fn find_library(name: &str, search: &[PathBuf], prefer_static: bool) -> Resu
         None if prefer_static => vec![format!("lib{}.a", name), format!("lib{}.so", name)],
         None => vec![format!("lib{}.so", name), format!("lib{}.a", name)],
     };
-    let dirs = search
-        .iter()
-        .map(PathBuf::as_path)
-        .chain(DEFAULT_DIRS.iter().map(Path::new));
+    let dirs = search.iter().map(PathBuf::as_path).chain(DEFAULT_DIRS.iter().map(Path::new));
     for dir in dirs {
         for file in &candidates {
             let path = dir.join(file);
@@ -47,28 +44,16 @@ pub fn find_library(name: &str, search: &[PathBuf], prefer_static: bool) -> Resu
             return Ok(path);
         }
     }
-    let searched: Vec<String> = search
-        .iter()
-        .map(|p| p.display().to_string())
-        .chain(DEFAULT_DIRS.iter().map(|s| s.to_string()))
-        .collect();
-    bail!(
-        "cannot find library -l{}: no {} in {}",
-        name,
-        candidates.join(" or "),
-        searched.join(", ")
-    )
+    let searched: Vec<String> =
+        search.iter().map(|p| p.display().to_string()).chain(DEFAULT_DIRS.iter().map(|s| s.to_string())).collect();
+    bail!("cannot find library -l{}: no {} in {}", name, candidates.join(" or "), searched.join(", "))
 }
 
 /// The files a GNU ld script names, resolved to paths.
 pub fn expand_script(script_path: &Path, text: &str, search: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let text = strip_comments(text);
     let mut files = Vec::new();
-    let tokens: Vec<String> = text
-        .replace(['(', ')', ','], " ( ")
-        .split_whitespace()
-        .map(str::to_string)
-        .collect();
+    let tokens: Vec<String> = text.replace(['(', ')', ','], " ( ").split_whitespace().map(str::to_string).collect();
     let mut depth = 0usize;
     let mut in_list = false;
     for tok in tokens {
@@ -103,7 +88,10 @@ pub fn expand_script(script_path: &Path, text: &str, search: &[PathBuf]) -> Resu
         }
     }
     if files.is_empty() {
-        bail!("{}: a linker script that names no input files (jitrun understands GROUP, INPUT and AS_NEEDED)", script_path.display());
+        bail!(
+            "{}: a linker script that names no input files (jitrun understands GROUP, INPUT and AS_NEEDED)",
+            script_path.display()
+        );
     }
     Ok(files)
 }
@@ -129,8 +117,7 @@ mod tests {
     #[test]
     fn expands_libc_script() {
         let script = "/* GNU ld script\n   Use the shared library. */\nOUTPUT_FORMAT(elf64-x86-64)\nGROUP ( /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc_nonshared.a  AS_NEEDED ( /lib64/ld-linux-x86-64.so.2 ) )\n";
-        let files =
-            expand_script(Path::new("/usr/lib/x86_64-linux-gnu/libc.so"), script, &[]).unwrap();
+        let files = expand_script(Path::new("/usr/lib/x86_64-linux-gnu/libc.so"), script, &[]).unwrap();
         assert_eq!(
             files,
             vec![
@@ -143,12 +130,7 @@ mod tests {
 
     #[test]
     fn empty_script_is_an_error() {
-        assert!(expand_script(
-            Path::new("x.so"),
-            "/* nothing */ OUTPUT_FORMAT(elf64-x86-64)",
-            &[]
-        )
-        .is_err());
+        assert!(expand_script(Path::new("x.so"), "/* nothing */ OUTPUT_FORMAT(elf64-x86-64)", &[]).is_err());
     }
 
     #[test]

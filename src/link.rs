@@ -11,9 +11,7 @@ use crate::host::{HostResolver, SharedLibrary};
 use crate::image::{FunctionArray, Image};
 use crate::input::{detect, FileKind, InputData};
 use crate::layout::{self, Layout, SegmentKind, NOT_PLACED};
-use crate::mapper::{
-    ActionPair, AllocInfo, InProcessMapper, MemoryMapper, Placement, SegmentProtection,
-};
+use crate::mapper::{ActionPair, AllocInfo, InProcessMapper, MemoryMapper, Placement, SegmentProtection};
 use crate::model::*;
 use crate::resolve::{Boundary, Resolution, SymbolTable, Target};
 use crate::tables::{self, GotSlot, TableBlocks, Tables};
@@ -30,9 +28,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            max_image_size: 4 << 30,
-        }
+        Limits { max_image_size: 4 << 30 }
     }
 }
 
@@ -61,12 +57,7 @@ pub struct Linker {
 
 impl Linker {
     pub fn new(options: LinkOptions) -> Linker {
-        Linker {
-            options,
-            graphs: Vec::new(),
-            libraries: Vec::new(),
-            opened_libraries: HashSet::new(),
-        }
+        Linker { options, graphs: Vec::new(), libraries: Vec::new(), opened_libraries: HashSet::new() }
     }
 
     /// Adds an input named on the command line: a relocatable object, a
@@ -93,8 +84,7 @@ impl Linker {
                 bail!("{}: static archives are not supported yet", name)
             }
             FileKind::Text if depth < 8 => {
-                let text = std::str::from_utf8(data.bytes())
-                    .with_context(|| format!("{}: not UTF-8", name))?;
+                let text = std::str::from_utf8(data.bytes()).with_context(|| format!("{}: not UTF-8", name))?;
                 let files = libsearch::expand_script(path, text, &self.options.search_paths)?;
                 for file in files {
                     match self.add_file_nested(&file, depth + 1) {
@@ -107,17 +97,13 @@ impl Linker {
                 }
                 Ok(())
             }
-            _ => bail!(
-                "{}: not an ELF or Mach-O object, archive or linker script",
-                name
-            ),
+            _ => bail!("{}: not an ELF or Mach-O object, archive or linker script", name),
         }
     }
 
     /// Adds `-lNAME`.
     pub fn add_library(&mut self, name: &str) -> Result<()> {
-        let path =
-            libsearch::find_library(name, &self.options.search_paths, self.options.static_libs)?;
+        let path = libsearch::find_library(name, &self.options.search_paths, self.options.static_libs)?;
         log::debug!("-l{} is {}", name, path.display());
         self.add_file(&path)
     }
@@ -138,12 +124,7 @@ impl Linker {
 
     /// Links everything added so far and maps it, ready to run.
     pub fn link(self) -> Result<Image> {
-        let Linker {
-            options,
-            mut graphs,
-            mut libraries,
-            ..
-        } = self;
+        let Linker { options, mut graphs, mut libraries, .. } = self;
         if graphs.is_empty() {
             bail!("no input objects");
         }
@@ -160,10 +141,7 @@ impl Linker {
         for (g, graph) in graphs.iter().enumerate() {
             table.add_graph(g as u32, graph, &graphs)?;
         }
-        let needed: HashSet<&str> = table
-            .undefined_names()
-            .filter(|n| runtime::provides(n))
-            .collect();
+        let needed: HashSet<&str> = table.undefined_names().filter(|n| runtime::provides(n)).collect();
         let runtime_graph = runtime::build(&needed);
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
         graphs.push(runtime_graph);
@@ -173,11 +151,8 @@ impl Linker {
 
         // One scan over all edges sizes the GOT, stubs and copy slots.
         let tables = tables::plan(&graphs, &res)?;
-        let has_eh_frame = graphs.iter().any(|g| {
-            g.sections
-                .iter()
-                .any(|s| s.kind == SectionKind::EhFrame && !s.discarded)
-        });
+        let has_eh_frame =
+            graphs.iter().any(|g| g.sections.iter().any(|s| s.kind == SectionKind::EhFrame && !s.discarded));
         let (table_graph, table_blocks) = tables::build_graph(&tables, has_eh_frame);
         graphs.push(table_graph);
 
@@ -200,12 +175,7 @@ impl Linker {
         };
         let mut mapper = InProcessMapper::new();
         let base = mapper.reserve(layout.size, layout.align, placement)?;
-        log::debug!(
-            "image at {:#x}, {} bytes, {:?}",
-            base,
-            layout.size,
-            placement
-        );
+        log::debug!("image at {:#x}, {} bytes, {:?}", base, layout.size, placement);
 
         let copies_in_use = decide_copies(&tables, &res, base, layout.size);
         let mut addrs = Addresses {
@@ -228,8 +198,7 @@ impl Linker {
                 if tls_offset == NOT_PLACED {
                     continue;
                 }
-                let bytes =
-                    &mut tls_template[tls_offset as usize..(tls_offset + block.size) as usize];
+                let bytes = &mut tls_template[tls_offset as usize..(tls_offset + block.size) as usize];
                 if let Some(content) = block.bytes(graph.input_bytes()) {
                     bytes.copy_from_slice(content);
                 }
@@ -270,7 +239,6 @@ impl Linker {
             .filter_map(|(name, &t)| addrs.address(t).ok().map(|a| (name.clone(), a)))
             .collect();
         let table_graph = addrs.table_graph;
-        drop(addrs);
 
         // Protections, then finalize actions (with their dealloc pairs).
         let mut actions = Vec::new();
@@ -283,8 +251,7 @@ impl Linker {
             }
             let ext = &res.externals[copy.external as usize];
             let (name, original, size) = (ext.name.to_string(), ext.address, copy.size);
-            let slot =
-                base + layout.block_offsets[table_graph as usize][table_blocks.copies[i] as usize];
+            let slot = base + layout.block_offsets[table_graph as usize][table_blocks.copies[i] as usize];
             let patched = Arc::new(std::sync::Mutex::new(Vec::new()));
             let patched2 = patched.clone();
             actions.push(ActionPair {
@@ -294,12 +261,7 @@ impl Linker {
                     Ok(())
                 }),
                 dealloc: Box::new(move || {
-                    copyreloc::uninstall(
-                        original,
-                        slot,
-                        size,
-                        std::mem::take(&mut *patched2.lock().unwrap()),
-                    )
+                    copyreloc::uninstall(original, slot, size, std::mem::take(&mut *patched2.lock().unwrap()))
                 }),
             });
         }
@@ -329,30 +291,12 @@ impl Linker {
         let array = |name: &str| {
             layout
                 .section(name)
-                .map(|s| FunctionArray {
-                    start: base + s.offset,
-                    count: s.size / 8,
-                })
+                .map(|s| FunctionArray { start: base + s.offset, count: s.size / 8 })
                 .unwrap_or_default()
         };
-        let arrays = [
-            array(".preinit_array"),
-            array(".init_array"),
-            array(".fini_array"),
-        ];
-        let dso_handle = *symbols
-            .get(runtime::DSO_HANDLE)
-            .ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
-        Ok(Image::new(
-            mapper,
-            base,
-            layout.size,
-            key,
-            symbols,
-            arrays,
-            dso_handle,
-            libraries,
-        ))
+        let arrays = [array(".preinit_array"), array(".init_array"), array(".fini_array")];
+        let dso_handle = *symbols.get(runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
+        Ok(Image::new(mapper, base, layout.size, key, symbols, arrays, dso_handle, libraries))
     }
 }
 
@@ -382,16 +326,9 @@ fn select_comdats(graphs: &mut [LinkGraph]) {
 /// symbols that nothing provides, load them the same way.
 fn load_cxx_runtime_if_needed(table: &SymbolTable, libraries: &mut Vec<SharedLibrary>) {
     let wants_cxx = table.undefined_names().any(|n| {
-        n.starts_with("_Z")
-            || n.starts_with("__cxa_")
-            || n.starts_with("__gxx_")
-            || n.starts_with("_Unwind_")
+        n.starts_with("_Z") || n.starts_with("__cxa_") || n.starts_with("__gxx_") || n.starts_with("_Unwind_")
     });
-    if !wants_cxx
-        || libraries
-            .iter()
-            .any(|l| l.path.to_string_lossy().contains("libstdc++"))
-    {
+    if !wants_cxx || libraries.iter().any(|l| l.path.to_string_lossy().contains("libstdc++")) {
         return;
     }
     for name in ["libstdc++.so.6", "libm.so.6", "libgcc_s.so.1"] {
@@ -411,11 +348,7 @@ fn decide_copies(tables: &Tables, res: &Resolution, base: u64, size: u64) -> Vec
         let limit = (1i128 << 31) - 1;
         lo.abs() < limit && hi.abs() < limit
     };
-    tables
-        .copies
-        .iter()
-        .map(|c| !reach(res.externals[c.external as usize].address))
-        .collect()
+    tables.copies.iter().map(|c| !reach(res.externals[c.external as usize].address)).collect()
 }
 
 /// Turns targets into addresses once the base is known.
@@ -446,11 +379,7 @@ impl Addresses<'_> {
     /// `S` for a target.
     fn address(&self, target: Target) -> Result<u64> {
         Ok(match target {
-            Target::Block {
-                graph,
-                block,
-                offset,
-            } => {
+            Target::Block { graph, block, offset } => {
                 let placed = self.layout.block_offsets[graph as usize][block as usize];
                 if placed == NOT_PLACED {
                     bail!("refers to a thread-local symbol as if it were an ordinary one");
@@ -470,9 +399,7 @@ impl Addresses<'_> {
                 self.base
                     + match &self.res.boundaries[i as usize] {
                         Boundary::SectionStart(name) => l.section(name).map_or(0, |s| s.offset),
-                        Boundary::SectionEnd(name) => {
-                            l.section(name).map_or(0, |s| s.offset + s.size)
-                        }
+                        Boundary::SectionEnd(name) => l.section(name).map_or(0, |s| s.offset + s.size),
                         Boundary::ImageStart => 0,
                         Boundary::TextEnd => l.segment_end(&[SegmentKind::Text]),
                         Boundary::DataEnd => l.segment_end(&[
@@ -481,9 +408,9 @@ impl Addresses<'_> {
                             SegmentKind::RelRo,
                             SegmentKind::Data,
                         ]),
-                        Boundary::ImageEnd => l
-                            .segment_end(&[SegmentKind::Bss])
-                            .max(l.segment_end(&[SegmentKind::Data])),
+                        Boundary::ImageEnd => {
+                            l.segment_end(&[SegmentKind::Bss]).max(l.segment_end(&[SegmentKind::Data]))
+                        }
                     }
             }
             Target::NotLoaded => bail!("refers to a section that is not loaded"),
@@ -493,11 +420,7 @@ impl Addresses<'_> {
     /// Offset of a thread-local target inside the TLS block.
     fn tls_offset(&self, target: Target) -> Result<u64> {
         match target {
-            Target::Block {
-                graph,
-                block,
-                offset,
-            } => {
+            Target::Block { graph, block, offset } => {
                 let placed = self.layout.tls.offsets[graph as usize][block as usize];
                 if placed == NOT_PLACED {
                     bail!("uses a thread-local access on a symbol that is not thread-local");
@@ -512,8 +435,7 @@ impl Addresses<'_> {
     }
 
     fn tls_module(&self) -> Result<&TlsModule> {
-        self.tls
-            .ok_or_else(|| anyhow!("internal: TLS used without a TLS block"))
+        self.tls.ok_or_else(|| anyhow!("internal: TLS used without a TLS block"))
     }
 
     fn got_entry(&self, slot: GotSlot) -> Option<u64> {
@@ -521,9 +443,7 @@ impl Addresses<'_> {
     }
 
     fn stub(&self, target: Target) -> Option<u64> {
-        self.tables
-            .stub_of(target)
-            .map(|i| self.table_addr(self.table_blocks.stubs) + STUB_SIZE * i as u64)
+        self.tables.stub_of(target).map(|i| self.table_addr(self.table_blocks.stubs) + STUB_SIZE * i as u64)
     }
 }
 
@@ -556,19 +476,13 @@ fn apply_block_fixups(
             )
         };
         let kind = edge.kind;
-        let mut values = FixupValues {
-            p: block_addr + edge.offset,
-            a: edge.addend,
-            got: addrs.got(),
-            ..Default::default()
-        };
+        let mut values =
+            FixupValues { p: block_addr + edge.offset, a: edge.addend, got: addrs.got(), ..Default::default() };
         if kind.is_tls() {
             let module = addrs.tls_module().map_err(|e| fail(&e))?;
             let slot = match kind {
                 EdgeKind::TpOff32 | EdgeKind::TpOff64 => {
-                    values.s = (module.tp_offset
-                        + addrs.tls_offset(target).map_err(|e| fail(&e))? as i64)
-                        as u64;
+                    values.s = (module.tp_offset + addrs.tls_offset(target).map_err(|e| fail(&e))? as i64) as u64;
                     None
                 }
                 EdgeKind::DtpOff32 | EdgeKind::DtpOff64 => {
@@ -608,11 +522,7 @@ fn symbol_size(graph: &LinkGraph, sym: SymbolId, res: &Resolution) -> u64 {
     if s.size != 0 || s.scope == Scope::Local {
         return s.size;
     }
-    s.name
-        .as_deref()
-        .and_then(|n| res.sizes.get(n))
-        .copied()
-        .unwrap_or(0)
+    s.name.as_deref().and_then(|n| res.sizes.get(n)).copied().unwrap_or(0)
 }
 
 /// Fills GOT entries and stubs.
@@ -621,18 +531,12 @@ fn write_tables(memory: &mut [u8], addrs: &Addresses) -> Result<()> {
     for &(slot, word) in &addrs.tables.got {
         let words: [u64; 2] = match slot {
             GotSlot::Address(t) => [addrs.address(t)?, 0],
-            GotSlot::TpOffset(t) => [
-                (addrs.tls_module()?.tp_offset + addrs.tls_offset(t)? as i64) as u64,
-                0,
-            ],
+            GotSlot::TpOffset(t) => [(addrs.tls_module()?.tp_offset + addrs.tls_offset(t)? as i64) as u64, 0],
             GotSlot::TlsIndex(t) => [addrs.tls_module()?.module_id, addrs.tls_offset(t)?],
             GotSlot::TlsModule => [addrs.tls_module()?.module_id, 0],
             GotSlot::TlsDescriptor(t) => {
                 let module = addrs.tls_module()?;
-                [
-                    module.descriptor_resolver,
-                    (module.tp_offset + addrs.tls_offset(t)? as i64) as u64,
-                ]
+                [module.descriptor_resolver, (module.tp_offset + addrs.tls_offset(t)? as i64) as u64]
             }
         };
         for (i, w) in words.iter().take(slot.words() as usize).enumerate() {
@@ -645,12 +549,8 @@ fn write_tables(memory: &mut [u8], addrs: &Addresses) -> Result<()> {
         for (i, &(_, word)) in addrs.tables.stubs.iter().enumerate() {
             let stub_addr = stubs_addr + STUB_SIZE * i as u64;
             let at = (stub_addr - addrs.base) as usize;
-            write_stub(
-                &mut memory[at..at + STUB_SIZE as usize],
-                stub_addr,
-                addrs.got() + 8 * word,
-            )
-            .map_err(|e| anyhow!("stub {}: {}", i, e))?;
+            write_stub(&mut memory[at..at + STUB_SIZE as usize], stub_addr, addrs.got() + 8 * word)
+                .map_err(|e| anyhow!("stub {}: {}", i, e))?;
         }
     }
     Ok(())

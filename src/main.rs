@@ -43,9 +43,7 @@ fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
         allow_unresolved: cli.allow_unresolved,
         static_libs: cli.static_libs,
         base: cli.base,
-        limits: Limits {
-            max_image_size: cli.max_image_size,
-        },
+        limits: Limits { max_image_size: cli.max_image_size },
     };
     let mut linker = Linker::new(options);
     for input in inputs {

@@ -70,9 +70,12 @@ struct Reservation {
     size: u64,
 }
 
+/// A dealloc action earned by a successful finalize action, with its name.
+type Dealloc = (&'static str, Box<dyn FnOnce() + Send>);
+
 struct Initialized {
     segments: Vec<SegmentProtection>,
-    deallocs: Vec<(&'static str, Box<dyn FnOnce() + Send>)>,
+    deallocs: Vec<Dealloc>,
 }
 
 /// Maps images into this process.
@@ -89,27 +92,16 @@ impl InProcessMapper {
     }
 
     fn reservation_containing(&self, addr: u64, size: u64) -> Option<&Reservation> {
-        self.reservations.values().find(|r| {
-            addr >= r.base
-                && addr
-                    .checked_add(size)
-                    .is_some_and(|end| end <= r.base + r.size)
-        })
+        self.reservations
+            .values()
+            .find(|r| addr >= r.base && addr.checked_add(size).is_some_and(|end| end <= r.base + r.size))
     }
 }
 
 /// Low addresses tried for `Low32` when `MAP_32BIT` is full; 4 MiB is where
 /// a native non-PIE executable starts.
-const LOW_CANDIDATES: [u64; 8] = [
-    0x40_0000,
-    0x1000_0000,
-    0x2000_0000,
-    0x3000_0000,
-    0x4000_0000,
-    0x5000_0000,
-    0x6000_0000,
-    0x7000_0000,
-];
+const LOW_CANDIDATES: [u64; 8] =
+    [0x40_0000, 0x1000_0000, 0x2000_0000, 0x3000_0000, 0x4000_0000, 0x5000_0000, 0x6000_0000, 0x7000_0000];
 const LOW_LIMIT: u64 = 1 << 31;
 
 fn mmap_none(hint: u64, len: usize, extra_flags: i32) -> Option<u64> {
@@ -139,26 +131,20 @@ impl MemoryMapper for InProcessMapper {
         let align = align.max(page);
         let size = size.max(page);
         // Over-reserve so an aligned base exists inside the mapping.
-        let map_len = usize::try_from(size + align - page)
-            .context("image too large for this address space")?;
+        let map_len = usize::try_from(size + align - page).context("image too large for this address space")?;
         let map_start = match placement {
             Placement::Anywhere => {
-                let allocation = region::alloc(map_len, region::Protection::NONE)
-                    .context("cannot reserve address space")?;
+                let allocation =
+                    region::alloc(map_len, region::Protection::NONE).context("cannot reserve address space")?;
                 let (ptr, _) = allocation.into_raw_parts::<u8>();
                 ptr as u64
             }
             Placement::Low32 => {
-                let found = mmap_none(0, map_len, libc::MAP_32BIT)
-                    .filter(|&a| a + map_len as u64 <= LOW_LIMIT)
-                    .or_else(|| {
-                        LOW_CANDIDATES
-                            .iter()
-                            .filter(|&&hint| hint + map_len as u64 <= LOW_LIMIT)
-                            .find_map(|&hint| {
-                                mmap_none(hint, map_len, libc::MAP_FIXED_NOREPLACE)
-                                    .filter(|&a| a == hint)
-                            })
+                let found =
+                    mmap_none(0, map_len, libc::MAP_32BIT).filter(|&a| a + map_len as u64 <= LOW_LIMIT).or_else(|| {
+                        LOW_CANDIDATES.iter().filter(|&&hint| hint + map_len as u64 <= LOW_LIMIT).find_map(|&hint| {
+                            mmap_none(hint, map_len, libc::MAP_FIXED_NOREPLACE).filter(|&a| a == hint)
+                        })
                     });
                 match found {
                     Some(a) => a,
@@ -176,55 +162,30 @@ impl MemoryMapper for InProcessMapper {
                     Some(a) if a == addr => a,
                     Some(a) => {
                         munmap(a, map_len);
-                        bail!(
-                            "cannot reserve {:#x} bytes at {:#x}: the range is taken",
-                            size,
-                            addr
-                        )
+                        bail!("cannot reserve {:#x} bytes at {:#x}: the range is taken", size, addr)
                     }
-                    None => bail!(
-                        "cannot reserve {:#x} bytes at {:#x}: {}",
-                        size,
-                        addr,
-                        std::io::Error::last_os_error()
-                    ),
+                    None => {
+                        bail!("cannot reserve {:#x} bytes at {:#x}: {}", size, addr, std::io::Error::last_os_error())
+                    }
                 }
             }
         };
         let base = map_start.div_ceil(align) * align;
-        self.reservations.insert(
-            base,
-            Reservation {
-                map_start,
-                map_len,
-                base,
-                size,
-            },
-        );
+        self.reservations.insert(base, Reservation { map_start, map_len, base, size });
         Ok(base)
     }
 
     fn prepare(&mut self, addr: u64, size: u64) -> Result<&mut [u8]> {
         if self.reservation_containing(addr, size).is_none() {
-            bail!(
-                "prepare: [{:#x}, +{:#x}) is not inside a reservation",
-                addr,
-                size
-            );
+            bail!("prepare: [{:#x}, +{:#x}) is not inside a reservation", addr, size);
         }
         if size == 0 {
             return Ok(&mut []);
         }
         // SAFETY: the range lies inside a reservation this mapper owns and
         // no initialized segment overlaps it (prepare precedes initialize).
-        unsafe {
-            region::protect(
-                addr as *const u8,
-                size as usize,
-                region::Protection::READ_WRITE,
-            )
-        }
-        .context("cannot make working memory writable")?;
+        unsafe { region::protect(addr as *const u8, size as usize, region::Protection::READ_WRITE) }
+            .context("cannot make working memory writable")?;
         // SAFETY: the range is mapped read-write, owned by this mapper, and
         // the returned borrow of `self` keeps it from being released.
         Ok(unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, size as usize) })
@@ -233,17 +194,14 @@ impl MemoryMapper for InProcessMapper {
     fn initialize(&mut self, alloc: AllocInfo) -> Result<InitKey> {
         for seg in alloc.segments.iter().filter(|s| s.size > 0) {
             if self.reservation_containing(seg.addr, seg.size).is_none() {
-                bail!(
-                    "initialize: segment at {:#x} is not inside a reservation",
-                    seg.addr
-                );
+                bail!("initialize: segment at {:#x} is not inside a reservation", seg.addr);
             }
             // SAFETY: the segment lies inside a reservation we own; W^X holds
             // because protections are READ, READ_EXECUTE or READ_WRITE.
             unsafe { region::protect(seg.addr as *const u8, seg.size as usize, seg.protection) }
                 .with_context(|| format!("cannot protect segment at {:#x}", seg.addr))?;
         }
-        let mut deallocs: Vec<(&'static str, Box<dyn FnOnce() + Send>)> = Vec::new();
+        let mut deallocs: Vec<Dealloc> = Vec::new();
         for action in alloc.actions {
             if let Err(e) = (action.finalize)() {
                 for (_, dealloc) in deallocs.into_iter().rev() {
@@ -255,20 +213,12 @@ impl MemoryMapper for InProcessMapper {
         }
         let key = InitKey(self.next_key);
         self.next_key += 1;
-        self.initialized.insert(
-            key,
-            Initialized {
-                segments: alloc.segments,
-                deallocs,
-            },
-        );
+        self.initialized.insert(key, Initialized { segments: alloc.segments, deallocs });
         Ok(key)
     }
 
     fn deinitialize(&mut self, key: InitKey) -> Result<()> {
-        let Some(init) = self.initialized.remove(&key) else {
-            bail!("deinitialize: unknown allocation")
-        };
+        let Some(init) = self.initialized.remove(&key) else { bail!("deinitialize: unknown allocation") };
         for (name, dealloc) in init.deallocs.into_iter().rev() {
             log::trace!("dealloc action {}", name);
             dealloc();
@@ -276,21 +226,13 @@ impl MemoryMapper for InProcessMapper {
         for seg in init.segments.iter().filter(|s| s.size > 0) {
             // SAFETY: the segment is inside a reservation we own and no
             // loaded code runs any more (its dealloc actions have run).
-            unsafe {
-                region::protect(
-                    seg.addr as *const u8,
-                    seg.size as usize,
-                    region::Protection::READ_WRITE,
-                )
-            }?;
+            unsafe { region::protect(seg.addr as *const u8, seg.size as usize, region::Protection::READ_WRITE) }?;
         }
         Ok(())
     }
 
     fn release(&mut self, base: u64) -> Result<()> {
-        let Some(r) = self.reservations.remove(&base) else {
-            bail!("release: no reservation at {:#x}", base)
-        };
+        let Some(r) = self.reservations.remove(&base) else { bail!("release: no reservation at {:#x}", base) };
         munmap(r.map_start, r.map_len);
         Ok(())
     }
@@ -319,17 +261,8 @@ mod tests {
         let mut m = InProcessMapper::new();
         let base = m.reserve(3 * 4096, 4096, Placement::Anywhere).unwrap();
         m.prepare(base, 8192).unwrap()[0] = 0xc3;
-        let seg = SegmentProtection {
-            addr: base,
-            size: 4096,
-            protection: region::Protection::READ_EXECUTE,
-        };
-        let key = m
-            .initialize(AllocInfo {
-                segments: vec![seg],
-                actions: vec![],
-            })
-            .unwrap();
+        let seg = SegmentProtection { addr: base, size: 4096, protection: region::Protection::READ_EXECUTE };
+        let key = m.initialize(AllocInfo { segments: vec![seg], actions: vec![] }).unwrap();
         let info = region::query(base as *const u8).unwrap();
         assert_eq!(info.protection(), region::Protection::READ_EXECUTE);
         m.deinitialize(key).unwrap();
@@ -367,12 +300,7 @@ mod tests {
             finalize: Box::new(|| bail!("no")),
             dealloc: Box::new(|| panic!("never earned")),
         });
-        let err = m
-            .initialize(AllocInfo {
-                segments: vec![],
-                actions,
-            })
-            .unwrap_err();
+        let err = m.initialize(AllocInfo { segments: vec![], actions }).unwrap_err();
         assert!(format!("{:#}", err).contains("fails"));
         assert_eq!(calls.load(Ordering::SeqCst), 2);
         assert_eq!(*order.lock().unwrap(), vec!["second", "first"]);

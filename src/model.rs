@@ -173,42 +173,17 @@ pub struct Comdat {
 
 impl LinkGraph {
     pub fn new(name: String, input: Option<Arc<InputData>>) -> Self {
-        LinkGraph {
-            name,
-            input,
-            sections: Vec::new(),
-            blocks: Vec::new(),
-            symbols: Vec::new(),
-            comdats: Vec::new(),
-        }
+        LinkGraph { name, input, sections: Vec::new(), blocks: Vec::new(), symbols: Vec::new(), comdats: Vec::new() }
     }
 
     pub fn add_section(&mut self, name: &str, kind: SectionKind) -> SectionId {
-        self.sections.push(Section {
-            name: name.to_string(),
-            kind,
-            priority: 0,
-            discarded: false,
-            blocks: Vec::new(),
-        });
+        self.sections.push(Section { name: name.to_string(), kind, priority: 0, discarded: false, blocks: Vec::new() });
         (self.sections.len() - 1) as SectionId
     }
 
-    pub fn add_block(
-        &mut self,
-        section: SectionId,
-        content: Content,
-        size: u64,
-        align: u64,
-    ) -> BlockId {
+    pub fn add_block(&mut self, section: SectionId, content: Content, size: u64, align: u64) -> BlockId {
         let id = self.blocks.len() as BlockId;
-        self.blocks.push(Block {
-            section,
-            content,
-            size,
-            align: align.max(1),
-            edges: Vec::new(),
-        });
+        self.blocks.push(Block { section, content, size, align: align.max(1), edges: Vec::new() });
         self.sections[section as usize].blocks.push(id);
         id
     }

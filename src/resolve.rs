@@ -25,11 +25,7 @@ use crate::model::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
     /// Inside the image.
-    Block {
-        graph: u32,
-        block: BlockId,
-        offset: u64,
-    },
+    Block { graph: u32, block: BlockId, offset: u64 },
     /// A fixed value: `SHN_ABS`, `--define`, or 0 for a missing weak reference.
     Absolute(u64),
     /// Outside the image; index into [`Resolution::externals`].
@@ -145,22 +141,12 @@ fn library_hint(name: &str) -> Option<&'static str> {
     if name.starts_with("pthread_") || name.starts_with("sem_") {
         return Some("-lpthread");
     }
-    if name.starts_with("dl") && ["dlopen", "dlsym", "dlclose", "dlerror", "dladdr"].contains(&name)
-    {
+    if name.starts_with("dl") && ["dlopen", "dlsym", "dlclose", "dlerror", "dladdr"].contains(&name) {
         return Some("-ldl");
     }
-    if [
-        "deflate",
-        "inflate",
-        "compress",
-        "uncompress",
-        "crc32",
-        "adler32",
-        "gzopen",
-        "zlibVersion",
-    ]
-    .iter()
-    .any(|p| name.starts_with(p))
+    if ["deflate", "inflate", "compress", "uncompress", "crc32", "adler32", "gzopen", "zlibVersion"]
+        .iter()
+        .any(|p| name.starts_with(p))
     {
         return Some("-lz");
     }
@@ -175,10 +161,7 @@ fn library_hint(name: &str) -> Option<&'static str> {
 
 impl SymbolTable {
     pub fn new(defines: HashMap<String, u64>) -> Self {
-        SymbolTable {
-            defines,
-            ..Default::default()
-        }
+        SymbolTable { defines, ..Default::default() }
     }
 
     fn entry(&mut self, name: &str) -> &mut GlobalEntry {
@@ -212,17 +195,9 @@ impl SymbolTable {
                     None => entry.def = Some((g, s as SymbolId, weak)),
                     Some((_, _, true)) if !weak => entry.def = Some((g, s as SymbolId, false)),
                     Some((other, _, false)) if !weak => {
-                        let other_name = if (other as usize) < all.len() {
-                            all[other as usize].name.as_str()
-                        } else {
-                            "?"
-                        };
-                        bail!(
-                            "duplicate symbol {}: defined in {} and in {}",
-                            name,
-                            other_name,
-                            graph.name
-                        );
+                        let other_name =
+                            if (other as usize) < all.len() { all[other as usize].name.as_str() } else { "?" };
+                        bail!("duplicate symbol {}: defined in {} and in {}", name, other_name, graph.name);
                     }
                     Some(_) => {}
                 },
@@ -232,8 +207,7 @@ impl SymbolTable {
                         Some((_, _, old_size, old_align)) => {
                             let keep_align = old_align.max(align);
                             if size <= old_size {
-                                entry.common =
-                                    entry.common.map(|(g0, s0, sz, _)| (g0, s0, sz, keep_align));
+                                entry.common = entry.common.map(|(g0, s0, sz, _)| (g0, s0, sz, keep_align));
                                 false
                             } else {
                                 true
@@ -260,9 +234,7 @@ impl SymbolTable {
     pub fn undefined_names(&self) -> impl Iterator<Item = &str> {
         self.entries
             .iter()
-            .filter(|(name, e)| {
-                e.def.is_none() && e.common.is_none() && !self.defines.contains_key(&**name)
-            })
+            .filter(|(name, e)| e.def.is_none() && e.common.is_none() && !self.defines.contains_key(&**name))
             .map(|(name, _)| &**name)
     }
 
@@ -282,15 +254,8 @@ impl SymbolTable {
         host: &mut HostResolver,
         allow_unresolved: bool,
     ) -> Result<Resolution> {
-        let section_names: HashSet<&str> = graphs
-            .iter()
-            .flat_map(|g| {
-                g.sections
-                    .iter()
-                    .filter(|s| !s.discarded)
-                    .map(|s| s.name.as_str())
-            })
-            .collect();
+        let section_names: HashSet<&str> =
+            graphs.iter().flat_map(|g| g.sections.iter().filter(|s| !s.discarded).map(|s| s.name.as_str())).collect();
         let mut commons = LinkGraph::new("<common symbols>".to_string(), None);
         let common_section = commons.add_section(".bss", SectionKind::ZeroFill);
         let commons_graph = graphs.len() as u32;
@@ -312,11 +277,7 @@ impl SymbolTable {
             } else if let Some((_, _, size, align)) = entry.common {
                 sizes.insert(name.clone(), size);
                 let block = commons.add_block(common_section, Content::Zero, size, align);
-                Target::Block {
-                    graph: commons_graph,
-                    block,
-                    offset: 0,
-                }
+                Target::Block { graph: commons_graph, block, offset: 0 }
             } else if let Some(boundary) = linker_defined(name, &section_names) {
                 match boundary {
                     None => Target::GotBase,
@@ -333,16 +294,9 @@ impl SymbolTable {
                     "{} resolved to {:#x} in {}",
                     name,
                     address,
-                    library.map_or("the host process".into(), |l| libraries[l]
-                        .path
-                        .display()
-                        .to_string())
+                    library.map_or("the host process".into(), |l| libraries[l].path.display().to_string())
                 );
-                externals.push(External {
-                    name: name.clone(),
-                    address,
-                    library,
-                });
+                externals.push(External { name: name.clone(), address, library });
                 Target::External(externals.len() as u32 - 1)
             } else if !entry.strong_reference || allow_unresolved {
                 Target::Absolute(0)
@@ -353,16 +307,10 @@ impl SymbolTable {
             globals.insert(name.clone(), target);
         }
         if !unresolved.is_empty() {
-            let mut msg = format!(
-                "{} undefined symbol{}:",
-                unresolved.len(),
-                if unresolved.len() == 1 { "" } else { "s" }
-            );
+            let mut msg =
+                format!("{} undefined symbol{}:", unresolved.len(), if unresolved.len() == 1 { "" } else { "s" });
             for (name, refs) in &unresolved {
-                let users: Vec<&str> = refs
-                    .iter()
-                    .map(|&g| graphs[g as usize].name.as_str())
-                    .collect();
+                let users: Vec<&str> = refs.iter().map(|&g| graphs[g as usize].name.as_str()).collect();
                 msg.push_str(&format!("\n  {}, referenced by {}", name, users.join(", ")));
                 if let Some(hint) = library_hint(name) {
                     msg.push_str(&format!(" (it usually comes from {})", hint));
@@ -381,33 +329,21 @@ impl SymbolTable {
                     .symbols
                     .iter()
                     .map(|sym| match (sym.scope, sym.name.as_deref()) {
-                        (Scope::Global, Some(name)) => {
-                            globals.get(name).copied().unwrap_or(Target::Absolute(0))
-                        }
+                        (Scope::Global, Some(name)) => globals.get(name).copied().unwrap_or(Target::Absolute(0)),
                         _ => local_target(g as u32, sym, graph),
                     })
                     .collect()
             })
             .collect();
         self.entries.clear();
-        Ok(Resolution {
-            targets,
-            externals,
-            boundaries,
-            globals,
-            sizes,
-        })
+        Ok(Resolution { targets, externals, boundaries, globals, sizes })
     }
 }
 
 /// The target of a symbol from its own definition.
 fn local_target(g: u32, sym: &Symbol, graph: &LinkGraph) -> Target {
     match sym.def {
-        SymbolDef::Defined { block, offset } if graph.is_block_live(block) => Target::Block {
-            graph: g,
-            block,
-            offset,
-        },
+        SymbolDef::Defined { block, offset } if graph.is_block_live(block) => Target::Block { graph: g, block, offset },
         SymbolDef::Absolute(value) => Target::Absolute(value),
         _ => Target::NotLoaded,
     }
@@ -416,8 +352,7 @@ fn local_target(g: u32, sym: &Symbol, graph: &LinkGraph) -> Target {
 /// Names the linker defines: `Some(None)` is the GOT base, `Some(Some(b))`
 /// a boundary, `None` not linker-defined.
 fn linker_defined(name: &str, sections: &HashSet<&str>) -> Option<Option<Boundary>> {
-    let is_c_ident =
-        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let is_c_ident = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     let b = match name {
         "_GLOBAL_OFFSET_TABLE_" => return Some(None),
         "__init_array_start" => Boundary::SectionStart(".init_array".into()),
@@ -431,15 +366,9 @@ fn linker_defined(name: &str, sections: &HashSet<&str>) -> Option<Option<Boundar
         "edata" | "_edata" | "__bss_start" => Boundary::DataEnd,
         "end" | "_end" => Boundary::ImageEnd,
         _ => {
-            if let Some(sec) = name
-                .strip_prefix("__start_")
-                .filter(|s| is_c_ident(s) && sections.contains(s))
-            {
+            if let Some(sec) = name.strip_prefix("__start_").filter(|s| is_c_ident(s) && sections.contains(s)) {
                 Boundary::SectionStart(sec.to_string())
-            } else if let Some(sec) = name
-                .strip_prefix("__stop_")
-                .filter(|s| is_c_ident(s) && sections.contains(s))
-            {
+            } else if let Some(sec) = name.strip_prefix("__stop_").filter(|s| is_c_ident(s) && sections.contains(s)) {
                 Boundary::SectionEnd(sec.to_string())
             } else {
                 return None;

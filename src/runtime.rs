@@ -35,28 +35,19 @@ const PIECES: &[Piece] = &[
         name: "atexit",
         // xor %esi,%esi; lea __dso_handle(%rip),%rdx; jmp __cxa_atexit
         code: &[0x31, 0xf6, 0x48, 0x8d, 0x15, 0, 0, 0, 0, 0xe9, 0, 0, 0, 0],
-        fixups: &[
-            (5, EdgeKind::Pc32, DSO_HANDLE, -4),
-            (10, EdgeKind::Branch32, "__cxa_atexit", -4),
-        ],
+        fixups: &[(5, EdgeKind::Pc32, DSO_HANDLE, -4), (10, EdgeKind::Branch32, "__cxa_atexit", -4)],
     },
     Piece {
         name: "at_quick_exit",
         // lea __dso_handle(%rip),%rsi; jmp __cxa_at_quick_exit
         code: &[0x48, 0x8d, 0x35, 0, 0, 0, 0, 0xe9, 0, 0, 0, 0],
-        fixups: &[
-            (3, EdgeKind::Pc32, DSO_HANDLE, -4),
-            (8, EdgeKind::Branch32, "__cxa_at_quick_exit", -4),
-        ],
+        fixups: &[(3, EdgeKind::Pc32, DSO_HANDLE, -4), (8, EdgeKind::Branch32, "__cxa_at_quick_exit", -4)],
     },
     Piece {
         name: "pthread_atfork",
         // lea __dso_handle(%rip),%rcx; jmp __register_atfork
         code: &[0x48, 0x8d, 0x0d, 0, 0, 0, 0, 0xe9, 0, 0, 0, 0],
-        fixups: &[
-            (3, EdgeKind::Pc32, DSO_HANDLE, -4),
-            (8, EdgeKind::Branch32, "__register_atfork", -4),
-        ],
+        fixups: &[(3, EdgeKind::Pc32, DSO_HANDLE, -4), (8, EdgeKind::Branch32, "__register_atfork", -4)],
     },
     Piece {
         name: TLSDESC_STATIC,
@@ -87,31 +78,12 @@ pub fn build(needed: &HashSet<&str>) -> LinkGraph {
     define(&mut graph, DSO_HANDLE, handle_block, SymbolKind::Data, 8);
 
     let text = graph.add_section(".text", SectionKind::Code);
-    for piece in PIECES
-        .iter()
-        .filter(|p| needed.contains(p.name) || p.name == TLSDESC_STATIC)
-    {
-        let block = graph.add_block(
-            text,
-            Content::Owned(piece.code.to_vec()),
-            piece.code.len() as u64,
-            16,
-        );
-        define(
-            &mut graph,
-            piece.name,
-            block,
-            SymbolKind::Function,
-            piece.code.len() as u64,
-        );
+    for piece in PIECES.iter().filter(|p| needed.contains(p.name) || p.name == TLSDESC_STATIC) {
+        let block = graph.add_block(text, Content::Owned(piece.code.to_vec()), piece.code.len() as u64, 16);
+        define(&mut graph, piece.name, block, SymbolKind::Function, piece.code.len() as u64);
         for &(offset, kind, target, addend) in piece.fixups {
             let target = graph.add_external(target);
-            graph.blocks[block as usize].edges.push(Edge {
-                offset,
-                kind,
-                target,
-                addend,
-            });
+            graph.blocks[block as usize].edges.push(Edge { offset, kind, target, addend });
         }
     }
     graph

@@ -142,31 +142,22 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                 if kind.uses_address_got() {
                     tables.add_got(GotSlot::Address(target));
                 }
-                if kind.is_abs32()
-                    && matches!(
-                        target,
-                        Target::Block { .. } | Target::Boundary(_) | Target::GotBase
-                    )
-                {
+                if kind.is_abs32() && matches!(target, Target::Block { .. } | Target::Boundary(_) | Target::GotBase) {
                     tables.needs_low_image = true;
                 }
-                if matches!(
-                    kind,
-                    EdgeKind::GotPc32 | EdgeKind::GotPc64 | EdgeKind::GotOff64 | EdgeKind::PltOff64
-                ) || target == Target::GotBase
+                if matches!(kind, EdgeKind::GotPc32 | EdgeKind::GotPc64 | EdgeKind::GotOff64 | EdgeKind::PltOff64)
+                    || target == Target::GotBase
                 {
                     tables.needs_got_base = true;
                 }
                 match target {
                     Target::External(ext) if kind.may_use_stub() => {
-                        let info = *external_is_function.entry(ext).or_insert_with(|| {
-                            host::symbol_info(res.externals[ext as usize].address)
-                        });
+                        let info = *external_is_function
+                            .entry(ext)
+                            .or_insert_with(|| host::symbol_info(res.externals[ext as usize].address));
                         match info {
                             Some(info)
-                                if !info.is_function
-                                    && kind != EdgeKind::Branch32
-                                    && kind != EdgeKind::PltOff64 =>
+                                if !info.is_function && kind != EdgeKind::Branch32 && kind != EdgeKind::PltOff64 =>
                             {
                                 tables.add_copy(ext, info.size.max(1))
                             }
@@ -213,12 +204,7 @@ pub struct TableBlocks {
 
 pub fn build_graph(tables: &Tables, has_eh_frame: bool) -> (LinkGraph, TableBlocks) {
     let mut graph = LinkGraph::new("<linker tables>".to_string(), None);
-    let mut blocks = TableBlocks {
-        got: None,
-        stubs: None,
-        copies: Vec::new(),
-        eh_frame_end: None,
-    };
+    let mut blocks = TableBlocks { got: None, stubs: None, copies: Vec::new(), eh_frame_end: None };
     if tables.got_words > 0 || tables.needs_got_base {
         let s = graph.add_section(".got", SectionKind::RelRo);
         let size = tables.got_words.max(1) * 8;
@@ -227,15 +213,12 @@ pub fn build_graph(tables: &Tables, has_eh_frame: bool) -> (LinkGraph, TableBloc
     if !tables.stubs.is_empty() {
         let s = graph.add_section(".plt", SectionKind::Code);
         let size = tables.stubs.len() as u64 * STUB_SIZE;
-        blocks.stubs =
-            Some(graph.add_block(s, Content::Owned(vec![0xcc; size as usize]), size, 16));
+        blocks.stubs = Some(graph.add_block(s, Content::Owned(vec![0xcc; size as usize]), size, 16));
     }
     if !tables.copies.is_empty() {
         let s = graph.add_section(".data.copy", SectionKind::Data);
         for copy in &tables.copies {
-            blocks
-                .copies
-                .push(graph.add_block(s, Content::Zero, copy.size, 16));
+            blocks.copies.push(graph.add_block(s, Content::Zero, copy.size, 16));
         }
     }
     if has_eh_frame {

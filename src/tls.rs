@@ -48,11 +48,7 @@ pub struct TlsExhausted {
 
 impl std::fmt::Display for TlsExhausted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the C library's static TLS area has no room for {} bytes of thread-local variables",
-            self.needed
-        )
+        write!(f, "the C library's static TLS area has no room for {} bytes of thread-local variables", self.needed)
     }
 }
 
@@ -66,12 +62,9 @@ fn build_tls_object(layout: &TlsLayout, template: &[u8]) -> Vec<u8> {
     let tls_off = TLS_IMAGE_OFFSET.div_ceil(align) * align;
     let file_size = tls_off + layout.init_size;
     let mut f = vec![0u8; file_size as usize];
-    let put16 =
-        |f: &mut Vec<u8>, at: usize, v: u16| f[at..at + 2].copy_from_slice(&v.to_le_bytes());
-    let put32 =
-        |f: &mut Vec<u8>, at: usize, v: u32| f[at..at + 4].copy_from_slice(&v.to_le_bytes());
-    let put64 =
-        |f: &mut Vec<u8>, at: usize, v: u64| f[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    let put16 = |f: &mut Vec<u8>, at: usize, v: u16| f[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    let put32 = |f: &mut Vec<u8>, at: usize, v: u32| f[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let put64 = |f: &mut Vec<u8>, at: usize, v: u64| f[at..at + 8].copy_from_slice(&v.to_le_bytes());
     // ELF header.
     f[..16].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     put16(&mut f, 16, object::elf::ET_DYN);
@@ -83,16 +76,10 @@ fn build_tls_object(layout: &TlsLayout, template: &[u8]) -> Vec<u8> {
     put16(&mut f, 56, 3); // e_phnum
     put16(&mut f, 58, 64); // e_shentsize
     let dynamic = 0x100u64;
-    let symtab = 0x180u64;
-    let strtab = 0x198u64;
-    let phdr = |f: &mut Vec<u8>,
-                i: usize,
-                p_type: u32,
-                flags: u32,
-                off: u64,
-                filesz: u64,
-                memsz: u64,
-                align: u64| {
+    let symtab = 0x1a0u64;
+    let strtab = 0x1b8u64;
+    let rela = 0x1c0u64;
+    let phdr = |f: &mut Vec<u8>, i: usize, p_type: u32, flags: u32, off: u64, filesz: u64, memsz: u64, align: u64| {
         let at = 64 + 56 * i;
         put32(f, at, p_type);
         put32(f, at + 4, flags);
@@ -104,41 +91,17 @@ fn build_tls_object(layout: &TlsLayout, template: &[u8]) -> Vec<u8> {
         put64(f, at + 48, align);
     };
     let rw = object::elf::PF_R | object::elf::PF_W;
-    phdr(
-        &mut f,
-        0,
-        object::elf::PT_LOAD,
-        rw,
-        0,
-        file_size,
-        file_size,
-        0x1000,
-    );
-    phdr(
-        &mut f,
-        1,
-        object::elf::PT_DYNAMIC,
-        rw,
-        dynamic,
-        0x80,
-        0x80,
-        8,
-    );
-    phdr(
-        &mut f,
-        2,
-        object::elf::PT_TLS,
-        object::elf::PF_R,
-        tls_off,
-        layout.init_size,
-        layout.size,
-        align,
-    );
-    let dyn_entries: [(u32, u64); 6] = [
+    phdr(&mut f, 0, object::elf::PT_LOAD, rw, 0, file_size, file_size, 0x1000);
+    phdr(&mut f, 1, object::elf::PT_DYNAMIC, rw, dynamic, 0x80, 0x80, 8);
+    phdr(&mut f, 2, object::elf::PT_TLS, object::elf::PF_R, tls_off, layout.init_size, layout.size, align);
+    let dyn_entries: [(u32, u64); 9] = [
         (object::elf::DT_STRTAB, strtab),
         (object::elf::DT_SYMTAB, symtab),
         (object::elf::DT_STRSZ, 1),
         (object::elf::DT_SYMENT, 24),
+        (object::elf::DT_RELA, rela),
+        (object::elf::DT_RELASZ, 24),
+        (object::elf::DT_RELAENT, 24),
         (object::elf::DT_FLAGS, u64::from(object::elf::DF_STATIC_TLS)),
         (object::elf::DT_NULL, 0),
     ];
@@ -146,17 +109,24 @@ fn build_tls_object(layout: &TlsLayout, template: &[u8]) -> Vec<u8> {
         put64(&mut f, dynamic as usize + 16 * i, u64::from(*tag));
         put64(&mut f, dynamic as usize + 16 * i + 8, *val);
     }
+    // One R_X86_64_TPOFF64 against the module itself: the loader must then
+    // place the block in static TLS (or fail), and it writes the block's
+    // thread-pointer offset into TPOFF_WORD for us to read.
+    put64(&mut f, rela as usize, TPOFF_WORD);
+    put64(&mut f, rela as usize + 8, u64::from(object::elf::R_X86_64_TPOFF64));
+    put64(&mut f, rela as usize + 16, 0);
     f[tls_off as usize..].copy_from_slice(&template[..layout.init_size as usize]);
     f
 }
+
+/// Where the loader writes the module's thread-pointer offset.
+const TPOFF_WORD: u64 = 0x1d8;
 
 fn thread_pointer() -> u64 {
     let tp: u64;
     // SAFETY: on x86-64 Linux %fs:0 holds the thread control block's own
     // address (the thread pointer); reading it has no side effects.
-    unsafe {
-        std::arch::asm!("mov {}, fs:0", out(reg) tp, options(nostack, readonly, preserves_flags))
-    };
+    unsafe { std::arch::asm!("mov {}, fs:0", out(reg) tp, options(nostack, readonly, preserves_flags)) };
     tp
 }
 
@@ -167,10 +137,7 @@ pub fn allocate(layout: &TlsLayout, template: &[u8]) -> Result<TlsModule> {
     // SAFETY: memfd_create with a valid name; the fd is owned below.
     let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {
-        bail!(
-            "memfd_create for the TLS module: {}",
-            std::io::Error::last_os_error()
-        );
+        bail!("memfd_create for the TLS module: {}", std::io::Error::last_os_error());
     }
     // SAFETY: fd is a fresh descriptor we own.
     let fd = unsafe { OwnedFd::from_raw_fd(fd) };
@@ -180,54 +147,33 @@ pub fn allocate(layout: &TlsLayout, template: &[u8]) -> Result<TlsModule> {
     let library = match SharedLibrary::open(std::path::Path::new(&path)) {
         Ok(lib) => lib,
         Err(e) if format!("{:#}", e).contains("static TLS") => {
-            return Err(anyhow!(TlsExhausted {
-                needed: layout.size
-            }))
+            return Err(anyhow!(TlsExhausted { needed: layout.size }))
         }
         Err(e) => return Err(e.context("cannot load the TLS module")),
     };
     drop(file);
     let mut module_id: libc::size_t = 0;
-    let mut block: *mut libc::c_void = std::ptr::null_mut();
-    // SAFETY: dlinfo on a live handle with out-pointers of the documented types.
-    unsafe {
-        if libc::dlinfo(
-            library.handle(),
-            libc::RTLD_DI_TLS_MODID,
-            &mut module_id as *mut _ as *mut libc::c_void,
-        ) != 0
-            || libc::dlinfo(
-                library.handle(),
-                libc::RTLD_DI_TLS_DATA,
-                &mut block as *mut _ as *mut libc::c_void,
-            ) != 0
-            || block.is_null()
+    let mut link_map: *const u64 = std::ptr::null();
+    // SAFETY: dlinfo on a live handle with out-pointers of the documented
+    // types; `struct link_map` starts with `l_addr`, the load bias, and the
+    // loader has written the TPOFF64 relocation into our RW segment.
+    let tp_offset = unsafe {
+        if libc::dlinfo(library.handle(), libc::RTLD_DI_TLS_MODID, &mut module_id as *mut _ as *mut libc::c_void) != 0
+            || libc::dlinfo(library.handle(), libc::RTLD_DI_LINKMAP, &mut link_map as *mut _ as *mut libc::c_void) != 0
+            || link_map.is_null()
+            || module_id == 0
         {
-            bail!("the C library did not give the TLS module a static block");
+            bail!("the C library did not register the TLS module");
         }
-    }
-    let tp_offset = block as i64 - thread_pointer() as i64;
-    log::debug!(
-        "TLS module {}: {} bytes at tp{:+#x}",
-        module_id,
-        layout.size,
-        tp_offset
-    );
-    Ok(TlsModule {
-        module_id: module_id as u64,
-        tp_offset,
-        descriptor_resolver: 0,
-        library,
-    })
+        std::ptr::read((*link_map + TPOFF_WORD) as *const i64)
+    };
+    log::debug!("TLS module {}: {} bytes at tp{:+#x}", module_id, layout.size, tp_offset);
+    Ok(TlsModule { module_id: module_id as u64, tp_offset, descriptor_resolver: 0, library })
 }
 
 /// The dealloc half: the module is unloaded when the image goes.
 pub fn action(module: TlsModule) -> ActionPair {
-    ActionPair {
-        name: "TLS module",
-        finalize: Box::new(|| Ok(())),
-        dealloc: Box::new(move || drop(module.library)),
-    }
+    ActionPair { name: "TLS module", finalize: Box::new(|| Ok(())), dealloc: Box::new(move || drop(module.library)) }
 }
 
 #[cfg(test)]
@@ -236,12 +182,7 @@ mod tests {
 
     #[test]
     fn module_gives_every_thread_the_template() {
-        let layout = TlsLayout {
-            offsets: vec![],
-            init_size: 8,
-            size: 16,
-            align: 8,
-        };
+        let layout = TlsLayout { offsets: vec![], init_size: 8, size: 16, align: 8 };
         let template = [1u8, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0];
         let module = allocate(&layout, &template).unwrap();
         let read = |off: i64| {

@@ -200,14 +200,7 @@ impl EdgeKind {
 
     /// Whether the kind may be routed through a stub when the target is far.
     pub fn may_use_stub(self) -> bool {
-        matches!(
-            self,
-            EdgeKind::Branch32
-                | EdgeKind::Pc32
-                | EdgeKind::PltOff64
-                | EdgeKind::Abs32
-                | EdgeKind::Abs32S
-        )
+        matches!(self, EdgeKind::Branch32 | EdgeKind::Pc32 | EdgeKind::PltOff64 | EdgeKind::Abs32 | EdgeKind::Abs32S)
     }
 
     /// Whether the kind stores a 32-bit absolute address, so the target must
@@ -283,13 +276,7 @@ impl fmt::Display for FixupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FixupError::OutOfRange { value, lo, hi } => {
-                write!(
-                    f,
-                    "out of range: V is {} not in [{}, {})",
-                    hex(*value),
-                    hex(*lo),
-                    hex(*hi)
-                )
+                write!(f, "out of range: V is {} not in [{}, {})", hex(*value), hex(*lo), hex(*hi))
             }
             FixupError::OutOfBounds => f.write_str("the patched field lies outside its section"),
             FixupError::MissingGotEntry => f.write_str("no GOT entry was reserved for it"),
@@ -318,18 +305,10 @@ fn in_range(value: i128, (lo, hi): (i128, i128)) -> Result<(), FixupError> {
 
 fn field<const N: usize>(data: &mut [u8], offset: usize) -> Result<&mut [u8; N], FixupError> {
     let end = offset.checked_add(N).ok_or(FixupError::OutOfBounds)?;
-    data.get_mut(offset..end)
-        .ok_or(FixupError::OutOfBounds)?
-        .try_into()
-        .map_err(|_| FixupError::OutOfBounds)
+    data.get_mut(offset..end).ok_or(FixupError::OutOfBounds)?.try_into().map_err(|_| FixupError::OutOfBounds)
 }
 
-fn put32(
-    data: &mut [u8],
-    offset: usize,
-    value: i128,
-    range: (i128, i128),
-) -> Result<(), FixupError> {
+fn put32(data: &mut [u8], offset: usize, value: i128, range: (i128, i128)) -> Result<(), FixupError> {
     in_range(value, range)?;
     *field::<4>(data, offset)? = (value as u32).to_le_bytes();
     Ok(())
@@ -349,17 +328,14 @@ fn fits_i32(value: i128) -> bool {
 /// Pure: it reads and writes only `data`, so unit tests can hit every kind
 /// without mapping memory. A value that does not fit is an error, never a
 /// truncated write.
-pub fn apply_fixup(
-    kind: EdgeKind,
-    data: &mut [u8],
-    offset: usize,
-    v: &FixupValues,
-) -> Result<Resolution, FixupError> {
-    let s = v.s as i128;
+pub fn apply_fixup(kind: EdgeKind, data: &mut [u8], offset: usize, v: &FixupValues) -> Result<Resolution, FixupError> {
+    // Addresses are user-space (below 2^47), and TLS offsets are negative:
+    // reading every value as signed 64-bit serves both.
+    let s = v.s as i64 as i128;
     let a = v.a as i128;
-    let p = v.p as i128;
-    let got = v.got as i128;
-    let g = || v.g.map(|g| g as i128).ok_or(FixupError::MissingGotEntry);
+    let p = v.p as i64 as i128;
+    let got = v.got as i64 as i128;
+    let g = || v.g.map(|g| g as i64 as i128).ok_or(FixupError::MissingGotEntry);
     match kind {
         EdgeKind::None | EdgeKind::TlsDescCall => Ok(Resolution::Nothing),
         EdgeKind::Abs64 | EdgeKind::TpOff64 | EdgeKind::DtpOff64 | EdgeKind::DtpMod64 => {
@@ -371,7 +347,7 @@ pub fn apply_fixup(
             match (put32(data, offset, s + a, range), v.stub) {
                 (Ok(()), _) => Ok(Resolution::Direct),
                 (Err(_), Some(stub)) => {
-                    put32(data, offset, stub as i128 + a, range)?;
+                    put32(data, offset, stub as i64 as i128 + a, range)?;
                     Ok(Resolution::ViaStub)
                 }
                 (Err(e), None) => Err(e),
@@ -393,16 +369,14 @@ pub fn apply_fixup(
             put64(data, offset, s + a - p)?;
             Ok(Resolution::Direct)
         }
-        EdgeKind::Pc32 | EdgeKind::Branch32 => {
-            match (put32(data, offset, s + a - p, I32), v.stub) {
-                (Ok(()), _) => Ok(Resolution::Direct),
-                (Err(_), Some(stub)) => {
-                    put32(data, offset, stub as i128 + a - p, I32)?;
-                    Ok(Resolution::ViaStub)
-                }
-                (Err(e), None) => Err(e),
+        EdgeKind::Pc32 | EdgeKind::Branch32 => match (put32(data, offset, s + a - p, I32), v.stub) {
+            (Ok(()), _) => Ok(Resolution::Direct),
+            (Err(_), Some(stub)) => {
+                put32(data, offset, stub as i64 as i128 + a - p, I32)?;
+                Ok(Resolution::ViaStub)
             }
-        }
+            (Err(e), None) => Err(e),
+        },
         EdgeKind::Pc16 => {
             let value = s + a - p;
             in_range(value, (i16::MIN as i128, i16::MAX as i128 + 1))?;
@@ -458,7 +432,7 @@ pub fn apply_fixup(
         }
         EdgeKind::PltOff64 => {
             let (target, resolution) = match v.stub {
-                Some(stub) => (stub as i128, Resolution::ViaStub),
+                Some(stub) => (stub as i64 as i128, Resolution::ViaStub),
                 None => (s, Resolution::Direct),
             };
             put64(data, offset, target - got + a)?;
@@ -484,12 +458,7 @@ pub fn apply_fixup(
 /// `jmp *foo@GOTPCREL(%rip)` to `jmp foo; nop`, as the psABI allows for
 /// `GOTPCRELX`. `pcrel` is `S + A - P`, already known to fit. Returns
 /// `None` when the instruction is not one of these (the GOT is used then).
-fn relax_got_load(
-    data: &mut [u8],
-    offset: usize,
-    rex: bool,
-    pcrel: i128,
-) -> Result<Option<Resolution>, FixupError> {
+fn relax_got_load(data: &mut [u8], offset: usize, rex: bool, pcrel: i128) -> Result<Option<Resolution>, FixupError> {
     if offset < 2 || offset + 4 > data.len() {
         return Err(FixupError::OutOfBounds);
     }
@@ -542,12 +511,7 @@ mod tests {
     use super::*;
 
     fn values(p: u64, s: u64, a: i64) -> FixupValues {
-        FixupValues {
-            p,
-            s,
-            a,
-            ..Default::default()
-        }
+        FixupValues { p, s, a, ..Default::default() }
     }
 
     #[test]
@@ -556,12 +520,7 @@ mod tests {
             if let Some(kind) = EdgeKind::from_elf(r_type) {
                 assert!(kind.name().starts_with("R_X86_64_"));
                 if r_type != object::elf::R_X86_64_GOTPLT64 {
-                    assert_eq!(
-                        EdgeKind::from_elf(r_type).map(|k| k.name()),
-                        Some(kind.name()),
-                        "{}",
-                        r_type
-                    );
+                    assert_eq!(EdgeKind::from_elf(r_type).map(|k| k.name()), Some(kind.name()), "{}", r_type);
                 }
             }
         }
@@ -582,16 +541,8 @@ mod tests {
         let mut d = [0u8; 4];
         apply_fixup(EdgeKind::Abs32, &mut d, 0, &values(0, 0xffff_fff0, 0xf)).unwrap();
         assert_eq!(u32::from_le_bytes(d), 0xffff_ffff);
-        let err =
-            apply_fixup(EdgeKind::Abs32, &mut d, 0, &values(0, 0xffff_fff0, 0x10)).unwrap_err();
-        assert_eq!(
-            err,
-            FixupError::OutOfRange {
-                value: 0x1_0000_0000,
-                lo: 0,
-                hi: 0x1_0000_0000
-            }
-        );
+        let err = apply_fixup(EdgeKind::Abs32, &mut d, 0, &values(0, 0xffff_fff0, 0x10)).unwrap_err();
+        assert_eq!(err, FixupError::OutOfRange { value: 0x1_0000_0000, lo: 0, hi: 0x1_0000_0000 });
         assert!(apply_fixup(EdgeKind::Abs32S, &mut d, 0, &values(0, 0x8000_0000, 0)).is_err());
         apply_fixup(EdgeKind::Abs32S, &mut d, 0, &values(0, 0x7fff_ffff, 0)).unwrap();
         // A negative 32S value sign-extends to the same 64-bit address.
@@ -602,15 +553,8 @@ mod tests {
     #[test]
     fn abs32_to_far_function_uses_stub() {
         let mut d = [0u8; 4];
-        let v = FixupValues {
-            s: 0x7fff_0000_0000,
-            stub: Some(0x40_1000),
-            ..Default::default()
-        };
-        assert_eq!(
-            apply_fixup(EdgeKind::Abs32, &mut d, 0, &v).unwrap(),
-            Resolution::ViaStub
-        );
+        let v = FixupValues { s: 0x7fff_0000_0000, stub: Some(0x40_1000), ..Default::default() };
+        assert_eq!(apply_fixup(EdgeKind::Abs32, &mut d, 0, &v).unwrap(), Resolution::ViaStub);
         assert_eq!(u32::from_le_bytes(d), 0x40_1000);
     }
 
@@ -621,21 +565,9 @@ mod tests {
         assert!(apply_fixup(EdgeKind::Abs16, &mut d, 0, &values(0, 0x1_0000, 0)).is_err());
         apply_fixup(EdgeKind::Abs8, &mut d, 1, &values(0, 0xff, 0)).unwrap();
         assert!(apply_fixup(EdgeKind::Abs8, &mut d, 1, &values(0, 0x100, 0)).is_err());
-        apply_fixup(
-            EdgeKind::Pc16,
-            &mut d,
-            0,
-            &values(0x1000, 0x1000 - 0x8000, 0),
-        )
-        .unwrap();
+        apply_fixup(EdgeKind::Pc16, &mut d, 0, &values(0x10000, 0x10000 - 0x8000, 0)).unwrap();
         assert_eq!(i16::from_le_bytes(d), -0x8000);
-        assert!(apply_fixup(
-            EdgeKind::Pc16,
-            &mut d,
-            0,
-            &values(0x1000, 0x1000 + 0x8000, 0)
-        )
-        .is_err());
+        assert!(apply_fixup(EdgeKind::Pc16, &mut d, 0, &values(0x10000, 0x10000 + 0x8000, 0)).is_err());
         apply_fixup(EdgeKind::Pc8, &mut d, 1, &values(0x100, 0x100 + 127, 0)).unwrap();
         assert_eq!(d[1], 127);
         assert!(apply_fixup(EdgeKind::Pc8, &mut d, 1, &values(0x100, 0x100 + 128, 0)).is_err());
@@ -646,52 +578,21 @@ mod tests {
         let mut d = [0u8; 8];
         apply_fixup(EdgeKind::Pc32, &mut d, 4, &values(0x1000, 0x2000, -4)).unwrap();
         assert_eq!(i32::from_le_bytes(d[4..].try_into().unwrap()), 0xffc);
-        let far = FixupValues {
-            p: 0x1000,
-            s: 0x7f00_0000_0000,
-            a: -4,
-            stub: None,
-            ..Default::default()
-        };
+        let far = FixupValues { p: 0x1000, s: 0x7f00_0000_0000, a: -4, stub: None, ..Default::default() };
         let err = apply_fixup(EdgeKind::Branch32, &mut d, 0, &far).unwrap_err();
         assert!(matches!(err, FixupError::OutOfRange { .. }));
-        assert!(err
-            .to_string()
-            .starts_with("out of range: V is 0x7effffffeffc not in [-0x80000000, 0x80000000)"));
-        let far = FixupValues {
-            stub: Some(0x3000),
-            ..far
-        };
-        assert_eq!(
-            apply_fixup(EdgeKind::Branch32, &mut d, 0, &far).unwrap(),
-            Resolution::ViaStub
-        );
-        assert_eq!(
-            i32::from_le_bytes(d[..4].try_into().unwrap()),
-            0x3000 - 4 - 0x1000
-        );
+        assert!(err.to_string().starts_with("out of range: V is 0x7effffffeffc not in [-0x80000000, 0x80000000)"));
+        let far = FixupValues { stub: Some(0x3000), ..far };
+        assert_eq!(apply_fixup(EdgeKind::Branch32, &mut d, 0, &far).unwrap(), Resolution::ViaStub);
+        assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), 0x3000 - 4 - 0x1000);
     }
 
     #[test]
     fn pc64_and_got_relative_kinds() {
         let mut d = [0u8; 8];
-        apply_fixup(
-            EdgeKind::Pc64,
-            &mut d,
-            0,
-            &values(0x7f00_0000_0000, 0x1000, 0),
-        )
-        .unwrap();
+        apply_fixup(EdgeKind::Pc64, &mut d, 0, &values(0x7f00_0000_0000, 0x1000, 0)).unwrap();
         assert_eq!(i64::from_le_bytes(d), 0x1000 - 0x7f00_0000_0000);
-        let v = FixupValues {
-            p: 0x1000,
-            s: 0x5000,
-            a: 8,
-            got: 0x4000,
-            g: Some(0x4010),
-            z: 24,
-            stub: None,
-        };
+        let v = FixupValues { p: 0x1000, s: 0x5000, a: 8, got: 0x4000, g: Some(0x4010), z: 24, stub: None };
         apply_fixup(EdgeKind::GotOff64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), 0x1008);
         apply_fixup(EdgeKind::GotPc64, &mut d, 0, &v).unwrap();
@@ -705,154 +606,80 @@ mod tests {
         apply_fixup(EdgeKind::Size64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), 32);
         apply_fixup(EdgeKind::GotPc32, &mut d, 0, &v).unwrap();
-        assert_eq!(
-            i32::from_le_bytes(d[..4].try_into().unwrap()),
-            0x4000 + 8 - 0x1000
-        );
+        assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), 0x4000 + 8 - 0x1000);
         apply_fixup(EdgeKind::GotEntry32, &mut d, 0, &v).unwrap();
         assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), 0x18);
         apply_fixup(EdgeKind::Size32, &mut d, 0, &v).unwrap();
         assert_eq!(u32::from_le_bytes(d[..4].try_into().unwrap()), 32);
         let no_got = FixupValues { g: None, ..v };
-        assert_eq!(
-            apply_fixup(EdgeKind::GotPcRel32, &mut d, 0, &no_got),
-            Err(FixupError::MissingGotEntry)
-        );
+        assert_eq!(apply_fixup(EdgeKind::GotPcRel32, &mut d, 0, &no_got), Err(FixupError::MissingGotEntry));
     }
 
     #[test]
     fn gotpcrelx_relaxes_mov_to_lea() {
         // mov 0(%rip), %rax  => 48 8b 05 <disp32>
         let mut code = [0x48, 0x8b, 0x05, 0, 0, 0, 0];
-        let v = FixupValues {
-            p: 0x1003,
-            s: 0x2000,
-            a: -4,
-            g: Some(0x3000),
-            ..Default::default()
-        };
-        assert_eq!(
-            apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut code, 3, &v).unwrap(),
-            Resolution::Relaxed
-        );
+        let v = FixupValues { p: 0x1003, s: 0x2000, a: -4, g: Some(0x3000), ..Default::default() };
+        assert_eq!(apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut code, 3, &v).unwrap(), Resolution::Relaxed);
         assert_eq!(code[..3], [0x48, 0x8d, 0x05]);
-        assert_eq!(
-            i32::from_le_bytes(code[3..].try_into().unwrap()),
-            0x2000 - 4 - 0x1003
-        );
+        assert_eq!(i32::from_le_bytes(code[3..].try_into().unwrap()), 0x2000 - 4 - 0x1003);
     }
 
     #[test]
     fn gotpcrelx_relaxes_call_and_jmp() {
         let mut call = [0xff, 0x15, 0, 0, 0, 0];
-        let v = FixupValues {
-            p: 0x1002,
-            s: 0x2000,
-            a: -4,
-            g: Some(0x3000),
-            ..Default::default()
-        };
+        let v = FixupValues { p: 0x1002, s: 0x2000, a: -4, g: Some(0x3000), ..Default::default() };
         apply_fixup(EdgeKind::GotPcRelX { rex: false }, &mut call, 2, &v).unwrap();
         assert_eq!(call[..2], [0x67, 0xe8]);
-        assert_eq!(
-            i32::from_le_bytes(call[2..].try_into().unwrap()),
-            0x2000 - 0x1006
-        );
+        assert_eq!(i32::from_le_bytes(call[2..].try_into().unwrap()), 0x2000 - 0x1006);
         let mut jmp = [0xff, 0x25, 0, 0, 0, 0];
         apply_fixup(EdgeKind::GotPcRelX { rex: false }, &mut jmp, 2, &v).unwrap();
         assert_eq!(jmp[0], 0xe9);
         // The jmp starts at P-2 and is 5 bytes long: its next pc is P+3.
-        assert_eq!(
-            i32::from_le_bytes(jmp[1..5].try_into().unwrap()),
-            0x2000 - 0x1005
-        );
+        assert_eq!(i32::from_le_bytes(jmp[1..5].try_into().unwrap()), 0x2000 - 0x1005);
         assert_eq!(jmp[5], 0x90);
     }
 
     #[test]
     fn gotpcrelx_keeps_got_when_far_or_not_relaxable() {
         let mut code = [0x48, 0x8b, 0x05, 0, 0, 0, 0];
-        let far = FixupValues {
-            p: 0x1003,
-            s: 0x7f00_0000_0000,
-            a: -4,
-            g: Some(0x3000),
-            ..Default::default()
-        };
-        assert_eq!(
-            apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut code, 3, &far).unwrap(),
-            Resolution::ViaGot
-        );
+        let far = FixupValues { p: 0x1003, s: 0x7f00_0000_0000, a: -4, g: Some(0x3000), ..Default::default() };
+        assert_eq!(apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut code, 3, &far).unwrap(), Resolution::ViaGot);
         assert_eq!(code[1], 0x8b);
-        assert_eq!(
-            i32::from_le_bytes(code[3..].try_into().unwrap()),
-            0x3000 - 4 - 0x1003
-        );
+        assert_eq!(i32::from_le_bytes(code[3..].try_into().unwrap()), 0x3000 - 4 - 0x1003);
         // test %rax, foo@GOTPCREL(%rip) (48 85 05) is not relaxed.
         let mut test = [0x48, 0x85, 0x05, 0, 0, 0, 0];
         let near = FixupValues { s: 0x2000, ..far };
-        assert_eq!(
-            apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut test, 3, &near).unwrap(),
-            Resolution::ViaGot
-        );
+        assert_eq!(apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut test, 3, &near).unwrap(), Resolution::ViaGot);
         assert_eq!(test[1], 0x85);
     }
 
     #[test]
     fn tls_kinds_use_their_inputs() {
         let mut d = [0u8; 8];
-        let v = FixupValues {
-            p: 0x1000,
-            s: (-0x40i64) as u64,
-            a: 0,
-            g: Some(0x2000),
-            ..Default::default()
-        };
+        let v = FixupValues { p: 0x1000, s: (-0x40i64) as u64, a: 0, g: Some(0x2000), ..Default::default() };
         apply_fixup(EdgeKind::TpOff32, &mut d, 0, &v).unwrap();
         assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), -0x40);
         apply_fixup(EdgeKind::TpOff64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), -0x40);
-        for kind in [
-            EdgeKind::GotTpOff32,
-            EdgeKind::TlsGd32,
-            EdgeKind::TlsLd32,
-            EdgeKind::TlsDescGot32,
-        ] {
+        for kind in [EdgeKind::GotTpOff32, EdgeKind::TlsGd32, EdgeKind::TlsLd32, EdgeKind::TlsDescGot32] {
             apply_fixup(kind, &mut d, 0, &FixupValues { a: -4, ..v }).unwrap();
-            assert_eq!(
-                i32::from_le_bytes(d[..4].try_into().unwrap()),
-                0x2000 - 4 - 0x1000
-            );
+            assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), 0x2000 - 4 - 0x1000);
         }
-        assert_eq!(
-            apply_fixup(EdgeKind::TlsDescCall, &mut d, 0, &v).unwrap(),
-            Resolution::Nothing
-        );
+        assert_eq!(apply_fixup(EdgeKind::TlsDescCall, &mut d, 0, &v).unwrap(), Resolution::Nothing);
     }
 
     #[test]
     fn fields_outside_the_block_are_refused() {
         let mut d = [0u8; 6];
-        assert_eq!(
-            apply_fixup(EdgeKind::Abs64, &mut d, 0, &values(0, 1, 0)),
-            Err(FixupError::OutOfBounds)
-        );
-        assert_eq!(
-            apply_fixup(EdgeKind::Pc32, &mut d, 3, &values(0, 0, 0)),
-            Err(FixupError::OutOfBounds)
-        );
+        assert_eq!(apply_fixup(EdgeKind::Abs64, &mut d, 0, &values(0, 1, 0)), Err(FixupError::OutOfBounds));
+        assert_eq!(apply_fixup(EdgeKind::Pc32, &mut d, 3, &values(0, 0, 0)), Err(FixupError::OutOfBounds));
         assert_eq!(
             apply_fixup(EdgeKind::Abs32, &mut d, usize::MAX - 1, &values(0, 0, 0)),
             Err(FixupError::OutOfBounds)
         );
-        let v = FixupValues {
-            g: Some(0),
-            ..Default::default()
-        };
-        assert_eq!(
-            apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut d, 1, &v),
-            Err(FixupError::OutOfBounds)
-        );
+        let v = FixupValues { g: Some(0), ..Default::default() };
+        assert_eq!(apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut d, 1, &v), Err(FixupError::OutOfBounds));
     }
 
     #[test]
@@ -860,9 +687,6 @@ mod tests {
         let mut s = [0u8; 8];
         write_stub(&mut s, 0x1000, 0x2000).unwrap();
         assert_eq!(s[..2], [0xff, 0x25]);
-        assert_eq!(
-            i32::from_le_bytes(s[2..6].try_into().unwrap()),
-            0x2000 - 0x1006
-        );
+        assert_eq!(i32::from_le_bytes(s[2..6].try_into().unwrap()), 0x2000 - 0x1006);
     }
 }

@@ -25,15 +25,10 @@ pub const MAX_SECTION_ALIGN: u64 = 1 << 16;
 pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Result<LinkGraph> {
     let data = input.bytes();
     let err = |what: &dyn std::fmt::Display| anyhow!("{}: {}", name, what);
-    let header =
-        Header::parse(data).map_err(|e| err(&format_args!("invalid ELF header: {}", e)))?;
+    let header = Header::parse(data).map_err(|e| err(&format_args!("invalid ELF header: {}", e)))?;
     let endian = header.endian().map_err(|e| err(&e))?;
     if header.e_machine(endian) != elf::EM_X86_64 {
-        bail!(
-            "{}: ELF machine {} is not supported (only x86-64, EM_X86_64 = 62, is)",
-            name,
-            header.e_machine(endian)
-        );
+        bail!("{}: ELF machine {} is not supported (only x86-64, EM_X86_64 = 62, is)", name, header.e_machine(endian));
     }
     if header.e_type(endian) != elf::ET_REL {
         let what = match header.e_type(endian) {
@@ -41,14 +36,15 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
             elf::ET_DYN => "a shared object or PIE",
             _ => "not a relocatable object",
         };
-        bail!("{}: {}; jitrun loads relocatable objects (.o); pass shared libraries with -l or as a .so path", name, what);
+        bail!(
+            "{}: {}; jitrun loads relocatable objects (.o); pass shared libraries with -l or as a .so path",
+            name,
+            what
+        );
     }
-    let sections = header
-        .sections(endian, data)
-        .map_err(|e| err(&format_args!("section table: {}", e)))?;
-    let symtab = sections
-        .symbols(endian, data, elf::SHT_SYMTAB)
-        .map_err(|e| err(&format_args!("symbol table: {}", e)))?;
+    let sections = header.sections(endian, data).map_err(|e| err(&format_args!("section table: {}", e)))?;
+    let symtab =
+        sections.symbols(endian, data, elf::SHT_SYMTAB).map_err(|e| err(&format_args!("symbol table: {}", e)))?;
 
     let mut graph = LinkGraph::new(name.to_string(), Some(input.clone()));
     // ELF section index → model section (and its one block), if loaded.
@@ -65,11 +61,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         };
         let flags = section.sh_flags(endian);
         if flags & u64::from(elf::SHF_WRITE) != 0 && flags & u64::from(elf::SHF_EXECINSTR) != 0 {
-            bail!(
-                "{}: section {}: both writable and executable; jitrun keeps W^X and refuses it",
-                name,
-                sec_name
-            );
+            bail!("{}: section {}: both writable and executable; jitrun keeps W^X and refuses it", name, sec_name);
         }
         let size = section.sh_size(endian);
         let align = section.sh_addralign(endian).max(1);
@@ -115,9 +107,8 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
 
     // COMDAT groups: remember which model sections each signature covers.
     for (index, section) in sections.enumerate() {
-        let Some((flag, members)) = section
-            .group(endian, data)
-            .map_err(|e| err(&format_args!("group section {}: {}", index.0, e)))?
+        let Some((flag, members)) =
+            section.group(endian, data).map_err(|e| err(&format_args!("group section {}: {}", index.0, e)))?
         else {
             continue;
         };
@@ -128,39 +119,25 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         let signature = symtab
             .symbol(SymbolIndex(sym_index))
             .and_then(|sym| symtab.symbol_name(endian, sym))
-            .map_err(|e| {
-                err(&format_args!(
-                    "group section {}: signature symbol {}: {}",
-                    index.0, sym_index, e
-                ))
-            })?;
+            .map_err(|e| err(&format_args!("group section {}: signature symbol {}: {}", index.0, sym_index, e)))?;
         let mut members_loaded = Vec::new();
         for member in members {
             let member = member.get(endian) as usize;
             if member == 0 || member >= sections.len() {
-                bail!(
-                    "{}: group section {}: member section index {} does not exist",
-                    name,
-                    index.0,
-                    member
-                );
+                bail!("{}: group section {}: member section index {} does not exist", name, index.0, member);
             }
             if let Some((sid, _)) = loaded[member] {
                 members_loaded.push(sid);
             }
         }
-        graph.comdats.push(Comdat {
-            signature: String::from_utf8_lossy(signature).into(),
-            sections: members_loaded,
-        });
+        graph.comdats.push(Comdat { signature: String::from_utf8_lossy(signature).into(), sections: members_loaded });
     }
 
     // Symbols keep their ELF index, so relocations map one to one.
     graph.symbols.reserve(symtab.len());
     for (index, sym) in symtab.enumerate() {
-        let sym_name = symtab
-            .symbol_name(endian, sym)
-            .map_err(|e| err(&format_args!("symbol {}: name: {}", index.0, e)))?;
+        let sym_name =
+            symtab.symbol_name(endian, sym).map_err(|e| err(&format_args!("symbol {}: name: {}", index.0, e)))?;
         let st_type = sym.st_type();
         let kind = match st_type {
             elf::STT_FUNC | elf::STT_GNU_IFUNC => SymbolKind::Function,
@@ -176,16 +153,8 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                 String::from_utf8_lossy(sym_name)
             );
         }
-        let scope = if sym.st_bind() == elf::STB_LOCAL {
-            Scope::Local
-        } else {
-            Scope::Global
-        };
-        let linkage = if sym.st_bind() == elf::STB_WEAK {
-            Linkage::Weak
-        } else {
-            Linkage::Strong
-        };
+        let scope = if sym.st_bind() == elf::STB_LOCAL { Scope::Local } else { Scope::Global };
+        let linkage = if sym.st_bind() == elf::STB_WEAK { Linkage::Weak } else { Linkage::Strong };
         let shndx = sym.st_shndx(endian);
         let def = match shndx {
             elf::SHN_UNDEF => SymbolDef::Undefined,
@@ -200,20 +169,15 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                         align
                     );
                 }
-                SymbolDef::Common {
-                    size: sym.st_size(endian),
-                    align,
-                }
+                SymbolDef::Common { size: sym.st_size(endian), align }
             }
             _ if st_type == elf::STT_FILE => SymbolDef::NotLoaded,
             _ => {
                 let section_index = if shndx == elf::SHN_XINDEX {
-                    symtab.shndx(endian, index).ok_or_else(|| {
-                        err(&format_args!(
-                            "symbol {}: missing SHT_SYMTAB_SHNDX entry",
-                            index.0
-                        ))
-                    })? as usize
+                    symtab
+                        .shndx(endian, index)
+                        .ok_or_else(|| err(&format_args!("symbol {}: missing SHT_SYMTAB_SHNDX entry", index.0)))?
+                        as usize
                 } else if shndx >= elf::SHN_LORESERVE {
                     bail!(
                         "{}: symbol {}: reserved section index {:#x}",
@@ -258,25 +222,14 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         } else {
             Some(String::from_utf8_lossy(sym_name).into())
         };
-        graph.symbols.push(Symbol {
-            name: name_opt,
-            def,
-            scope,
-            linkage,
-            kind,
-            size: sym.st_size(endian),
-        });
+        graph.symbols.push(Symbol { name: name_opt, def, scope, linkage, kind, size: sym.st_size(endian) });
     }
 
     // Relocations → edges.
     for (index, section) in sections.enumerate() {
         let sh_type = section.sh_type(endian);
         if sh_type == elf::SHT_REL {
-            if let Some((_, block)) = loaded
-                .get(section.sh_info(endian) as usize)
-                .copied()
-                .flatten()
-            {
+            if let Some((_, block)) = loaded.get(section.sh_info(endian) as usize).copied().flatten() {
                 let target = &graph.sections[graph.blocks[block as usize].section as usize].name;
                 bail!("{}: section {}: SHT_REL relocations are not used on x86-64 (expected SHT_RELA)", name, target);
             }
@@ -287,12 +240,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         }
         let target_index = section.sh_info(endian) as usize;
         if target_index >= sections.len() {
-            bail!(
-                "{}: relocation section {}: target section index {} is out of range",
-                name,
-                index.0,
-                target_index
-            );
+            bail!("{}: relocation section {}: target section index {} is out of range", name, index.0, target_index);
         }
         let Some((sid, block)) = loaded[target_index] else {
             continue;
@@ -340,10 +288,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                     graph.symbols.len()
                 );
             }
-            if offset
-                .checked_add(kind.width())
-                .is_none_or(|end| end > block_size)
-            {
+            if offset.checked_add(kind.width()).is_none_or(|end| end > block_size) {
                 bail!(
                     "{}: section {}+{:#x}: {} patches {} bytes past the end of the section ({:#x} bytes)",
                     name,
@@ -354,19 +299,10 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                     block_size
                 );
             }
-            edges.push(Edge {
-                offset,
-                kind,
-                target: sym,
-                addend: rela.r_addend(endian),
-            });
+            edges.push(Edge { offset, kind, target: sym, addend: rela.r_addend(endian) });
         }
         if matches!(graph.blocks[block as usize].content, Content::Zero) && !edges.is_empty() {
-            bail!(
-                "{}: section {}: zero-fill section has relocations",
-                name,
-                sec_name
-            );
+            bail!("{}: section {}: zero-fill section has relocations", name, sec_name);
         }
         graph.blocks[block as usize].edges.extend(edges);
     }
@@ -375,11 +311,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
 
 /// Decides whether and as what a section is loaded. `None` for sections
 /// that take no memory at run time (debug info, notes, symbol tables).
-fn classify<S: SectionHeader<Endian = Endianness>>(
-    section: &S,
-    endian: Endianness,
-    name: &str,
-) -> Option<SectionKind> {
+fn classify<S: SectionHeader<Endian = Endianness>>(section: &S, endian: Endianness, name: &str) -> Option<SectionKind> {
     let flags: u64 = section.sh_flags(endian).into();
     if flags & u64::from(elf::SHF_ALLOC) == 0 {
         return None;
@@ -425,10 +357,8 @@ fn init_priority(kind: SectionKind, name: &str) -> u32 {
     let SectionKind::InitArray(init) = kind else {
         return 0;
     };
-    let Some(suffix) = name
-        .rsplit_once('.')
-        .map(|(_, s)| s)
-        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+    let Some(suffix) =
+        name.rsplit_once('.').map(|(_, s)| s).filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
     else {
         return UNSUFFIXED;
     };
@@ -456,10 +386,7 @@ pub fn elf_reloc_name(r_type: u32) -> String {
         elf::R_X86_64_RELATIVE64 => "R_X86_64_RELATIVE64",
         _ => return "unknown to jitrun".to_string(),
     };
-    format!(
-        "{}, which belongs in linked files, not in a relocatable object",
-        known
-    )
+    format!("{}, which belongs in linked files, not in a relocatable object", known)
 }
 
 #[cfg(test)]

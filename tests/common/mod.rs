@@ -1,0 +1,234 @@
+//! Shared test harness: build C/C++ programs from `testdata/` with the
+//! system compiler, link them natively and run them through jitrun, and
+//! compare stdout, stderr and exit status byte for byte.
+//!
+//! A program is a single file `testdata/<suite>/NAME.c` (or `.cpp`) or a
+//! directory `testdata/<suite>/NAME/` of sources. Its first lines may hold
+//! directives:
+//!
+//! ```text
+//! // jitrun-test: args=a b c        program arguments
+//! // jitrun-test: stdin=text\n      standard input (\n and \t are unescaped)
+//! // jitrun-test: libs=-lm          extra link inputs (given to both)
+//! // jitrun-test: env=KEY=VALUE     extra environment variable (repeatable)
+//! // jitrun-test: cflags=-pthread   extra compile flags for every flag set
+//! ```
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The flag sets every differential test runs under.
+pub const C_FLAG_SETS: &[&str] = &["-O0", "-O2", "-O2 -fPIC", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large"];
+
+pub fn jitrun_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_jitrun"))
+}
+
+pub fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
+}
+
+/// A fresh scratch directory under cargo's target tmpdir.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[derive(Default, Clone, Debug)]
+pub struct Directives {
+    pub args: Vec<String>,
+    pub stdin: Vec<u8>,
+    pub libs: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cflags: Vec<String>,
+}
+
+pub fn read_directives(source: &Path) -> Directives {
+    let text = std::fs::read_to_string(source).unwrap();
+    let mut d = Directives::default();
+    for line in text.lines().take_while(|l| l.starts_with("//") || l.trim().is_empty()) {
+        let Some(rest) = line.strip_prefix("// jitrun-test:") else {
+            continue;
+        };
+        let (key, value) = rest.trim().split_once('=').unwrap_or((rest.trim(), ""));
+        match key {
+            "args" => d.args = value.split_whitespace().map(str::to_string).collect(),
+            "stdin" => d.stdin = value.replace("\\n", "\n").replace("\\t", "\t").into_bytes(),
+            "libs" => d.libs = value.split_whitespace().map(str::to_string).collect(),
+            "env" => {
+                let (k, v) = value.split_once('=').unwrap();
+                d.env.push((k.to_string(), v.to_string()));
+            }
+            "cflags" => d.cflags.extend(value.split_whitespace().map(str::to_string)),
+            other => panic!("{}: unknown directive {}", source.display(), other),
+        }
+    }
+    d
+}
+
+/// Sources of a program: the file itself, or every C/C++ file of the directory
+/// (the one named `main.*` first, so argv[0] and order are stable).
+pub fn sources(program: &Path) -> Vec<PathBuf> {
+    if program.is_dir() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(program)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("c" | "cpp" | "cc")))
+            .collect();
+        files.sort_by_key(|p| (p.file_stem().unwrap() != "main", p.clone()));
+        files
+    } else {
+        vec![program.to_path_buf()]
+    }
+}
+
+pub fn is_cxx(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("cpp" | "cc"))
+}
+
+fn run_checked(cmd: &mut Command) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{:?}: {}", cmd, e));
+    assert!(out.status.success(), "{:?} failed:\n{}", cmd, String::from_utf8_lossy(&out.stderr));
+}
+
+/// Compiles every source with `flags` into `dir`; returns the objects.
+pub fn compile(sources: &[PathBuf], flags: &str, extra: &[String], dir: &Path) -> Vec<PathBuf> {
+    sources
+        .iter()
+        .map(|src| {
+            let obj = dir.join(src.file_stem().unwrap()).with_extension("o");
+            let compiler = if is_cxx(src) { "g++" } else { "cc" };
+            run_checked(
+                Command::new(compiler)
+                    .arg("-c")
+                    .args(flags.split_whitespace())
+                    .args(extra)
+                    .arg(src)
+                    .arg("-o")
+                    .arg(&obj),
+            );
+            obj
+        })
+        .collect()
+}
+
+/// Links natively the way a user of `cc` would for these flags.
+pub fn link_native(objects: &[PathBuf], flags: &str, cxx: bool, libs: &[String], extra: &[String], out: &Path) {
+    let driver = if cxx { "g++" } else { "cc" };
+    let mut cmd = Command::new(driver);
+    if flags.contains("-fno-pic") {
+        cmd.arg("-no-pie");
+    }
+    cmd.args(extra.iter().filter(|f| f.as_str() == "-pthread"));
+    run_checked(cmd.args(objects).args(libs).arg("-o").arg(out));
+}
+
+/// Runs a command with stdin and a timeout; a hang is a test failure.
+pub fn run_with(cmd: &mut Command, stdin: &[u8], timeout: Duration) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{:?}: {}", cmd, e));
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let start = Instant::now();
+    let out_handle = {
+        let mut stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            std::io::Read::read_to_end(&mut stdout, &mut v).unwrap();
+            v
+        })
+    };
+    let err_handle = {
+        let mut stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            std::io::Read::read_to_end(&mut stderr, &mut v).unwrap();
+            v
+        })
+    };
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            panic!("{:?} timed out after {:?}", cmd, timeout);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let _ = writer.join();
+    Output { status, stdout: out_handle.join().unwrap(), stderr: err_handle.join().unwrap() }
+}
+
+/// Exit status as a shell would report it: code, or 128 + signal.
+pub fn shell_status(out: &Output) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    out.status.code().unwrap_or_else(|| 128 + out.status.signal().unwrap_or(0))
+}
+
+/// Builds `program` under `flags`, runs it natively and under jitrun, and
+/// returns a description of every difference (empty when identical).
+pub fn differential(program: &Path, flags: &str, scratch_dir: &Path) -> Vec<String> {
+    let srcs = sources(program);
+    let directives = read_directives(&srcs[0]);
+    let cxx = srcs.iter().any(|s| is_cxx(s));
+    let objects = compile(&srcs, flags, &directives.cflags, scratch_dir);
+    let exe = scratch_dir.join("a.out");
+    link_native(&objects, flags, cxx, &directives.libs, &directives.cflags, &exe);
+
+    let timeout = Duration::from_secs(20);
+    let mut native = Command::new(&exe);
+    native.args(&directives.args).envs(directives.env.iter().cloned());
+    let native = run_with(&mut native, &directives.stdin, timeout);
+
+    let mut jit = Command::new(jitrun_bin());
+    jit.args(&objects).args(&directives.libs).arg("--").args(&directives.args).envs(directives.env.iter().cloned());
+    let jit = run_with(&mut jit, &directives.stdin, timeout);
+
+    let mut diffs = Vec::new();
+    let name = format!("{} [{}]", program.file_name().unwrap().to_string_lossy(), flags);
+    if native.stdout != jit.stdout {
+        diffs.push(format!(
+            "{}: stdout differs\n--- native\n{}\n--- jitrun\n{}",
+            name,
+            String::from_utf8_lossy(&native.stdout),
+            String::from_utf8_lossy(&jit.stdout)
+        ));
+    }
+    if native.stderr != jit.stderr {
+        diffs.push(format!(
+            "{}: stderr differs\n--- native\n{}\n--- jitrun\n{}",
+            name,
+            String::from_utf8_lossy(&native.stderr),
+            String::from_utf8_lossy(&jit.stderr)
+        ));
+    }
+    if shell_status(&native) != shell_status(&jit) {
+        diffs.push(format!("{}: exit status native {} jitrun {}", name, shell_status(&native), shell_status(&jit)));
+    }
+    diffs
+}
+
+/// Runs `program` under every flag set and fails with all differences.
+pub fn check_program(suite: &str, name: &str, flag_sets: &[&str]) {
+    let program = testdata().join(suite).join(name);
+    assert!(program.exists(), "{} does not exist", program.display());
+    let mut all = Vec::new();
+    for (i, flags) in flag_sets.iter().enumerate() {
+        let dir = scratch(&format!("{}-{}-{}", suite, name.replace('.', "_"), i));
+        all.extend(differential(&program, flags, &dir));
+    }
+    assert!(all.is_empty(), "{}", all.join("\n\n"));
+}
