@@ -122,14 +122,6 @@ fn build_tls_object(layout: &TlsLayout, template: &[u8]) -> Vec<u8> {
 /// Where the loader writes the module's thread-pointer offset.
 const TPOFF_WORD: u64 = 0x1d8;
 
-fn thread_pointer() -> u64 {
-    let tp: u64;
-    // SAFETY: on x86-64 Linux %fs:0 holds the thread control block's own
-    // address (the thread pointer); reading it has no side effects.
-    unsafe { std::arch::asm!("mov {}, fs:0", out(reg) tp, options(nostack, readonly, preserves_flags)) };
-    tp
-}
-
 /// Loads the template as a TLS module. `template` must be relocated.
 pub fn allocate(layout: &TlsLayout, template: &[u8]) -> Result<TlsModule> {
     let object = build_tls_object(layout, template);
@@ -179,6 +171,14 @@ pub fn action(module: TlsModule) -> ActionPair {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn thread_pointer() -> u64 {
+        let tp: u64;
+        // SAFETY: on x86-64 Linux %fs:0 holds the thread control block's own
+        // address (the thread pointer); reading it has no side effects.
+        unsafe { std::arch::asm!("mov {}, fs:0", out(reg) tp, options(nostack, readonly, preserves_flags)) };
+        tp
+    }
 
     #[test]
     fn module_gives_every_thread_the_template() {
