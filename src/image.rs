@@ -35,9 +35,9 @@ struct FiniState {
     fini: FunctionArray,
 }
 
-type InitFn = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char);
 type FiniFn = unsafe extern "C" fn();
-type MainFn = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
+/// `__jitrun_call_entry(f, argc, argv, envp)`, see [`crate::runtime::CALL_ENTRY`].
+type CallEntryFn = unsafe extern "C" fn(u64, c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
 
 pub struct Image {
     pub(crate) mapper: InProcessMapper,
@@ -129,6 +129,10 @@ impl Image {
         // SAFETY: reading libc's environ pointer.
         let envp = unsafe { environ };
 
+        let call_entry = self.lookup(crate::runtime::CALL_ENTRY).context("internal: no entry trampoline")?;
+        // SAFETY: the trampoline is the runtime piece in the image's text.
+        let call_entry = unsafe { std::mem::transmute::<u64, CallEntryFn>(call_entry) };
+
         self.register_finalizer();
         for f in self.read_array(self.preinit).into_iter().chain(self.read_array(self.init)) {
             if f == 0 || f == u64::MAX {
@@ -136,12 +140,12 @@ impl Image {
             }
             // SAFETY: the address comes from the image's relocated init
             // arrays; calling it is what loading a program means.
-            unsafe { std::mem::transmute::<u64, InitFn>(f)(argc, argv, envp) };
+            unsafe { call_entry(f, argc, argv, envp) };
         }
         log::debug!("calling {} at {:#x}", entry, entry_addr);
         // SAFETY: the entry is a function in the image's executable segment
         // with the C `main` signature.
-        let status = unsafe { std::mem::transmute::<u64, MainFn>(entry_addr)(argc, argv, envp) };
+        let status = unsafe { call_entry(entry_addr, argc, argv, envp) };
         Ok(status)
     }
 

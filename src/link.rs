@@ -112,6 +112,9 @@ impl Linker {
     pub fn add_shared_library(&mut self, path: &Path) -> Result<()> {
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         if self.opened_libraries.insert(canonical) {
+            if let Some(pin) = tls::load_library_with_static_tls(path)? {
+                self.libraries.push(pin);
+            }
             self.libraries.push(SharedLibrary::open(path)?);
         }
         Ok(())
@@ -206,7 +209,15 @@ impl Linker {
             }
         }
         let tls_module = if layout.tls.size > 0 || tables.uses_tls {
-            let mut module = tls::allocate(&layout.tls, &tls_template)?;
+            let requests: Vec<tls::ExternalTlsRequest> = tables
+                .tls_externals
+                .iter()
+                .map(|&(e, needs_tp_offset)| tls::ExternalTlsRequest {
+                    name: res.externals[e as usize].name.to_string(),
+                    needs_tp_offset,
+                })
+                .collect();
+            let mut module = tls::allocate(&layout.tls, &tls_template, &requests)?;
             module.descriptor_resolver = addrs.address(res.globals[runtime::TLSDESC_STATIC])?;
             Some(module)
         } else {
@@ -332,7 +343,12 @@ fn load_cxx_runtime_if_needed(table: &SymbolTable, libraries: &mut Vec<SharedLib
         return;
     }
     for name in ["libstdc++.so.6", "libm.so.6", "libgcc_s.so.1"] {
-        match SharedLibrary::open(Path::new(name)) {
+        let path = crate::ldcache::lookup(name).unwrap_or_else(|| PathBuf::from(name));
+        let loaded = tls::load_library_with_static_tls(&path).and_then(|pin| {
+            libraries.extend(pin);
+            SharedLibrary::open(&path)
+        });
+        match loaded {
             Ok(lib) => libraries.push(lib),
             Err(e) => log::debug!("C++ runtime: {:#}", e),
         }
@@ -349,6 +365,16 @@ fn decide_copies(tables: &Tables, res: &Resolution, base: u64, size: u64) -> Vec
         lo.abs() < limit && hi.abs() < limit
     };
     tables.copies.iter().map(|c| !reach(res.externals[c.external as usize].address)).collect()
+}
+
+/// Where a thread-local variable is, in the terms TLS fixups use.
+struct TlsFacts {
+    /// Offset from the thread pointer (static TLS).
+    tp_offset: i64,
+    /// The TLS module that holds it.
+    module_id: u64,
+    /// Offset inside that module's block.
+    offset: u64,
 }
 
 /// Turns targets into addresses once the base is known.
@@ -417,7 +443,7 @@ impl Addresses<'_> {
         })
     }
 
-    /// Offset of a thread-local target inside the TLS block.
+    /// Offset of a thread-local target of the image inside its TLS block.
     fn tls_offset(&self, target: Target) -> Result<u64> {
         match target {
             Target::Block { graph, block, offset } => {
@@ -427,15 +453,30 @@ impl Addresses<'_> {
                 }
                 Ok(placed + offset)
             }
-            Target::External(_) => {
-                bail!("thread-local variables of shared libraries are not supported")
-            }
             _ => bail!("uses a thread-local access on a symbol that is not thread-local"),
         }
     }
 
+    /// Everything a TLS fixup may need about its target, in the image or in
+    /// a shared library.
+    fn tls_facts(&self, target: Target) -> Result<TlsFacts> {
+        let module = self.tls_module()?;
+        if let Target::External(e) = target {
+            let i = self
+                .tables
+                .tls_externals
+                .iter()
+                .position(|&(x, _)| x == e)
+                .ok_or_else(|| anyhow!("internal: external TLS symbol not planned"))?;
+            let ext = module.externals[i];
+            return Ok(TlsFacts { tp_offset: ext.tp_offset, module_id: ext.module_id, offset: ext.offset });
+        }
+        let offset = self.tls_offset(target)?;
+        Ok(TlsFacts { tp_offset: module.tp_offset + offset as i64, module_id: module.module_id, offset })
+    }
+
     fn tls_module(&self) -> Result<&TlsModule> {
-        self.tls.ok_or_else(|| anyhow!("internal: TLS used without a TLS block"))
+        self.tls.ok_or_else(|| anyhow!("internal: TLS used without a TLS module"))
     }
 
     fn got_entry(&self, slot: GotSlot) -> Option<u64> {
@@ -479,18 +520,18 @@ fn apply_block_fixups(
         let mut values =
             FixupValues { p: block_addr + edge.offset, a: edge.addend, got: addrs.got(), ..Default::default() };
         if kind.is_tls() {
-            let module = addrs.tls_module().map_err(|e| fail(&e))?;
+            let facts = || addrs.tls_facts(target).map_err(|e| fail(&e));
             let slot = match kind {
                 EdgeKind::TpOff32 | EdgeKind::TpOff64 => {
-                    values.s = (module.tp_offset + addrs.tls_offset(target).map_err(|e| fail(&e))? as i64) as u64;
+                    values.s = facts()?.tp_offset as u64;
                     None
                 }
                 EdgeKind::DtpOff32 | EdgeKind::DtpOff64 => {
-                    values.s = addrs.tls_offset(target).map_err(|e| fail(&e))?;
+                    values.s = facts()?.offset;
                     None
                 }
                 EdgeKind::DtpMod64 => {
-                    values.s = module.module_id;
+                    values.s = facts()?.module_id;
                     None
                 }
                 EdgeKind::GotTpOff32 => Some(GotSlot::TpOffset(target)),
@@ -531,12 +572,14 @@ fn write_tables(memory: &mut [u8], addrs: &Addresses) -> Result<()> {
     for &(slot, word) in &addrs.tables.got {
         let words: [u64; 2] = match slot {
             GotSlot::Address(t) => [addrs.address(t)?, 0],
-            GotSlot::TpOffset(t) => [(addrs.tls_module()?.tp_offset + addrs.tls_offset(t)? as i64) as u64, 0],
-            GotSlot::TlsIndex(t) => [addrs.tls_module()?.module_id, addrs.tls_offset(t)?],
+            GotSlot::TpOffset(t) => [addrs.tls_facts(t)?.tp_offset as u64, 0],
+            GotSlot::TlsIndex(t) => {
+                let facts = addrs.tls_facts(t)?;
+                [facts.module_id, facts.offset]
+            }
             GotSlot::TlsModule => [addrs.tls_module()?.module_id, 0],
             GotSlot::TlsDescriptor(t) => {
-                let module = addrs.tls_module()?;
-                [module.descriptor_resolver, (module.tp_offset + addrs.tls_offset(t)? as i64) as u64]
+                [addrs.tls_module()?.descriptor_resolver, addrs.tls_facts(t)?.tp_offset as u64]
             }
         };
         for (i, w) in words.iter().take(slot.words() as usize).enumerate() {

@@ -10,6 +10,7 @@
 //! | `at_quick_exit(f)`       | `__cxa_at_quick_exit(f, &__dso_handle)`              |
 //! | `pthread_atfork(p,a,c)`  | `__register_atfork(p, a, c, &__dso_handle)`          |
 //! | `__stack_chk_fail_local` | tail call to `__stack_chk_fail`                      |
+//! | `__jitrun_call_entry`    | calls constructors and the entry (no unwind info)     |
 //! | `__jitrun_tlsdesc_static`| TLS descriptor function: returns the stored offset   |
 
 use std::collections::HashSet;
@@ -20,6 +21,12 @@ use crate::model::*;
 /// Name of the synthetic object in messages.
 pub const RUNTIME_OBJECT: &str = "<jitrun runtime>";
 pub const DSO_HANDLE: &str = "__dso_handle";
+/// `__jitrun_call_entry(f, argc, argv, envp)` calls `f(argc, argv, envp)`.
+/// jitrun calls constructors and the entry through it because it has no
+/// unwind info: an exception nobody catches stops there with "end of
+/// stack" and `std::terminate` runs, as under `__libc_start_main`, instead
+/// of unwinding into jitrun's own frames.
+pub const CALL_ENTRY: &str = "__jitrun_call_entry";
 /// The resolver of TLS descriptors (`-mtls-dialect=gnu2`); always present.
 pub const TLSDESC_STATIC: &str = "__jitrun_tlsdesc_static";
 
@@ -50,6 +57,13 @@ const PIECES: &[Piece] = &[
         fixups: &[(3, EdgeKind::Pc32, DSO_HANDLE, -4), (8, EdgeKind::Branch32, "__register_atfork", -4)],
     },
     Piece {
+        name: CALL_ENTRY,
+        // push %rbp; mov %rdi,%rax; mov %esi,%edi; mov %rdx,%rsi;
+        // mov %rcx,%rdx; call *%rax; pop %rbp; ret
+        code: &[0x55, 0x48, 0x89, 0xf8, 0x89, 0xf7, 0x48, 0x89, 0xd6, 0x48, 0x89, 0xca, 0xff, 0xd0, 0x5d, 0xc3],
+        fixups: &[],
+    },
+    Piece {
         name: TLSDESC_STATIC,
         // mov 8(%rax),%rax; ret -- a TLS descriptor's argument is the
         // variable's thread-pointer offset (static TLS, see tls.rs).
@@ -78,7 +92,7 @@ pub fn build(needed: &HashSet<&str>) -> LinkGraph {
     define(&mut graph, DSO_HANDLE, handle_block, SymbolKind::Data, 8);
 
     let text = graph.add_section(".text", SectionKind::Code);
-    for piece in PIECES.iter().filter(|p| needed.contains(p.name) || p.name == TLSDESC_STATIC) {
+    for piece in PIECES.iter().filter(|p| needed.contains(p.name) || p.name == TLSDESC_STATIC || p.name == CALL_ENTRY) {
         let block = graph.add_block(text, Content::Owned(piece.code.to_vec()), piece.code.len() as u64, 16);
         define(&mut graph, piece.name, block, SymbolKind::Function, piece.code.len() as u64);
         for &(offset, kind, target, addend) in piece.fixups {

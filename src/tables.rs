@@ -64,6 +64,9 @@ pub struct Tables {
     pub edge_counts: HashMap<&'static str, u64>,
     /// Whether any fixup uses thread-local storage.
     pub uses_tls: bool,
+    /// Thread-local variables of shared libraries the image accesses, with
+    /// whether a thread-pointer offset is needed, in first-use order.
+    pub tls_externals: Vec<(u32, bool)>,
     /// Whether some fixup needs `_GLOBAL_OFFSET_TABLE_` even with no entries.
     pub needs_got_base: bool,
 }
@@ -176,6 +179,14 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
 }
 
 fn plan_tls(tables: &mut Tables, kind: EdgeKind, target: Target) {
+    if let Target::External(ext) = target {
+        let needs_tp =
+            matches!(kind, EdgeKind::TpOff32 | EdgeKind::TpOff64 | EdgeKind::GotTpOff32 | EdgeKind::TlsDescGot32);
+        match tables.tls_externals.iter_mut().find(|(e, _)| *e == ext) {
+            Some(entry) => entry.1 |= needs_tp,
+            None => tables.tls_externals.push((ext, needs_tp)),
+        }
+    }
     match kind {
         EdgeKind::GotTpOff32 => {
             tables.add_got(GotSlot::TpOffset(target));

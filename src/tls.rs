@@ -21,7 +21,7 @@
 
 use std::ffi::CString;
 use std::io::Write;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
 
@@ -37,6 +37,8 @@ pub struct TlsModule {
     pub tp_offset: i64,
     /// Address of the TLS descriptor function for static TLS (set by the linker).
     pub descriptor_resolver: u64,
+    /// Thread-local variables of shared libraries, in request order.
+    pub externals: Vec<ExternalTls>,
     library: SharedLibrary,
 }
 
@@ -54,113 +56,287 @@ impl std::fmt::Display for TlsExhausted {
 
 impl std::error::Error for TlsExhausted {}
 
-const TLS_IMAGE_OFFSET: u64 = 0x200;
-
 /// Builds the shared object that carries the template.
-fn build_tls_object(layout: &TlsLayout, template: &[u8]) -> Vec<u8> {
-    let align = layout.align.max(1);
-    let tls_off = TLS_IMAGE_OFFSET.div_ceil(align) * align;
-    let file_size = tls_off + layout.init_size;
-    let mut f = vec![0u8; file_size as usize];
-    let put16 = |f: &mut Vec<u8>, at: usize, v: u16| f[at..at + 2].copy_from_slice(&v.to_le_bytes());
-    let put32 = |f: &mut Vec<u8>, at: usize, v: u32| f[at..at + 4].copy_from_slice(&v.to_le_bytes());
-    let put64 = |f: &mut Vec<u8>, at: usize, v: u64| f[at..at + 8].copy_from_slice(&v.to_le_bytes());
-    // ELF header.
-    f[..16].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    put16(&mut f, 16, object::elf::ET_DYN);
-    put16(&mut f, 18, object::elf::EM_X86_64);
-    put32(&mut f, 20, 1);
-    put64(&mut f, 32, 64); // e_phoff
-    put16(&mut f, 52, 64); // e_ehsize
-    put16(&mut f, 54, 56); // e_phentsize
-    put16(&mut f, 56, 3); // e_phnum
-    put16(&mut f, 58, 64); // e_shentsize
-    let dynamic = 0x100u64;
-    let symtab = 0x1a0u64;
-    let strtab = 0x1b8u64;
-    let rela = 0x1c0u64;
-    let phdr = |f: &mut Vec<u8>, i: usize, p_type: u32, flags: u32, off: u64, filesz: u64, memsz: u64, align: u64| {
-        let at = 64 + 56 * i;
-        put32(f, at, p_type);
-        put32(f, at + 4, flags);
-        put64(f, at + 8, off);
-        put64(f, at + 16, off);
-        put64(f, at + 24, off);
-        put64(f, at + 32, filesz);
-        put64(f, at + 40, memsz);
-        put64(f, at + 48, align);
-    };
-    let rw = object::elf::PF_R | object::elf::PF_W;
-    phdr(&mut f, 0, object::elf::PT_LOAD, rw, 0, file_size, file_size, 0x1000);
-    phdr(&mut f, 1, object::elf::PT_DYNAMIC, rw, dynamic, 0x80, 0x80, 8);
-    phdr(&mut f, 2, object::elf::PT_TLS, object::elf::PF_R, tls_off, layout.init_size, layout.size, align);
-    let dyn_entries: [(u32, u64); 9] = [
-        (object::elf::DT_STRTAB, strtab),
-        (object::elf::DT_SYMTAB, symtab),
-        (object::elf::DT_STRSZ, 1),
-        (object::elf::DT_SYMENT, 24),
-        (object::elf::DT_RELA, rela),
-        (object::elf::DT_RELASZ, 24),
-        (object::elf::DT_RELAENT, 24),
-        (object::elf::DT_FLAGS, u64::from(object::elf::DF_STATIC_TLS)),
-        (object::elf::DT_NULL, 0),
-    ];
-    for (i, (tag, val)) in dyn_entries.iter().enumerate() {
-        put64(&mut f, dynamic as usize + 16 * i, u64::from(*tag));
-        put64(&mut f, dynamic as usize + 16 * i + 8, *val);
-    }
-    // One R_X86_64_TPOFF64 against the module itself: the loader must then
-    // place the block in static TLS (or fail), and it writes the block's
-    // thread-pointer offset into TPOFF_WORD for us to read.
-    put64(&mut f, rela as usize, TPOFF_WORD);
-    put64(&mut f, rela as usize + 8, u64::from(object::elf::R_X86_64_TPOFF64));
-    put64(&mut f, rela as usize + 16, 0);
-    f[tls_off as usize..].copy_from_slice(&template[..layout.init_size as usize]);
-    f
+/// A thread-local variable of a shared library that the image accesses.
+#[derive(Clone, Debug)]
+pub struct ExternalTlsRequest {
+    pub name: String,
+    /// Needs the variable's thread-pointer offset (local-exec, initial-exec,
+    /// descriptors): the library's block must then be in static TLS.
+    pub needs_tp_offset: bool,
 }
 
-/// Where the loader writes the module's thread-pointer offset.
-const TPOFF_WORD: u64 = 0x1d8;
+/// What the loader told us about an external thread-local variable.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExternalTls {
+    pub tp_offset: i64,
+    pub module_id: u64,
+    pub offset: u64,
+}
 
-/// Loads the template as a TLS module. `template` must be relocated.
-pub fn allocate(layout: &TlsLayout, template: &[u8]) -> Result<TlsModule> {
-    let object = build_tls_object(layout, template);
-    let name = CString::new("jitrun-tls").unwrap();
-    // SAFETY: memfd_create with a valid name; the fd is owned below.
-    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        bail!("memfd_create for the TLS module: {}", std::io::Error::last_os_error());
+/// Little-endian writer for the generated object.
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn put(&mut self, at: u64, bytes: &[u8]) {
+        self.0[at as usize..at as usize + bytes.len()].copy_from_slice(bytes);
     }
-    // SAFETY: fd is a fresh descriptor we own.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-    let mut file = std::fs::File::from(fd);
-    file.write_all(&object)?;
-    let path = format!("/proc/self/fd/{}", file.as_raw_fd());
-    let library = match SharedLibrary::open(std::path::Path::new(&path)) {
-        Ok(lib) => lib,
-        Err(e) if format!("{:#}", e).contains("static TLS") => {
-            return Err(anyhow!(TlsExhausted { needed: layout.size }))
+    fn u16(&mut self, at: u64, v: u16) {
+        self.put(at, &v.to_le_bytes());
+    }
+    fn u32(&mut self, at: u64, v: u32) {
+        self.put(at, &v.to_le_bytes());
+    }
+    fn u64(&mut self, at: u64, v: u64) {
+        self.put(at, &v.to_le_bytes());
+    }
+}
+
+/// Where things sit in the generated object (all offsets equal addresses).
+struct TlsObjectLayout {
+    dynamic: u64,
+    symtab: u64,
+    strtab: u64,
+    strsz: u64,
+    rela: u64,
+    relasz: u64,
+    /// The words the loader fills in: the image's own TP offset, then
+    /// `[tp offset, module id, offset]` per external request.
+    results: u64,
+    tls_image: u64,
+    file_size: u64,
+}
+
+const RESULT_WORDS_PER_EXTERNAL: u64 = 3;
+
+fn plan_object(layout: &TlsLayout, externals: &[ExternalTlsRequest], needed: Option<&str>) -> TlsObjectLayout {
+    let n = externals.len() as u64;
+    let dynamic = 0x100;
+    let symtab = dynamic + 16 * 10;
+    let strtab = symtab + 24 * (1 + n);
+    let strsz =
+        1 + externals.iter().map(|e| e.name.len() as u64 + 1).sum::<u64>() + needed.map_or(0, |n| n.len() as u64 + 1);
+    let rela = (strtab + strsz).div_ceil(8) * 8;
+    let relasz = 24 * (1 + RESULT_WORDS_PER_EXTERNAL * n);
+    let results = rela + relasz;
+    let align = layout.align.max(1);
+    let tls_image = (results + 8 * (1 + RESULT_WORDS_PER_EXTERNAL * n)).div_ceil(align) * align;
+    TlsObjectLayout {
+        dynamic,
+        symtab,
+        strtab,
+        strsz,
+        rela,
+        relasz,
+        results,
+        tls_image,
+        file_size: tls_image + layout.init_size,
+    }
+}
+
+/// Builds the shared object that carries the template and asks the loader,
+/// through dynamic relocations, for the TLS facts jitrun cannot compute:
+/// one `R_X86_64_TPOFF64` against the module itself (which also forces its
+/// block into static TLS), and per external variable `TPOFF64`,
+/// `DTPMOD64` and `DTPOFF64` against its name.
+fn build_tls_object(
+    layout: &TlsLayout,
+    template: &[u8],
+    externals: &[ExternalTlsRequest],
+    needed: Option<&str>,
+) -> (Vec<u8>, TlsObjectLayout) {
+    use object::elf::*;
+    let plan = plan_object(layout, externals, needed);
+    let has_own_tls = layout.size > 0;
+    let mut w = Writer(vec![0u8; plan.file_size as usize]);
+    // ELF header.
+    w.put(0, &[0x7f, b'E', b'L', b'F', ELFCLASS64, ELFDATA2LSB, EV_CURRENT, 0]);
+    w.u16(16, ET_DYN);
+    w.u16(18, EM_X86_64);
+    w.u32(20, 1);
+    w.u64(32, 64); // e_phoff
+    w.u16(52, 64); // e_ehsize
+    w.u16(54, 56); // e_phentsize
+    w.u16(56, if has_own_tls { 3 } else { 2 });
+    w.u16(58, 64); // e_shentsize
+    let mut phdr = |i: u64, p_type: u32, flags: u32, off: u64, filesz: u64, memsz: u64, align: u64| {
+        let at = 64 + 56 * i;
+        w.u32(at, p_type);
+        w.u32(at + 4, flags);
+        for field in [8, 16, 24] {
+            w.u64(at + field, off);
         }
-        Err(e) => return Err(e.context("cannot load the TLS module")),
+        w.u64(at + 32, filesz);
+        w.u64(at + 40, memsz);
+        w.u64(at + 48, align);
     };
-    drop(file);
+    phdr(0, PT_LOAD, PF_R | PF_W, 0, plan.file_size, plan.file_size, 0x1000);
+    phdr(1, PT_DYNAMIC, PF_R | PF_W, plan.dynamic, 16 * 10, 16 * 10, 8);
+    if has_own_tls {
+        phdr(2, PT_TLS, PF_R, plan.tls_image, layout.init_size, layout.size, layout.align.max(1));
+    }
+    let needed_name = plan.strtab + plan.strsz - needed.map_or(0, |n| n.len() as u64 + 1);
+    let dyn_entries = [
+        (if needed.is_some() { DT_NEEDED } else { DT_DEBUG }, needed_name - plan.strtab),
+        (DT_STRTAB, plan.strtab),
+        (DT_SYMTAB, plan.symtab),
+        (DT_STRSZ, plan.strsz),
+        (DT_SYMENT, 24),
+        (DT_RELA, plan.rela),
+        (DT_RELASZ, if has_own_tls { plan.relasz } else { plan.relasz - 24 }),
+        (DT_RELAENT, 24),
+        (DT_FLAGS, u64::from(DF_STATIC_TLS)),
+        (DT_NULL, 0),
+    ];
+    for (i, (tag, val)) in dyn_entries.iter().enumerate() {
+        w.u64(plan.dynamic + 16 * i as u64, u64::from(*tag));
+        w.u64(plan.dynamic + 16 * i as u64 + 8, *val);
+    }
+    // Relocations: externals first, so the self entry can be left out.
+    let mut rela = plan.rela;
+    let mut reloc = |w: &mut Writer, offset: u64, sym: u64, r_type: u32| {
+        w.u64(rela, offset);
+        w.u64(rela + 8, (sym << 32) | u64::from(r_type));
+        w.u64(rela + 16, 0);
+        rela += 24;
+    };
+    let mut name_at = plan.strtab + 1;
+    for (i, ext) in externals.iter().enumerate() {
+        let sym = 1 + i as u64;
+        let at = plan.symtab + 24 * sym;
+        w.u32(at, (name_at - plan.strtab) as u32);
+        w.put(at + 4, &[(STB_GLOBAL << 4) | STT_TLS, 0]);
+        w.put(name_at, ext.name.as_bytes());
+        name_at += ext.name.len() as u64 + 1;
+        let words = plan.results + 8 * (1 + RESULT_WORDS_PER_EXTERNAL * i as u64);
+        // A TP offset forces the library's block into static TLS; only ask
+        // for it when the code needs one.
+        let tp_type = if ext.needs_tp_offset { R_X86_64_TPOFF64 } else { R_X86_64_NONE };
+        reloc(&mut w, words, sym, tp_type);
+        reloc(&mut w, words + 8, sym, R_X86_64_DTPMOD64);
+        reloc(&mut w, words + 16, sym, R_X86_64_DTPOFF64);
+    }
+    if let Some(needed) = needed {
+        w.put(needed_name, needed.as_bytes());
+    }
+    if has_own_tls {
+        reloc(&mut w, plan.results, 0, R_X86_64_TPOFF64);
+        w.put(plan.tls_image, &template[..layout.init_size as usize]);
+    }
+    (w.0, plan)
+}
+
+/// Loads the template as a TLS module and looks up the external
+/// thread-local variables. `template` must be relocated.
+pub fn allocate(layout: &TlsLayout, template: &[u8], externals: &[ExternalTlsRequest]) -> Result<TlsModule> {
+    let (object, plan) = build_tls_object(layout, template, externals, None);
+    let library = load_generated(&object, layout.size)?;
     let mut module_id: libc::size_t = 0;
     let mut link_map: *const u64 = std::ptr::null();
     // SAFETY: dlinfo on a live handle with out-pointers of the documented
     // types; `struct link_map` starts with `l_addr`, the load bias, and the
-    // loader has written the TPOFF64 relocation into our RW segment.
-    let tp_offset = unsafe {
-        if libc::dlinfo(library.handle(), libc::RTLD_DI_TLS_MODID, &mut module_id as *mut _ as *mut libc::c_void) != 0
-            || libc::dlinfo(library.handle(), libc::RTLD_DI_LINKMAP, &mut link_map as *mut _ as *mut libc::c_void) != 0
+    // loader has written its relocation results into our RW segment.
+    let (tp_offset, external_results) = unsafe {
+        if libc::dlinfo(library.handle(), libc::RTLD_DI_LINKMAP, &mut link_map as *mut _ as *mut libc::c_void) != 0
             || link_map.is_null()
-            || module_id == 0
         {
             bail!("the C library did not register the TLS module");
         }
-        std::ptr::read((*link_map + TPOFF_WORD) as *const i64)
+        if layout.size > 0
+            && (libc::dlinfo(library.handle(), libc::RTLD_DI_TLS_MODID, &mut module_id as *mut _ as *mut libc::c_void)
+                != 0
+                || module_id == 0)
+        {
+            bail!("the C library gave the TLS module no module id");
+        }
+        let word = |i: u64| std::ptr::read((*link_map + plan.results + 8 * i) as *const u64);
+        let externals: Vec<ExternalTls> = (0..externals.len() as u64)
+            .map(|i| {
+                let base = 1 + RESULT_WORDS_PER_EXTERNAL * i;
+                ExternalTls { tp_offset: word(base) as i64, module_id: word(base + 1), offset: word(base + 2) }
+            })
+            .collect();
+        (word(0) as i64, externals)
     };
     log::debug!("TLS module {}: {} bytes at tp{:+#x}", module_id, layout.size, tp_offset);
-    Ok(TlsModule { module_id: module_id as u64, tp_offset, descriptor_resolver: 0, library })
+    Ok(TlsModule {
+        module_id: module_id as u64,
+        tp_offset,
+        descriptor_resolver: 0,
+        externals: external_results,
+        library,
+    })
+}
+
+/// Writes a generated object to a uniquely named temporary file, `dlopen`s
+/// it and removes the file. The name must be unique for the life of the
+/// process: the loader treats a path it has seen as the same object.
+fn load_generated(object: &[u8], tls_size: u64) -> Result<SharedLibrary> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // tmpfs when there is one: nothing touches a disk.
+    let shm = Path::new("/dev/shm");
+    let dir = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
+    let path = dir.join(format!("jitrun-tls-{}-{}.so", std::process::id(), n));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| anyhow!("{}: cannot create the TLS module: {}", path.display(), e))?;
+    let written = file.write_all(object);
+    drop(file);
+    let opened = written.map_err(anyhow::Error::from).and_then(|_| SharedLibrary::open(&path));
+    let _ = std::fs::remove_file(&path);
+    match opened {
+        Ok(lib) => Ok(lib),
+        Err(e) if format!("{:#}", e).contains("static TLS") => Err(anyhow!(TlsExhausted { needed: tls_size })),
+        Err(e) => Err(e.context("cannot load the TLS module")),
+    }
+}
+
+/// Loads the shared library at `path` so that its thread-local block sits
+/// in static TLS, as it would for a library an executable was linked
+/// against: then initial-exec accesses from the image (which g++ emits for
+/// `std::__once_callable` and the like) work in every thread.
+///
+/// The library is loaded as the dependency of a generated object that
+/// holds an initial-exec relocation against one of its thread-local
+/// symbols; the loader processes that relocation before the library's
+/// constructors can touch its TLS dynamically. Returns the generated
+/// object (keep it loaded as long as the library), or `None` when the
+/// library has no TLS or is already loaded.
+pub fn load_library_with_static_tls(path: &Path) -> Result<Option<SharedLibrary>> {
+    let Ok(c_path) = CString::new(path.as_os_str().as_encoded_bytes()) else { return Ok(None) };
+    // SAFETY: RTLD_NOLOAD only queries; a non-null handle gets closed again.
+    let loaded = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
+    if !loaded.is_null() {
+        // SAFETY: balancing the reference RTLD_NOLOAD took.
+        unsafe { libc::dlclose(loaded) };
+        return Ok(None);
+    }
+    let Some(symbol) = first_tls_symbol(path) else { return Ok(None) };
+    let request = [ExternalTlsRequest { name: symbol, needs_tp_offset: true }];
+    let empty = TlsLayout::default();
+    let (object, _) = build_tls_object(&empty, &[], &request, path.to_str());
+    log::debug!("{}: loading with its TLS block in static TLS", path.display());
+    load_generated(&object, 0).map(Some)
+}
+
+/// A thread-local symbol the library at `path` defines, if any.
+fn first_tls_symbol(path: &Path) -> Option<String> {
+    use object::read::elf::{FileHeader, Sym};
+    let data = std::fs::read(path).ok()?;
+    let header = object::elf::FileHeader64::<object::Endianness>::parse(&*data).ok()?;
+    let endian = header.endian().ok()?;
+    let sections = header.sections(endian, &*data).ok()?;
+    let dynsym = sections.symbols(endian, &*data, object::elf::SHT_DYNSYM).ok()?;
+    dynsym.iter().find_map(|sym| {
+        let defined = sym.st_shndx(endian) != object::elf::SHN_UNDEF;
+        (sym.st_type() == object::elf::STT_TLS && defined && sym.st_bind() != object::elf::STB_LOCAL)
+            .then(|| dynsym.symbol_name(endian, sym).ok())
+            .flatten()
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+    })
 }
 
 /// The dealloc half: the module is unloaded when the image goes.
@@ -184,7 +360,7 @@ mod tests {
     fn module_gives_every_thread_the_template() {
         let layout = TlsLayout { offsets: vec![], init_size: 8, size: 16, align: 8 };
         let template = [1u8, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0];
-        let module = allocate(&layout, &template).unwrap();
+        let module = allocate(&layout, &template, &[]).unwrap();
         let read = |off: i64| {
             let addr = (thread_pointer() as i64 + module.tp_offset + off) as *const u64;
             // SAFETY: the static block of this thread, 16 bytes.
