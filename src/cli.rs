@@ -18,7 +18,7 @@ SYMBOL RESOLUTION ORDER (first match wins):
     2. the input objects: strong definitions over weak ones over common symbols
     3. jitrun's built-in C runtime pieces: __dso_handle (one per image), atexit,
        at_quick_exit, pthread_atfork, __stack_chk_fail_local
-    4. linker-defined names: _GLOBAL_OFFSET_TABLE_, __start_SEC/__stop_SEC,
+    4. linker-defined names: _GLOBAL_OFFSET_TABLE_, _TLS_MODULE_BASE_, __start_SEC/__stop_SEC,
        __init_array_start/end, __fini_array_start/end, _end, _edata, _etext
     5. shared libraries from -l/-L and .so paths, in command-line order
        (objects using C++ runtime symbols also get libstdc++, libm and libgcc_s)

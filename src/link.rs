@@ -440,6 +440,7 @@ impl Addresses<'_> {
                     }
             }
             Target::NotLoaded => bail!("refers to a section that is not loaded"),
+            Target::TlsModuleBase => bail!("uses _TLS_MODULE_BASE_ outside a thread-local access"),
         })
     }
 
@@ -453,6 +454,7 @@ impl Addresses<'_> {
                 }
                 Ok(placed + offset)
             }
+            Target::TlsModuleBase => Ok(0),
             _ => bail!("uses a thread-local access on a symbol that is not thread-local"),
         }
     }

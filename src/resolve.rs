@@ -32,6 +32,9 @@ pub enum Target {
     External(u32),
     /// `_GLOBAL_OFFSET_TABLE_`.
     GotBase,
+    /// `_TLS_MODULE_BASE_`: offset 0 of the image's TLS block, which
+    /// local-dynamic TLS descriptors (`-mtls-dialect=gnu2`) refer to.
+    TlsModuleBase,
     /// A linker-defined boundary; index into [`Resolution::boundaries`].
     Boundary(u32),
     /// A local symbol of a section that is not loaded (debug info, discarded
@@ -278,6 +281,8 @@ impl SymbolTable {
                 sizes.insert(name.clone(), size);
                 let block = commons.add_block(common_section, Content::Zero, size, align);
                 Target::Block { graph: commons_graph, block, offset: 0 }
+            } else if &**name == "_TLS_MODULE_BASE_" {
+                Target::TlsModuleBase
             } else if let Some(boundary) = linker_defined(name, &section_names) {
                 match boundary {
                     None => Target::GotBase,

@@ -1,0 +1,40 @@
+//! C++ programs from `testdata/cxx` (exceptions, RTTI, STL, static objects
+//! across units, threads, thread_local, iostreams, an uncaught exception),
+//! built with `g++ -c` and compared with the same objects linked by `g++`.
+
+mod common;
+
+const CXX_FLAG_SETS: &[&str] = &["-O0", "-O2", "-O2 -fPIC", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large"];
+
+macro_rules! cxx_programs {
+    ($($test:ident => $file:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                common::check_program("cxx", $file, CXX_FLAG_SETS);
+            }
+        )*
+        const LISTED: &[&str] = &[$($file),*];
+    };
+}
+
+cxx_programs! {
+    exceptions => "exceptions.cpp",
+    rtti_stl => "rtti_stl.cpp",
+    registry => "registry",
+    threads => "threads.cpp",
+    uncaught => "uncaught.cpp",
+    iostream_io => "iostream_io.cpp",
+}
+
+#[test]
+fn every_program_in_testdata_cxx_has_a_test() {
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(common::testdata().join("cxx")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if (name.ends_with(".cpp") || !name.contains('.')) && !LISTED.contains(&name.as_str()) {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "add these to cxx_programs!: {:?}", missing);
+}

@@ -1,0 +1,27 @@
+//! Thread-local storage in every access model, in several threads: C
+//! programs from `testdata/tls` built with each model forced, compared
+//! with native links.
+
+mod common;
+
+const TLS_FLAG_SETS: &[&str] = &[
+    "-O0",
+    "-O2",
+    "-O2 -fno-pic -fno-pie -ftls-model=local-exec",
+    "-O2 -ftls-model=initial-exec",
+    "-O2 -fPIC -ftls-model=global-dynamic",
+    "-O2 -fPIC -ftls-model=local-dynamic",
+    "-O2 -fPIC -mtls-dialect=gnu2",
+    "-O2 -fPIC -mtls-dialect=gnu2 -ftls-model=local-dynamic",
+    "-O2 -mcmodel=large",
+];
+
+#[test]
+fn models() {
+    common::check_program("tls", "models.c", TLS_FLAG_SETS);
+}
+
+#[test]
+fn concurrent() {
+    common::check_program("tls", "concurrent.c", TLS_FLAG_SETS);
+}
