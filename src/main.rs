@@ -5,7 +5,13 @@ use anyhow::Result;
 use jitrun::cli::{Cli, Input};
 use jitrun::{Limits, LinkOptions, Linker, EXIT_JITRUN_ERROR};
 
+/// Set (to the original `GLIBC_TUNABLES`, possibly empty) when jitrun has
+/// re-executed itself with more static TLS; removed again at start-up so
+/// the program sees the environment it was given.
+const TLS_REEXEC_ENV: &str = "JITRUN_TLS_REEXEC";
+
 fn main() {
+    restore_environment_after_reexec();
     let (cli, inputs) = match Cli::parse_ordered(std::env::args_os()) {
         Ok(parsed) => parsed,
         Err(e) => {
@@ -18,11 +24,53 @@ fn main() {
     match run(&cli, &inputs) {
         Ok(code) => std::process::exit(code),
         Err(e) => {
+            if let Some(exhausted) = e.downcast_ref::<jitrun::tls::TlsExhausted>() {
+                reexec_with_more_static_tls(exhausted.needed);
+            }
             eprintln!("jitrun: error: {:#}", e);
             std::process::exit(EXIT_JITRUN_ERROR);
         }
     }
 }
+
+/// glibc sizes its static TLS surplus at process start from the
+/// `glibc.rtld.optional_static_tls` tunable; the only way to get more is to
+/// start again with a larger value. Returns only if that was tried already.
+fn reexec_with_more_static_tls(needed: u64) {
+    use std::os::unix::process::CommandExt;
+    if REEXECUTED.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let original = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+    let size = (needed + (64 << 10)).next_power_of_two();
+    let tunable = format!("glibc.rtld.optional_static_tls={}", size);
+    let tunables = if original.is_empty() { tunable } else { format!("{}:{}", original, tunable) };
+    log::debug!("re-executing with GLIBC_TUNABLES={}", tunables);
+    let mut args = std::env::args_os();
+    let _argv0 = args.next();
+    let err = std::process::Command::new("/proc/self/exe")
+        .args(args)
+        .env("GLIBC_TUNABLES", tunables)
+        .env(TLS_REEXEC_ENV, original)
+        .exec();
+    log::warn!("cannot re-execute jitrun for more static TLS: {}", err);
+}
+
+fn restore_environment_after_reexec() {
+    if let Some(original) = std::env::var_os(TLS_REEXEC_ENV) {
+        // SAFETY (of the environment change): still single-threaded at start-up.
+        if original.is_empty() {
+            std::env::remove_var("GLIBC_TUNABLES");
+        } else {
+            std::env::set_var("GLIBC_TUNABLES", original);
+        }
+        // Keep the marker out of the program's view but remember the retry.
+        std::env::remove_var(TLS_REEXEC_ENV);
+        REEXECUTED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+static REEXECUTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn init_logging(verbose: u8) {
     let default = match verbose {

@@ -25,3 +25,8 @@ fn models() {
 fn concurrent() {
     common::check_program("tls", "concurrent.c", TLS_FLAG_SETS);
 }
+
+#[test]
+fn big_static_tls() {
+    common::check_program("tls", "big_static_tls.c", &["-O2", "-O2 -fPIC -ftls-model=global-dynamic"]);
+}
