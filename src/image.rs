@@ -216,8 +216,27 @@ impl Drop for Image {
 }
 
 /// Undoes what the Rust runtime changed in the process that a C program
-/// expects at its defaults: Rust ignores SIGPIPE, a C program dies of it.
-pub fn prepare_process_for_program() {
-    // SAFETY: restoring the default disposition of SIGPIPE.
-    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+/// expects at its defaults, and names the process after the program.
+///
+/// - SIGPIPE: Rust ignores it; a C program dies of it.
+/// - SIGSEGV/SIGBUS: Rust's stack-overflow handler would turn a deep
+///   recursion (SIGSEGV natively) into an abort with a Rust message.
+/// - `program_invocation_name`/`program_invocation_short_name` (used by
+///   `err()`, `error()`, `getopt` messages) follow `argv[0]`.
+pub fn prepare_process_for_program(argv0: &str) {
+    for signal in [libc::SIGPIPE, libc::SIGSEGV, libc::SIGBUS] {
+        // SAFETY: restoring a signal's default disposition.
+        unsafe { libc::signal(signal, libc::SIG_DFL) };
+    }
+    let full = CString::new(argv0).unwrap_or_default();
+    let short = CString::new(argv0.rsplit('/').next().unwrap_or(argv0)).unwrap_or_default();
+    // Leaked on purpose: libc keeps pointing at them for the process's life.
+    let (full, short) = (full.into_raw(), short.into_raw());
+    for (name, value) in [(c"program_invocation_name", full), (c"program_invocation_short_name", short)] {
+        if let Some(addr) = crate::host::lookup_global(name) {
+            // SAFETY: the glibc variable is a `char *`; writing a pointer to
+            // a leaked, NUL-terminated string is what startup code does.
+            unsafe { std::ptr::write(addr as *mut *mut c_char, value) };
+        }
+    }
 }

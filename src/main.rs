@@ -105,7 +105,7 @@ fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
         return Ok(0);
     }
     let program = cli.inputs[0].to_string_lossy().into_owned();
-    jitrun::image::prepare_process_for_program();
+    jitrun::image::prepare_process_for_program(&program);
     let status = image.run_main(&cli.entry, &program, &cli.args)?;
     image.exit(status)
 }
