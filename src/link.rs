@@ -41,6 +41,10 @@ pub struct LinkOptions {
     pub defines: HashMap<String, u64>,
     /// `--alias NEW=OLD`: NEW resolves to whatever OLD resolves to.
     pub aliases: Vec<(String, String)>,
+    /// Names jitrun itself will look up (the entry point): archive members
+    /// defining them are loaded, as `crt1.o`'s reference to `main` makes `ld`
+    /// load them. Unlike an object's reference, a missing root is no error.
+    pub roots: Vec<String>,
     /// Missing strong symbols become 0 instead of an error (for `--noexec`).
     pub allow_unresolved: bool,
     /// Prefer `libNAME.a` over `libNAME.so` for `-l`.
@@ -164,9 +168,6 @@ impl Linker {
     /// Links everything added so far and maps it, ready to run.
     pub fn link(self) -> Result<Image> {
         let Linker { options, mut graphs, mut libraries, archives, .. } = self;
-        if graphs.is_empty() {
-            bail!("no input objects (archive members load only when objects need them; see --whole-archive)");
-        }
 
         // One copy of each COMDAT group: the first object's, as ld keeps.
         // FDEs of discarded functions would describe code that is not there.
@@ -188,9 +189,13 @@ impl Linker {
         // Archive members for what is still missing, until nothing new
         // loads; they come before the runtime pieces and libraries.
         let mut archives: Vec<Archive> = archives.into_iter().map(|(_, a)| a).collect();
-        let loaded = archive::load_needed(&mut archives, &mut table, &mut graphs, &options.limits, &mut admit)?;
+        let loaded =
+            archive::load_needed(&mut archives, &mut table, &mut graphs, &options.roots, &options.limits, &mut admit)?;
         if !archives.is_empty() {
             log::debug!("{} archive members loaded", loaded);
+        }
+        if graphs.is_empty() {
+            bail!("no input objects (archive members load only when something needs them; see --whole-archive)");
         }
         let needed: HashSet<&str> = table.undefined_names().filter(|n| runtime::provides(n)).collect();
         let runtime_graph = runtime::build(&needed);

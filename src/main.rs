@@ -111,6 +111,7 @@ fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
         search_paths: cli.library_path.clone(),
         defines: cli.defines().map_err(anyhow::Error::msg)?,
         aliases: cli.aliases().map_err(anyhow::Error::msg)?,
+        roots: vec![cli.entry.clone()],
         // The report lists what --allow-unresolved would hide.
         allow_unresolved: cli.allow_unresolved && !cli.print_unresolved,
         static_libs: cli.static_libs,

@@ -447,3 +447,28 @@ fn broken_archives_get_one_clear_error() {
         assert!(err.starts_with(&format!("jitrun: error: {}", s(&path))) && err.lines().count() == 1, "{}", err);
     }
 }
+
+#[test]
+fn entry_point_is_looked_up_in_archives() {
+    // Like crt1.o's reference to main: a program whose main is in an archive.
+    let dir = scratch("archives-entry");
+    let objs = compile_inline(
+        &dir,
+        &[
+            ("helper.c", "int helper(int x) { return x * 2; }\n"),
+            (
+                "mainmod.c",
+                "int helper(int);\nint main(int argc, char **argv) { (void)argv; return helper(argc + 20); }\n",
+            ),
+        ],
+    );
+    let lib = archive("ar", &["rcs"], &dir.join("libprog.a"), &objs);
+    let exe = dir.join("a.out");
+    link_native(std::slice::from_ref(&lib), "-O2", false, &[], &[], &exe);
+    for jit_args in [vec![s(&lib)], vec![s(&objs[0]), s(&lib)]] {
+        let diffs = compare_with_native("main in an archive", &exe, &jit_args, &["a"]);
+        assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+    }
+    let out = jitrun(&[s(&lib), "--entry".into(), "helper".into(), "--noexec".into()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+}

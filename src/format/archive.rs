@@ -261,16 +261,19 @@ fn member_key<'data>(member: &ArchiveMember<'data>) -> (u64, &'data [u8]) {
 /// name that some archive defines is defined: each loaded member joins
 /// `table` and `graphs` (after `admit`, which selects COMDAT copies and
 /// prunes unwind entries), and may reference names that pull more members.
+/// `roots` (the entry point) are wanted too, without anything referencing them.
 pub fn load_needed(
     archives: &mut [Archive],
     table: &mut SymbolTable,
     graphs: &mut Vec<LinkGraph>,
+    roots: &[String],
     limits: &Limits,
     mut admit: impl FnMut(&mut LinkGraph) -> Result<()>,
 ) -> Result<usize> {
     let mut loaded = 0;
     loop {
-        let wanted: Vec<Box<str>> = table.undefined_strong_names().map(Into::into).collect();
+        let wanted: Vec<Box<str>> =
+            roots.iter().map(String::as_str).chain(table.undefined_strong_names()).map(Into::into).collect();
         let mut progress = false;
         for name in wanted {
             // An earlier member of this pass may have defined it already.
@@ -284,8 +287,11 @@ pub fn load_needed(
             };
             let mut graph = archives[a].load_member(id, limits)?;
             if log::log_enabled!(log::Level::Debug) {
-                let referrers: Vec<&str> =
+                let mut referrers: Vec<&str> =
                     table.referrers(&name).iter().map(|&g| graphs[g as usize].name.as_str()).collect();
+                if roots.iter().any(|r| **r == *name) {
+                    referrers.push("jitrun, as the entry point");
+                }
                 log::debug!("loading {} for `{}` (referenced by {})", graph.name, name, referrers.join(", "));
             }
             admit(&mut graph)?;
