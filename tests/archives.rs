@@ -160,8 +160,13 @@ fn thin_archives_and_archives_without_index() {
         let parsed = object::read::archive::ArchiveFile::parse(&*bytes).unwrap();
         assert!(parsed.symbols().unwrap().is_none(), "{} has a symbol index", bare.display());
     }
-    let (bsd_geo, bsd_fmt) = fx.archives("llvm-ar-14", &["--format=bsd", "rcs"], "bsd");
-    let (bsd_bare_geo, bsd_bare_fmt) = fx.archives("llvm-ar-14", &["--format=bsd", "rcS"], "bsd-noindex");
+    // GNU ar writes only GNU archives; llvm-ar (Debian package llvm) writes BSD ones.
+    let llvm_ar = ["llvm-ar-14", "llvm-ar"]
+        .into_iter()
+        .find(|tool| Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success()))
+        .expect("llvm-ar is needed to write BSD archives: install the llvm package");
+    let (bsd_geo, bsd_fmt) = fx.archives(llvm_ar, &["--format=bsd", "rcs"], "bsd");
+    let (bsd_bare_geo, bsd_bare_fmt) = fx.archives(llvm_ar, &["--format=bsd", "rcS"], "bsd-noindex");
     assert_eq!(
         object::read::archive::ArchiveFile::parse(&*std::fs::read(&bsd_geo).unwrap()).unwrap().kind(),
         object::read::archive::ArchiveKind::Bsd
