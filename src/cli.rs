@@ -14,28 +14,42 @@ EXIT STATUS:
     relocation errors. jitrun then prints one line starting with 'jitrun: error:'.
 
 SYMBOL RESOLUTION ORDER (first match wins):
-    1. --define NAME=ADDRESS
-    2. the input objects: strong definitions over weak ones over common symbols
-    3. jitrun's built-in C runtime pieces: __dso_handle (one per image), atexit,
+    1. --define NAME=ADDRESS, and --alias NEW=OLD (NEW is whatever OLD resolves to)
+    2. the input objects and --whole-archive members: strong definitions over weak
+       ones over common symbols
+    3. static archive members (.a), loaded only when they define a name that is
+       still undefined and strongly referenced, repeated until nothing new loads,
+       so the order of archives does not matter; the first archive on the command
+       line that defines a name wins; loaded members count as objects
+    4. jitrun's built-in C runtime pieces: __dso_handle (one per image), atexit,
        at_quick_exit, pthread_atfork, __stack_chk_fail_local
-    4. linker-defined names: _GLOBAL_OFFSET_TABLE_, _TLS_MODULE_BASE_, __start_SEC/__stop_SEC,
+    5. linker-defined names: _GLOBAL_OFFSET_TABLE_, _TLS_MODULE_BASE_, __start_SEC/__stop_SEC,
        __init_array_start/end, __fini_array_start/end, _end, _edata, _etext
-    5. shared libraries from -l/-L and .so paths, in command-line order
+    6. shared libraries from -l/-L and .so paths, in command-line order
        (objects using C++ runtime symbols also get libstdc++, libm and libgcc_s)
-    6. the jitrun process itself: libc and the libraries already loaded
-    7. undefined weak references become 0
-    Use -v to see which library satisfied each external.
+    7. the jitrun process itself: libc and the libraries already loaded
+    8. undefined weak references become 0 (strong ones too with --allow-unresolved)
+    Use -v to see what satisfied each name and why each archive member was loaded.
+
+UNRESOLVED SYMBOLS:
+    --print-unresolved prints one line per missing symbol and referencing object
+    (archive members as libfoo.a(bar.o)), tab-separated, sorted by symbol:
+        SYMBOL<TAB>REFERENCED-BY<TAB>HINT
+    HINT is the library that usually provides the symbol (e.g. -lm) or '-'.
+    It exits 0 when nothing is missing, 125 otherwise.
 
 EXAMPLES:
     cc -c -O2 hello.c && jitrun hello.o -- world
     jitrun main.o util.o -lm --entry main -- a b
-    jitrun --noexec main.o";
+    jitrun main.o libutil.a -lz -lm -- args
+    jitrun --whole-archive libplugins.a --no-whole-archive main.o
+    jitrun --noexec --print-unresolved main.o";
 
 /// Load relocatable objects into memory, link them and run them.
 #[derive(Parser, Debug, Clone)]
 #[command(name = "jitrun", version, about, after_help = AFTER_HELP, max_term_width = 100)]
 pub struct Cli {
-    /// Relocatable objects (.o), shared libraries (.so) and linker scripts to load, in order
+    /// Relocatable objects (.o), static archives (.a), shared libraries (.so) and linker scripts to load, in order
     #[arg(value_name = "INPUT", required = true)]
     pub inputs: Vec<PathBuf>,
 
@@ -47,7 +61,7 @@ pub struct Cli {
     #[arg(short = 'L', value_name = "DIR", action = ArgAction::Append)]
     pub library_path: Vec<PathBuf>,
 
-    /// Prefer static archives (libNAME.a) over shared libraries for -l
+    /// For -l, take libNAME.a from any search directory before libNAME.so
     #[arg(long)]
     pub static_libs: bool,
 
@@ -66,6 +80,23 @@ pub struct Cli {
     /// Let missing symbols resolve to 0 instead of failing (for --noexec link checks)
     #[arg(long)]
     pub allow_unresolved: bool,
+
+    /// Make NEW resolve to whatever OLD resolves to, overriding any definition of NEW (e.g. --alias malloc=my_malloc)
+    #[arg(long, value_name = "NEW=OLD", action = ArgAction::Append)]
+    pub alias: Vec<String>,
+
+    /// Link only (implies --noexec) and print every missing symbol with the objects that reference it, on stdout
+    #[arg(long)]
+    pub print_unresolved: bool,
+
+    /// Load every member of the archives that follow (until --no-whole-archive), not only the needed ones
+    // Append (not a count) so that every occurrence keeps its position.
+    #[arg(long, action = ArgAction::Append, num_args = 0, default_missing_value = "true")]
+    pub whole_archive: Vec<bool>,
+
+    /// Archives that follow load only the members that define needed names (the default)
+    #[arg(long, action = ArgAction::Append, num_args = 0, default_missing_value = "true")]
+    pub no_whole_archive: Vec<bool>,
 
     /// Lay the image out at ADDRESS (fails if the range is taken)
     #[arg(long, value_name = "ADDRESS", value_parser = parse_address)]
@@ -98,6 +129,9 @@ pub fn parse_address(s: &str) -> Result<u64, String> {
 pub enum Input {
     File(PathBuf),
     Library(String),
+    /// `--whole-archive` (true) or `--no-whole-archive` (false): applies to
+    /// the archives after it.
+    WholeArchive(bool),
 }
 
 impl Cli {
@@ -120,6 +154,11 @@ impl Cli {
         if let Some(idx) = matches.indices_of("library") {
             ordered.extend(idx.zip(cli.library.iter().cloned().map(Input::Library)));
         }
+        for (id, on) in [("whole_archive", true), ("no_whole_archive", false)] {
+            if let Some(idx) = matches.indices_of(id) {
+                ordered.extend(idx.map(|i| (i, Input::WholeArchive(on))));
+            }
+        }
         ordered.sort_by_key(|(i, _)| *i);
         Ok((cli, ordered.into_iter().map(|(_, input)| input).collect()))
     }
@@ -135,6 +174,17 @@ impl Cli {
             })
             .collect()
     }
+
+    /// `--alias` values as (NEW, OLD) pairs.
+    pub fn aliases(&self) -> Result<Vec<(String, String)>, String> {
+        self.alias
+            .iter()
+            .map(|a| match a.split_once('=') {
+                Some((new, old)) if !new.is_empty() && !old.is_empty() => Ok((new.to_string(), old.to_string())),
+                _ => Err(format!("--alias {}: expected NEW=OLD", a)),
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -147,6 +197,41 @@ mod tests {
         assert_eq!(ordered, vec![Input::File("a.o".into()), Input::Library("m".into()), Input::File("b.o".into())]);
         assert_eq!(cli.args, vec!["x", "-y"]);
         assert_eq!(cli.entry, "main");
+    }
+
+    #[test]
+    fn whole_archive_applies_in_command_line_order() {
+        let (_, ordered) = Cli::parse_ordered([
+            "jitrun",
+            "a.o",
+            "--whole-archive",
+            "libp.a",
+            "--no-whole-archive",
+            "-lq",
+            "--whole-archive",
+            "libr.a",
+        ])
+        .unwrap();
+        assert_eq!(
+            ordered,
+            vec![
+                Input::File("a.o".into()),
+                Input::WholeArchive(true),
+                Input::File("libp.a".into()),
+                Input::WholeArchive(false),
+                Input::Library("q".into()),
+                Input::WholeArchive(true),
+                Input::File("libr.a".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn aliases_parse() {
+        let (cli, _) = Cli::parse_ordered(["jitrun", "a.o", "--alias", "malloc=my_malloc", "--alias", "x="]).unwrap();
+        assert!(cli.aliases().is_err());
+        let (cli, _) = Cli::parse_ordered(["jitrun", "a.o", "--alias", "malloc=my_malloc"]).unwrap();
+        assert_eq!(cli.aliases().unwrap(), vec![("malloc".to_string(), "my_malloc".to_string())]);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Input files: mapped once, shared read-only, detected by their magic.
 
 use std::fs::File;
+use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use memmap2::Mmap;
@@ -11,6 +13,12 @@ use memmap2::Mmap;
 pub enum InputData {
     Mapped(Mmap),
     Owned(Vec<u8>),
+    /// A member of a static archive: a range of the archive's bytes, so
+    /// members are parsed in place without copies.
+    Member {
+        archive: Arc<InputData>,
+        range: Range<usize>,
+    },
 }
 
 impl InputData {
@@ -27,10 +35,16 @@ impl InputData {
         Ok(InputData::Mapped(map))
     }
 
+    /// A view of `range` of `archive`'s bytes, or `None` if it lies outside.
+    pub fn member(archive: Arc<InputData>, range: Range<usize>) -> Option<InputData> {
+        (range.start <= range.end && range.end <= archive.bytes().len()).then_some(InputData::Member { archive, range })
+    }
+
     pub fn bytes(&self) -> &[u8] {
         match self {
             InputData::Mapped(map) => map,
             InputData::Owned(bytes) => bytes,
+            InputData::Member { archive, range } => &archive.bytes()[range.clone()],
         }
     }
 }

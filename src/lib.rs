@@ -3,7 +3,7 @@
 //!
 //! The pipeline, one module per step:
 //!
-//! parse ([`format`]) → resolve ([`resolve`], [`runtime`]) → plan GOT, stubs,
+//! parse ([`format`]; archive members as they are needed) → resolve ([`resolve`], [`runtime`]) → plan GOT, stubs,
 //! copy slots ([`tables`]) → lay out segments ([`layout`]) → map
 //! ([`mapper`]) → copy and apply fixups ([`arch`]) → initialize (protections,
 //! unwind registration, TLS: [`ehframe`], [`tls`]) → run ([`image`]) →

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 
 /// ld's default search path on Debian/Ubuntu x86-64 (`ld --verbose`).
 pub const DEFAULT_DIRS: &[&str] = &[
@@ -20,33 +20,41 @@ pub const DEFAULT_DIRS: &[&str] = &[
     "/usr/lib",
 ];
 
-/// Finds `-lNAME`. With `prefer_static`, `libNAME.a` wins in each directory.
+/// Finds `-lNAME` like `ld`: in each directory (`-L` ones in order, then
+/// the defaults) `libNAME.so`, then `libNAME.a`; then the dynamic loader's
+/// cache. With `prefer_static`, every directory is first searched for
+/// `libNAME.a` alone, and the shared search is the fallback.
 pub fn find_library(name: &str, search: &[PathBuf], prefer_static: bool) -> Result<PathBuf> {
+    let dirs = || search.iter().map(PathBuf::as_path).chain(DEFAULT_DIRS.iter().map(Path::new));
+    let first_in_dirs =
+        |files: &[String]| dirs().find_map(|dir| files.iter().map(|file| dir.join(file)).find(|path| path.is_file()));
     // `-l:file.so` names a file exactly.
-    let candidates: Vec<String> = match name.strip_prefix(':') {
-        Some(exact) => vec![exact.to_string()],
-        None if prefer_static => vec![format!("lib{}.a", name), format!("lib{}.so", name)],
-        None => vec![format!("lib{}.so", name), format!("lib{}.a", name)],
-    };
-    let dirs = search.iter().map(PathBuf::as_path).chain(DEFAULT_DIRS.iter().map(Path::new));
-    for dir in dirs {
-        for file in &candidates {
-            let path = dir.join(file);
-            if path.is_file() {
-                return Ok(path);
-            }
-        }
+    if let Some(exact) = name.strip_prefix(':') {
+        let files = [exact.to_string()];
+        return first_in_dirs(&files).ok_or_else(|| not_found(name, &files, search));
     }
-    // The dynamic loader's cache knows runtime names (`libz.so.1`) even
-    // when no development symlink is installed.
-    if name.strip_prefix(':').is_none() && !prefer_static {
-        if let Some(path) = crate::ldcache::lookup(&format!("lib{}.so", name)) {
+    let (shared, archive) = (format!("lib{}.so", name), format!("lib{}.a", name));
+    if prefer_static {
+        if let Some(path) = first_in_dirs(std::slice::from_ref(&archive)) {
             return Ok(path);
         }
     }
+    let files = [shared, archive];
+    if let Some(path) = first_in_dirs(&files) {
+        return Ok(path);
+    }
+    // The dynamic loader's cache knows runtime names (`libz.so.1`) even
+    // when no development symlink is installed.
+    if let Some(path) = crate::ldcache::lookup(&files[0]) {
+        return Ok(path);
+    }
+    Err(not_found(name, &files, search))
+}
+
+fn not_found(name: &str, files: &[String], search: &[PathBuf]) -> anyhow::Error {
     let searched: Vec<String> =
         search.iter().map(|p| p.display().to_string()).chain(DEFAULT_DIRS.iter().map(|s| s.to_string())).collect();
-    bail!("cannot find library -l{}: no {} in {}", name, candidates.join(" or "), searched.join(", "))
+    anyhow!("cannot find library -l{}: no {} in {}", name, files.join(" or "), searched.join(", "))
 }
 
 /// The files a GNU ld script names, resolved to paths.
@@ -131,6 +139,39 @@ mod tests {
     #[test]
     fn empty_script_is_an_error() {
         assert!(expand_script(Path::new("x.so"), "/* nothing */ OUTPUT_FORMAT(elf64-x86-64)", &[]).is_err());
+    }
+
+    /// A scratch directory per test under the system temp dir.
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("jitrun-libsearch-{}-{}", name, std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn search_order_is_like_ld() {
+        let root = temp_dir("order");
+        let (a, b) = (root.join("a"), root.join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        std::fs::write(a.join("libjrtest.a"), b"!<arch>\n").unwrap();
+        std::fs::write(b.join("libjrtest.so"), b"").unwrap();
+        std::fs::write(b.join("libjrtest.a"), b"!<arch>\n").unwrap();
+        // -L order first: an archive in an earlier directory wins over a later .so.
+        assert_eq!(find_library("jrtest", &[a.clone(), b.clone()], false).unwrap(), a.join("libjrtest.a"));
+        // In one directory the shared library wins, unless static is preferred.
+        assert_eq!(find_library("jrtest", &[b.clone(), a.clone()], false).unwrap(), b.join("libjrtest.so"));
+        assert_eq!(find_library("jrtest", &[b.clone(), a.clone()], true).unwrap(), b.join("libjrtest.a"));
+        // Static preferred: any archive before any shared library.
+        std::fs::remove_file(b.join("libjrtest.a")).unwrap();
+        assert_eq!(find_library("jrtest", &[b.clone(), a.clone()], true).unwrap(), a.join("libjrtest.a"));
+        // Falls back to the shared library when there is no archive.
+        std::fs::remove_file(a.join("libjrtest.a")).unwrap();
+        assert_eq!(find_library("jrtest", &[a.clone(), b.clone()], true).unwrap(), b.join("libjrtest.so"));
+        // `-l:name` is an exact file name.
+        assert_eq!(find_library(":libjrtest.so", &[a, b.clone()], false).unwrap(), b.join("libjrtest.so"));
+        let _ = std::fs::remove_dir_all(root);
     }
 
     #[test]

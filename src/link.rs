@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Context, Result};
 
 use crate::arch::x86_64::{apply_fixup, write_stub, EdgeKind, FixupValues, STUB_SIZE};
+use crate::format::archive::{self, Archive};
 use crate::host::{HostResolver, SharedLibrary};
 use crate::image::{FunctionArray, Image};
 use crate::input::{detect, FileKind, InputData};
@@ -38,6 +39,12 @@ pub struct LinkOptions {
     pub search_paths: Vec<PathBuf>,
     /// `--define NAME=ADDRESS`: absolute symbols that win over everything.
     pub defines: HashMap<String, u64>,
+    /// `--alias NEW=OLD`: NEW resolves to whatever OLD resolves to.
+    pub aliases: Vec<(String, String)>,
+    /// Names jitrun itself will look up (the entry point): archive members
+    /// defining them are loaded, as `crt1.o`'s reference to `main` makes `ld`
+    /// load them. Unlike an object's reference, a missing root is no error.
+    pub roots: Vec<String>,
     /// Missing strong symbols become 0 instead of an error (for `--noexec`).
     pub allow_unresolved: bool,
     /// Prefer `libNAME.a` over `libNAME.so` for `-l`.
@@ -53,11 +60,30 @@ pub struct Linker {
     graphs: Vec<LinkGraph>,
     libraries: Vec<SharedLibrary>,
     opened_libraries: HashSet<PathBuf>,
+    /// Archives whose members load on demand, with their canonical paths
+    /// (an archive named twice is searched once).
+    archives: Vec<(PathBuf, Archive)>,
+    /// `--whole-archive` is in effect for archives added now.
+    whole_archive: bool,
 }
 
 impl Linker {
     pub fn new(options: LinkOptions) -> Linker {
-        Linker { options, graphs: Vec::new(), libraries: Vec::new(), opened_libraries: HashSet::new() }
+        Linker {
+            options,
+            graphs: Vec::new(),
+            libraries: Vec::new(),
+            opened_libraries: HashSet::new(),
+            archives: Vec::new(),
+            whole_archive: false,
+        }
+    }
+
+    /// `--whole-archive` / `--no-whole-archive`: archives added while it is
+    /// on contribute every member, as objects; otherwise members load only
+    /// when they define a name that is still needed.
+    pub fn set_whole_archive(&mut self, on: bool) {
+        self.whole_archive = on;
     }
 
     /// Adds an input named on the command line: a relocatable object, a
@@ -80,25 +106,36 @@ impl Linker {
                 }
             }
             FileKind::MachO => bail!("{}: Mach-O objects are not supported yet", name),
-            FileKind::Archive | FileKind::ThinArchive => {
-                bail!("{}: static archives are not supported yet", name)
-            }
+            FileKind::Archive | FileKind::ThinArchive => self.add_archive(path, data),
             FileKind::Text if depth < 8 => {
                 let text = std::str::from_utf8(data.bytes()).with_context(|| format!("{}: not UTF-8", name))?;
                 let files = libsearch::expand_script(path, text, &self.options.search_paths)?;
                 for file in files {
-                    match self.add_file_nested(&file, depth + 1) {
-                        // libc_nonshared.a's pieces are built in (see runtime.rs).
-                        Err(_) if file.extension().is_some_and(|e| e == "a") => {
-                            log::debug!("{}: skipping {} named by the script", name, file.display())
-                        }
-                        other => other.with_context(|| format!("{}: in linker script", name))?,
-                    }
+                    self.add_file_nested(&file, depth + 1).with_context(|| format!("{}: in linker script", name))?;
                 }
                 Ok(())
             }
             _ => bail!("{}: not an ELF or Mach-O object, archive or linker script", name),
         }
+    }
+
+    /// Adds a static archive: all its members now under `--whole-archive`,
+    /// else it joins the archives searched for missing names.
+    fn add_archive(&mut self, path: &Path, data: Arc<InputData>) -> Result<()> {
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let known = self.archives.iter().position(|(p, _)| *p == canonical);
+        let index = match known {
+            Some(i) => i,
+            None => {
+                self.archives.push((canonical, Archive::parse(path, data)?));
+                self.archives.len() - 1
+            }
+        };
+        if self.whole_archive {
+            let members = self.archives[index].1.load_all(&self.options.limits)?;
+            self.graphs.extend(members);
+        }
+        Ok(())
     }
 
     /// Adds `-lNAME`.
@@ -112,10 +149,13 @@ impl Linker {
     pub fn add_shared_library(&mut self, path: &Path) -> Result<()> {
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         if self.opened_libraries.insert(canonical) {
-            if let Some(pin) = tls::load_library_with_static_tls(path)? {
+            // dlopen searches the system for a name without a slash; a
+            // path on the command line means that file.
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+            if let Some(pin) = tls::load_library_with_static_tls(&path)? {
                 self.libraries.push(pin);
             }
-            self.libraries.push(SharedLibrary::open(path)?);
+            self.libraries.push(SharedLibrary::open(&path)?);
         }
         Ok(())
     }
@@ -127,22 +167,35 @@ impl Linker {
 
     /// Links everything added so far and maps it, ready to run.
     pub fn link(self) -> Result<Image> {
-        let Linker { options, mut graphs, mut libraries, .. } = self;
-        if graphs.is_empty() {
-            bail!("no input objects");
-        }
+        let Linker { options, mut graphs, mut libraries, archives, .. } = self;
 
         // One copy of each COMDAT group: the first object's, as ld keeps.
-        select_comdats(&mut graphs);
         // FDEs of discarded functions would describe code that is not there.
+        let mut comdats = ComdatSelection::default();
+        let mut admit = |graph: &mut LinkGraph| {
+            comdats.select(graph);
+            ehframe::prune(graph)
+        };
         for graph in &mut graphs {
-            ehframe::prune(graph)?;
+            admit(graph)?;
         }
 
         // Resolution. After it, no new symbols appear.
         let mut table = SymbolTable::new(options.defines.clone());
+        table.set_aliases(&options.aliases)?;
         for (g, graph) in graphs.iter().enumerate() {
             table.add_graph(g as u32, graph, &graphs)?;
+        }
+        // Archive members for what is still missing, until nothing new
+        // loads; they come before the runtime pieces and libraries.
+        let mut archives: Vec<Archive> = archives.into_iter().map(|(_, a)| a).collect();
+        let loaded =
+            archive::load_needed(&mut archives, &mut table, &mut graphs, &options.roots, &options.limits, &mut admit)?;
+        if !archives.is_empty() {
+            log::debug!("{} archive members loaded", loaded);
+        }
+        if graphs.is_empty() {
+            bail!("no input objects (archive members load only when something needs them; see --whole-archive)");
         }
         let needed: HashSet<&str> = table.undefined_names().filter(|n| runtime::provides(n)).collect();
         let runtime_graph = runtime::build(&needed);
@@ -316,14 +369,18 @@ fn is_elf_shared_object(bytes: &[u8]) -> bool {
     bytes.len() > 18 && u16::from_le_bytes([bytes[16], bytes[17]]) == object::elf::ET_DYN
 }
 
-/// Marks the sections of every COMDAT group but the first with its
-/// signature as discarded.
-fn select_comdats(graphs: &mut [LinkGraph]) {
-    let mut seen: HashSet<Box<str>> = HashSet::new();
-    for graph in graphs.iter_mut() {
+/// Keeps the first copy of each COMDAT group, graph by graph as they join
+/// the link (archive members join late), and discards the later copies.
+#[derive(Default)]
+struct ComdatSelection {
+    seen: HashSet<Box<str>>,
+}
+
+impl ComdatSelection {
+    fn select(&mut self, graph: &mut LinkGraph) {
         let mut discard = Vec::new();
         for comdat in &graph.comdats {
-            if !seen.insert(comdat.signature.clone()) {
+            if !self.seen.insert(comdat.signature.clone()) {
                 discard.extend(comdat.sections.iter().copied());
             }
         }

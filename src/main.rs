@@ -1,8 +1,11 @@
 //! The thin binary: parse arguments, set up logging, call the library, map
 //! the outcome to an exit code.
 
+use std::io::Write;
+
 use anyhow::Result;
 use jitrun::cli::{Cli, Input};
+use jitrun::resolve::UnresolvedSymbols;
 use jitrun::{Limits, LinkOptions, Linker, EXIT_JITRUN_ERROR};
 
 /// Set (to the original `GLIBC_TUNABLES`, possibly empty) when jitrun has
@@ -84,11 +87,33 @@ fn init_logging(verbose: u8) {
         .init();
 }
 
+/// `--print-unresolved`: the report on stdout (it is what was asked for),
+/// a one-line summary on stderr, 125 when something is missing.
+fn print_unresolved(linker: Linker) -> Result<i32> {
+    match linker.link() {
+        Ok(_) => Ok(0),
+        Err(e) => match e.downcast_ref::<UnresolvedSymbols>() {
+            Some(missing) => {
+                let mut stdout = std::io::stdout().lock();
+                stdout.write_all(missing.report().as_bytes())?;
+                stdout.flush()?;
+                let n = missing.symbols.len();
+                eprintln!("jitrun: error: {} undefined symbol{}", n, if n == 1 { "" } else { "s" });
+                Ok(EXIT_JITRUN_ERROR)
+            }
+            None => Err(e),
+        },
+    }
+}
+
 fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
     let options = LinkOptions {
         search_paths: cli.library_path.clone(),
         defines: cli.defines().map_err(anyhow::Error::msg)?,
-        allow_unresolved: cli.allow_unresolved,
+        aliases: cli.aliases().map_err(anyhow::Error::msg)?,
+        roots: vec![cli.entry.clone()],
+        // The report lists what --allow-unresolved would hide.
+        allow_unresolved: cli.allow_unresolved && !cli.print_unresolved,
         static_libs: cli.static_libs,
         base: cli.base,
         limits: Limits { max_image_size: cli.max_image_size },
@@ -98,7 +123,11 @@ fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
         match input {
             Input::File(path) => linker.add_file(path)?,
             Input::Library(name) => linker.add_library(name)?,
+            Input::WholeArchive(on) => linker.set_whole_archive(*on),
         }
+    }
+    if cli.print_unresolved {
+        return print_unresolved(linker);
     }
     let mut image = linker.link()?;
     if cli.noexec {

@@ -1,20 +1,28 @@
 //! Symbol resolution: the one meeting point of all objects.
 //!
 //! Order, first match wins:
-//! 1. `--define NAME=ADDRESS` values;
-//! 2. definitions in the input objects (and archive members they pulled in):
+//! 1. `--define NAME=ADDRESS` values and `--alias NEW=OLD` (NEW becomes
+//!    whatever OLD resolves to, even when an object defines NEW);
+//! 2. definitions in the input objects (and `--whole-archive` members):
 //!    strong over weak over common, the first weak one among weaks;
-//! 3. the built-in runtime pieces (see [`crate::runtime`]);
-//! 4. linker-defined names (`_GLOBAL_OFFSET_TABLE_`, `__start_SEC`/`__stop_SEC`,
+//! 3. archive members, loaded only for names still strongly referenced and
+//!    undefined (see [`crate::format::archive`]), which then count as objects;
+//! 4. the built-in runtime pieces (see [`crate::runtime`]);
+//! 5. linker-defined names (`_GLOBAL_OFFSET_TABLE_`, `__start_SEC`/`__stop_SEC`,
 //!    `__init_array_start`, `_end`, ...);
-//! 5. shared libraries named with `-l` or given as paths, in command-line order;
-//! 6. the host process (libc and everything jitrun itself loaded);
-//! 7. weak references nobody defines become 0.
+//! 6. shared libraries named with `-l` or given as paths, in command-line order;
+//! 7. the host process (libc and everything jitrun itself loaded);
+//! 8. weak references nobody defines become 0 (and, with `--allow-unresolved`,
+//!    strong ones too).
 //!
-//! After [`SymbolTable::finish`], every symbol of every graph has a
-//! [`Target`] and no new symbols appear.
+//! The symbol table is incremental: graphs are added one at a time
+//! ([`SymbolTable::add_graph`]) and [`SymbolTable::undefined_strong_names`]
+//! tells the archive loop what is still missing. After
+//! [`SymbolTable::finish`], every symbol of every graph has a [`Target`]
+//! and no new symbols appear; `-v` logs what satisfied each name.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
 
 use anyhow::{bail, Result};
 
@@ -71,6 +79,8 @@ struct GlobalEntry {
     /// Graphs that reference the name without defining it.
     referenced_by: Vec<u32>,
     strong_reference: bool,
+    /// `--alias NEW=OLD` options (as written) whose chain ends at this name.
+    aliased_by: Vec<Box<str>>,
 }
 
 /// The global symbol table, filled one graph at a time.
@@ -79,6 +89,8 @@ pub struct SymbolTable {
     index: HashMap<Box<str>, usize>,
     entries: Vec<(Box<str>, GlobalEntry)>,
     defines: HashMap<String, u64>,
+    /// `--alias NEW=OLD`, with chains followed: NEW → the last OLD.
+    aliases: HashMap<Box<str>, Box<str>>,
 }
 
 pub struct Resolution {
@@ -92,8 +104,59 @@ pub struct Resolution {
     pub sizes: HashMap<Box<str>, u64>,
 }
 
+/// The link failed because strongly referenced names have no definition.
+/// Its `Display` is the error message; [`UnresolvedSymbols::report`] is
+/// the `--print-unresolved` table. Library users get it with
+/// `error.downcast_ref::<UnresolvedSymbols>()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnresolvedSymbols {
+    /// Sorted by name.
+    pub symbols: Vec<UnresolvedSymbol>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnresolvedSymbol {
+    pub name: String,
+    /// Objects and archive members (`libfoo.a(bar.o)`) that reference the
+    /// name, in load order, then `--alias NEW=NAME` options that need it.
+    pub referenced_by: Vec<String>,
+    /// The library that usually provides it (`-lm` for `sqrt`).
+    pub hint: Option<&'static str>,
+}
+
+impl UnresolvedSymbols {
+    /// One line per (symbol, referrer), tab-separated, sorted by symbol and
+    /// then in load order, for scripts:
+    /// `SYMBOL<TAB>REFERENCED-BY<TAB>HINT`, HINT being `-lNAME` or `-`.
+    pub fn report(&self) -> String {
+        let mut out = String::new();
+        for symbol in &self.symbols {
+            for referrer in &symbol.referenced_by {
+                out.push_str(&format!("{}\t{}\t{}\n", symbol.name, referrer, symbol.hint.unwrap_or("-")));
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for UnresolvedSymbols {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.symbols.len();
+        write!(f, "{} undefined symbol{}:", n, if n == 1 { "" } else { "s" })?;
+        for symbol in &self.symbols {
+            write!(f, "\n  {}, referenced by {}", symbol.name, symbol.referenced_by.join(", "))?;
+            if let Some(hint) = symbol.hint {
+                write!(f, " (it usually comes from {})", hint)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnresolvedSymbols {}
+
 /// Where the unresolved-symbol report suggests looking.
-fn library_hint(name: &str) -> Option<&'static str> {
+pub fn library_hint(name: &str) -> Option<&'static str> {
     const MATH: &[&str] = &[
         "sqrt",
         "sin",
@@ -167,6 +230,36 @@ impl SymbolTable {
         SymbolTable { defines, ..Default::default() }
     }
 
+    /// Adds `--alias NEW=OLD` pairs: NEW resolves to whatever OLD resolves
+    /// to, and OLD must resolve. Chains (`a=b`, `b=c`) are followed; cycles
+    /// and names that are also `--define`d are errors. Call before adding
+    /// graphs.
+    pub fn set_aliases(&mut self, aliases: &[(String, String)]) -> Result<()> {
+        let direct: HashMap<&str, &str> = aliases.iter().map(|(new, old)| (new.as_str(), old.as_str())).collect();
+        for (new, direct_old) in aliases {
+            if self.defines.contains_key(new) {
+                bail!("--alias {}=...: {} is also given with --define", new, new);
+            }
+            let mut chain = vec![new.as_str()];
+            let mut last = new.as_str();
+            while let Some(&next) = direct.get(last) {
+                chain.push(next);
+                if chain[..chain.len() - 1].contains(&next) {
+                    bail!("--alias: the aliases form a cycle: {}", chain.join(" -> "));
+                }
+                last = next;
+            }
+            self.aliases.insert(new.as_str().into(), last.into());
+            let option: Box<str> = format!("--alias {}={}", new, direct_old).into();
+            let entry = self.entry(last);
+            entry.strong_reference = true;
+            if !entry.aliased_by.contains(&option) {
+                entry.aliased_by.push(option);
+            }
+        }
+        Ok(())
+    }
+
     fn entry(&mut self, name: &str) -> &mut GlobalEntry {
         let next = self.entries.len();
         let idx = *self.index.entry(name.into()).or_insert(next);
@@ -227,18 +320,36 @@ impl SymbolTable {
                         entry.referenced_by.push(g);
                     }
                     entry.strong_reference |= !weak;
+                    // A reference to NEW of `--alias NEW=OLD` is one to OLD.
+                    if let Some(old) = self.aliases.get(name).cloned() {
+                        let target = self.entry(&old);
+                        if !target.referenced_by.contains(&g) {
+                            target.referenced_by.push(g);
+                        }
+                    }
                 }
             }
         }
         Ok(())
     }
 
-    /// Names referenced but not (yet) defined by any graph.
+    /// Names referenced but not (yet) defined by any graph, in the order
+    /// they were first seen.
     pub fn undefined_names(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().filter(|(name, e)| self.is_undefined(name, e)).map(|(name, _)| &**name)
+    }
+
+    /// Undefined names with at least one strong reference: the ones an
+    /// archive member is loaded for (a weak reference never loads one).
+    pub fn undefined_strong_names(&self) -> impl Iterator<Item = &str> {
         self.entries
             .iter()
-            .filter(|(name, e)| e.def.is_none() && e.common.is_none() && !self.defines.contains_key(&**name))
+            .filter(|(name, e)| e.strong_reference && self.is_undefined(name, e))
             .map(|(name, _)| &**name)
+    }
+
+    fn is_undefined(&self, name: &str, e: &GlobalEntry) -> bool {
+        e.def.is_none() && e.common.is_none() && !self.defines.contains_key(name) && !self.aliases.contains_key(name)
     }
 
     pub fn is_defined(&self, name: &str) -> bool {
@@ -246,6 +357,12 @@ impl SymbolTable {
             let e = &self.entries[i].1;
             e.def.is_some() || e.common.is_some()
         }) || self.defines.contains_key(name)
+            || self.aliases.contains_key(name)
+    }
+
+    /// The graphs that reference `name` without defining it.
+    pub fn referrers(&self, name: &str) -> &[u32] {
+        self.index.get(name).map_or(&[], |&i| &self.entries[i].1.referenced_by)
     }
 
     /// Binds every name, allocating commons in a new graph appended to
@@ -266,24 +383,33 @@ impl SymbolTable {
         let mut globals: HashMap<Box<str>, Target> = HashMap::with_capacity(self.entries.len());
         let mut externals = Vec::new();
         let mut boundaries: Vec<Boundary> = Vec::new();
-        let mut unresolved: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+        let mut unresolved: BTreeMap<&str, &GlobalEntry> = BTreeMap::new();
         let mut sizes = HashMap::new();
         for (name, entry) in &self.entries {
+            if self.aliases.contains_key(name) {
+                continue; // bound below, once its target is known
+            }
+            // What satisfied the name, for -v.
+            let mut provider = String::new();
             let target = if let Some(&value) = self.defines.get(&**name) {
+                provider.push_str("--define");
                 Target::Absolute(value)
-            } else if let Some((g, s, _)) = entry.def.filter(|d| !d.2 || entry.common.is_none()) {
+            } else if let Some((g, s, weak)) = entry.def.filter(|d| !d.2 || entry.common.is_none()) {
                 let sym = &graphs[g as usize].symbols[s as usize];
                 if sym.size != 0 {
                     sizes.insert(name.clone(), sym.size);
                 }
+                provider = format!("{}{}", graphs[g as usize].name, if weak { " (weak)" } else { "" });
                 local_target(g, sym, &graphs[g as usize])
-            } else if let Some((_, _, size, align)) = entry.common {
+            } else if let Some((g, _, size, align)) = entry.common {
                 sizes.insert(name.clone(), size);
+                provider = format!("{} (common, {} bytes)", graphs[g as usize].name, size);
                 let block = commons.add_block(common_section, Content::Zero, size, align);
                 Target::Block { graph: commons_graph, block, offset: 0 }
             } else if &**name == "_TLS_MODULE_BASE_" {
                 Target::TlsModuleBase
             } else if let Some(boundary) = linker_defined(name, &section_names) {
+                provider.push_str("the linker");
                 match boundary {
                     None => Target::GotBase,
                     Some(b) => {
@@ -295,33 +421,47 @@ impl SymbolTable {
                     }
                 }
             } else if let Some((address, library)) = host.resolve(name, libraries) {
-                log::debug!(
-                    "{} resolved to {:#x} in {}",
-                    name,
-                    address,
-                    library.map_or("the host process".into(), |l| libraries[l].path.display().to_string())
+                provider = format!(
+                    "{} at {:#x}",
+                    library.map_or("the host process".into(), |l| libraries[l].path.display().to_string()),
+                    address
                 );
                 externals.push(External { name: name.clone(), address, library });
                 Target::External(externals.len() as u32 - 1)
-            } else if !entry.strong_reference || allow_unresolved {
+            } else if !entry.strong_reference {
+                provider.push_str("nothing: an undefined weak reference is 0");
+                Target::Absolute(0)
+            } else if allow_unresolved {
+                provider.push_str("nothing: 0 because of --allow-unresolved");
                 Target::Absolute(0)
             } else {
-                unresolved.insert(name, entry.referenced_by.clone());
+                unresolved.insert(name, entry);
                 continue;
             };
+            log::debug!("`{}` resolved by {}", name, provider);
             globals.insert(name.clone(), target);
         }
-        if !unresolved.is_empty() {
-            let mut msg =
-                format!("{} undefined symbol{}:", unresolved.len(), if unresolved.len() == 1 { "" } else { "s" });
-            for (name, refs) in &unresolved {
-                let users: Vec<&str> = refs.iter().map(|&g| graphs[g as usize].name.as_str()).collect();
-                msg.push_str(&format!("\n  {}, referenced by {}", name, users.join(", ")));
-                if let Some(hint) = library_hint(name) {
-                    msg.push_str(&format!(" (it usually comes from {})", hint));
+        for (new, old) in &self.aliases {
+            // An unresolved OLD is reported with the others.
+            if let Some(&target) = globals.get(old) {
+                log::debug!("`{}` resolved by --alias {}={}", new, new, old);
+                globals.insert(new.clone(), target);
+                if let Some(&size) = sizes.get(old) {
+                    sizes.insert(new.clone(), size);
                 }
             }
-            bail!(msg);
+        }
+        if !unresolved.is_empty() {
+            let symbols = unresolved
+                .into_iter()
+                .map(|(name, entry)| {
+                    let mut referenced_by: Vec<String> =
+                        entry.referenced_by.iter().map(|&g| graphs[g as usize].name.clone()).collect();
+                    referenced_by.extend(entry.aliased_by.iter().map(|option| option.to_string()));
+                    UnresolvedSymbol { name: name.to_string(), referenced_by, hint: library_hint(name) }
+                })
+                .collect();
+            return Err(UnresolvedSymbols { symbols }.into());
         }
         drop(section_names);
         graphs.push(commons);
@@ -381,4 +521,71 @@ fn linker_defined(name: &str, sections: &HashSet<&str>) -> Option<Option<Boundar
         }
     };
     Some(Some(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(name: &str, defines: &[&str], strong_uses: &[&str], weak_uses: &[&str]) -> LinkGraph {
+        let mut g = LinkGraph::new(name.to_string(), None);
+        let text = g.add_section(".text", SectionKind::Code);
+        let block = g.add_block(text, Content::Owned(vec![0xc3]), 1, 1);
+        for d in defines {
+            g.add_symbol(Symbol {
+                name: Some((*d).into()),
+                def: SymbolDef::Defined { block, offset: 0 },
+                scope: Scope::Global,
+                linkage: Linkage::Strong,
+                kind: SymbolKind::Function,
+                size: 1,
+            });
+        }
+        for u in strong_uses {
+            g.add_external(u);
+        }
+        for u in weak_uses {
+            let s = g.add_external(u);
+            g.symbols[s as usize].linkage = Linkage::Weak;
+        }
+        g
+    }
+
+    #[test]
+    fn weak_references_do_not_ask_for_archive_members() {
+        let graphs = vec![graph("main.o", &["main"], &["needed"], &["optional"])];
+        let mut table = SymbolTable::new(HashMap::new());
+        table.add_graph(0, &graphs[0], &graphs).unwrap();
+        assert_eq!(table.undefined_names().collect::<Vec<_>>(), ["needed", "optional"]);
+        assert_eq!(table.undefined_strong_names().collect::<Vec<_>>(), ["needed"]);
+        assert_eq!(table.referrers("needed"), [0]);
+    }
+
+    #[test]
+    fn aliases_follow_chains_refuse_cycles_and_need_their_target() {
+        let mut table = SymbolTable::new(HashMap::new());
+        let err = table.set_aliases(&[("a".into(), "b".into()), ("b".into(), "a".into())]).unwrap_err();
+        assert!(err.to_string().contains("cycle"), "{}", err);
+
+        let mut graphs = vec![graph("main.o", &["main", "c"], &["a"], &[])];
+        let mut table = SymbolTable::new(HashMap::new());
+        table.set_aliases(&[("a".into(), "b".into()), ("b".into(), "c".into())]).unwrap();
+        table.add_graph(0, &graphs[0], &graphs).unwrap();
+        assert!(table.is_defined("a") && table.undefined_names().next().is_none());
+        let res = table.finish(&mut graphs, &[], &mut HostResolver::default(), false).unwrap();
+        assert_eq!(res.globals["a"], res.globals["c"]);
+        assert_eq!(res.globals["b"], res.globals["c"]);
+
+        // An alias to a name nobody defines is reported with who needs it.
+        let mut graphs = vec![graph("main.o", &["main"], &["a"], &[])];
+        let mut table = SymbolTable::new(HashMap::new());
+        table.set_aliases(&[("a".into(), "jitrun_test_nowhere".into())]).unwrap();
+        table.add_graph(0, &graphs[0], &graphs).unwrap();
+        let err = table.finish(&mut graphs, &[], &mut HostResolver::default(), false).err().unwrap();
+        let missing = err.downcast_ref::<UnresolvedSymbols>().unwrap();
+        assert_eq!(
+            missing.report(),
+            "jitrun_test_nowhere\tmain.o\t-\njitrun_test_nowhere\t--alias a=jitrun_test_nowhere\t-\n"
+        );
+    }
 }

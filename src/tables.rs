@@ -148,6 +148,12 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                 if kind.is_abs32() && matches!(target, Target::Block { .. } | Target::Boundary(_) | Target::GotBase) {
                     tables.needs_low_image = true;
                 }
+                // A PC-relative reference to a low absolute address (`--define
+                // x=0x401000`, or 0 for `--allow-unresolved`) reaches it only
+                // from an image in the low 2 GiB.
+                if kind == EdgeKind::Pc32 && matches!(target, Target::Absolute(v) if v < 1 << 31) {
+                    tables.needs_low_image = true;
+                }
                 if matches!(kind, EdgeKind::GotPc32 | EdgeKind::GotPc64 | EdgeKind::GotOff64 | EdgeKind::PltOff64)
                     || target == Target::GotBase
                 {

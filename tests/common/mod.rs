@@ -91,7 +91,8 @@ pub fn is_cxx(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("cpp" | "cc"))
 }
 
-fn run_checked(cmd: &mut Command) {
+/// Runs a build command; panics with its stderr when it fails.
+pub fn run_checked(cmd: &mut Command) {
     let out = cmd.output().unwrap_or_else(|e| panic!("{:?}: {}", cmd, e));
     assert!(out.status.success(), "{:?} failed:\n{}", cmd, String::from_utf8_lossy(&out.stderr));
 }
@@ -197,8 +198,14 @@ pub fn differential(program: &Path, flags: &str, scratch_dir: &Path) -> Vec<Stri
     jit.args(&objects).args(&directives.libs).arg("--").args(&directives.args).envs(directives.env.iter().cloned());
     let jit = run_with(&mut jit, &directives.stdin, timeout);
 
-    let mut diffs = Vec::new();
     let name = format!("{} [{}]", program.file_name().unwrap().to_string_lossy(), flags);
+    output_diffs(&name, &native, &jit)
+}
+
+/// Every difference between a native run and a jitrun run (empty when
+/// stdout, stderr and exit status are identical).
+pub fn output_diffs(name: &str, native: &Output, jit: &Output) -> Vec<String> {
+    let mut diffs = Vec::new();
     if native.stdout != jit.stdout {
         diffs.push(format!(
             "{}: stdout differs\n--- native\n{}\n--- jitrun\n{}",
@@ -215,10 +222,29 @@ pub fn differential(program: &Path, flags: &str, scratch_dir: &Path) -> Vec<Stri
             String::from_utf8_lossy(&jit.stderr)
         ));
     }
-    if shell_status(&native) != shell_status(&jit) {
-        diffs.push(format!("{}: exit status native {} jitrun {}", name, shell_status(&native), shell_status(&jit)));
+    if shell_status(native) != shell_status(jit) {
+        diffs.push(format!("{}: exit status native {} jitrun {}", name, shell_status(native), shell_status(jit)));
     }
     diffs
+}
+
+/// Runs the native executable `exe` and `jitrun JIT_ARGS -- ARGS` and
+/// returns every difference, with `name` in each message.
+pub fn compare_with_native<S: AsRef<std::ffi::OsStr>>(
+    name: &str,
+    exe: &Path,
+    jit_args: &[S],
+    args: &[&str],
+) -> Vec<String> {
+    let timeout = Duration::from_secs(20);
+    let native = run_with(Command::new(exe).args(args), b"", timeout);
+    let jit = run_with(Command::new(jitrun_bin()).args(jit_args).arg("--").args(args), b"", timeout);
+    output_diffs(name, &native, &jit)
+}
+
+/// Runs jitrun with `args` (no stdin) and returns its output.
+pub fn jitrun<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    run_with(Command::new(jitrun_bin()).args(args), b"", Duration::from_secs(20))
 }
 
 /// Runs `program` under every flag set and fails with all differences.

@@ -1,0 +1,1 @@
+const char *geo_unit(void) { return "cm"; }
