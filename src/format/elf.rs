@@ -55,10 +55,13 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         let sec_name = sections
             .section_name(endian, section)
             .map_err(|e| err(&format_args!("section {}: name: {}", index.0, e)))?;
-        if sec_name.starts_with(b".gnu.lto_") && symtab.iter().any(|sym| {
-            symtab.symbol_name(endian, sym).is_ok_and(|n| n == b"__gnu_lto_slim")
-        }) {
-            bail!("{}: holds only GCC LTO bytecode, no machine code; compile without -flto or add -ffat-lto-objects", name);
+        if sec_name.starts_with(b".gnu.lto_")
+            && symtab.iter().any(|sym| symtab.symbol_name(endian, sym).is_ok_and(|n| n == b"__gnu_lto_slim"))
+        {
+            bail!(
+                "{}: holds only GCC LTO bytecode, no machine code; compile without -flto or add -ffat-lto-objects",
+                name
+            );
         }
         let sec_name = String::from_utf8_lossy(sec_name);
         let Some(kind) = classify(section, endian, &sec_name) else {
