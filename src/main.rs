@@ -164,11 +164,12 @@ fn run_isolated(cli: &Cli, image: &Image, program: String, set: Vec<(String, Glo
         }
     });
     result.map_err(die_if_interrupted)?;
+    let kib = |rss: Option<u64>| rss.map_or_else(|| "unknown".to_string(), |k| format!("{} KiB", k));
     log::debug!(
-        "parent RSS before {} isolated runs: {:?} KiB, after: {:?} KiB",
+        "parent RSS before {} isolated runs: {}, after: {}",
         cli.repeat,
-        rss_before,
-        run::resident_set_kib()
+        kib(rss_before),
+        kib(run::resident_set_kib())
     );
     let Some(failure) = first_failure else { return Ok(0) };
     match failure.status {
