@@ -9,7 +9,10 @@
 //! finalizers ([`Image::run_main`] then `exit(status)`). The parent never
 //! runs user code: it feeds stdin, collects output up to a cap, enforces
 //! the timeout by killing the child's whole process group, and reports a
-//! [`RunOutcome`].
+//! [`RunOutcome`]. When the run's main process ends, whatever it left
+//! running in its group is killed too; a descendant that leaves the group
+//! (`setsid`) escapes, and the parent stops reading pipes it still holds
+//! shortly after the run ended.
 //!
 //! ```
 //! # fn main() -> anyhow::Result<()> {
