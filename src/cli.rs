@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser};
 
+use crate::run::{GlobalValue, DEFAULT_OUTPUT_LIMIT};
+
 const AFTER_HELP: &str = "\
 EXIT STATUS:
     The program's own exit status when it returns from its entry point or calls exit().
@@ -47,7 +49,14 @@ EXAMPLES:
 
 /// Load relocatable objects into memory, link them and run them.
 #[derive(Parser, Debug, Clone)]
-#[command(name = "jitrun", version, about, after_help = AFTER_HELP, max_term_width = 100)]
+#[command(
+    name = "jitrun",
+    version,
+    about,
+    after_help = AFTER_HELP,
+    after_long_help = after_long_help(),
+    max_term_width = 100
+)]
 pub struct Cli {
     /// Relocatable objects (.o), static archives (.a), shared libraries (.so) and linker scripts to load, in order
     #[arg(value_name = "INPUT", required = true)]
@@ -106,6 +115,34 @@ pub struct Cli {
     #[arg(long, value_name = "BYTES", default_value_t = 4u64 << 30, value_parser = parse_address)]
     pub max_image_size: u64,
 
+    /// Run the program N times; in-process one after another (global state persists, exit() ends all), or with --isolate each in a fresh fork
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub repeat: u64,
+
+    /// Run the program in a forked child of the linked image, so a crash or a hang cannot take jitrun down
+    #[arg(long)]
+    pub isolate: bool,
+
+    /// Kill a run (its whole process group) after DURATION, e.g. 2s, 500ms, 1m; exit status 124. Implies --isolate
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Option<std::time::Duration>,
+
+    /// Run every line of a JSON-lines plan isolated; print one JSON result per run to stdout (see BATCH SCHEMA)
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "repeat")]
+    pub batch: Option<PathBuf>,
+
+    /// Runs of a batch at a time (default: the number of CPUs)
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
+
+    /// Bytes kept of each run's stdout and of its stderr in a batch; the rest is dropped and reported
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_OUTPUT_LIMIT as u64, value_parser = parse_address)]
+    pub max_output: u64,
+
+    /// Write VALUE into global NAME before constructors run: an integer in the symbol's size, else the text's bytes
+    #[arg(long, value_name = "NAME=VALUE", action = ArgAction::Append)]
+    pub set: Vec<String>,
+
     /// More log output on stderr (-v: debug, -vv: trace); RUST_LOG also works
     #[arg(short, long, action = ArgAction::Count)]
     pub verbose: u8,
@@ -113,6 +150,48 @@ pub struct Cli {
     /// Arguments for the program, after `--`; argv[0] is the first input's path
     #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<String>,
+}
+
+const RUNNING_MANY_TIMES: &str = "\
+RUNNING MANY TIMES:
+    The objects are linked once; --repeat N runs the program N times.
+    Without --isolate the runs share this process, one after another:
+    constructors, entry and destructors run each time, global state persists
+    between runs, and a program that calls exit() ends them all.
+    With --isolate (or --timeout, or --batch) every run is a child forked from
+    the linked, not yet initialized image: it starts fresh, in its own process
+    group, and jitrun itself never runs program code. Isolated runs inherit
+    jitrun's stdout and stderr; they read jitrun's stdin unless it is a
+    terminal (then an empty one). The exit status is that of the first run
+    that failed (124 for a timeout; a signal is re-raised), else 0.
+    A run that outlives --timeout is killed with its whole process group.
+    On SIGINT, SIGTERM or SIGHUP, jitrun kills the runs in flight and dies
+    of the same signal.";
+
+/// `--help` shows the exit codes, the runs and the batch schema; `-h` only
+/// the first.
+fn after_long_help() -> String {
+    format!("{}\n\n{}\n\n{}", AFTER_HELP, RUNNING_MANY_TIMES, crate::batch::SCHEMA_HELP)
+}
+
+/// Parses a duration: a number with unit `ms`, `s`, `m` or `h` (seconds
+/// when there is none), e.g. `500ms`, `2s`, `1.5s`.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let scale = match unit.trim() {
+        "ms" => 1e-3,
+        "" | "s" => 1.0,
+        "m" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("`{}`: unknown unit `{}` (use ms, s, m or h)", s, unit)),
+    };
+    match number.parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 => {
+            std::time::Duration::try_from_secs_f64(n * scale).map_err(|_| format!("`{}` is too long", s))
+        }
+        _ => Err(format!("`{}` is not a duration such as 500ms, 2s or 1m", s)),
+    }
 }
 
 /// Parses `0x`-prefixed hex or decimal.
@@ -161,6 +240,22 @@ impl Cli {
         }
         ordered.sort_by_key(|(i, _)| *i);
         Ok((cli, ordered.into_iter().map(|(_, input)| input).collect()))
+    }
+
+    /// Whether runs are forked children of the linked image.
+    pub fn isolated(&self) -> bool {
+        self.isolate || self.timeout.is_some() || self.batch.is_some()
+    }
+
+    /// `--set` values, in order.
+    pub fn sets(&self) -> Result<Vec<(String, GlobalValue)>, String> {
+        self.set
+            .iter()
+            .map(|s| {
+                let (name, value) = s.split_once('=').ok_or_else(|| format!("--set {}: expected NAME=VALUE", s))?;
+                Ok((name.to_string(), GlobalValue::parse(value)))
+            })
+            .collect()
     }
 
     /// `--define` values as a map.
@@ -239,6 +334,32 @@ mod tests {
         assert_eq!(parse_address("0x401000"), Ok(0x401000));
         assert_eq!(parse_address("4096"), Ok(4096));
         assert!(parse_address("zz").is_err());
+    }
+
+    #[test]
+    fn durations_parse_with_units() {
+        use std::time::Duration;
+        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
+        assert!(parse_duration("2 weeks").is_err());
+        assert!(parse_duration("s").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn sets_take_integers_and_text() {
+        let (cli, _) = Cli::parse_ordered(["jitrun", "a.o", "--set", "mutant_id=17", "--set", "mode=fast"]).unwrap();
+        assert_eq!(
+            cli.sets().unwrap(),
+            vec![
+                ("mutant_id".to_string(), GlobalValue::Int(17)),
+                ("mode".to_string(), GlobalValue::Bytes(b"fast".to_vec()))
+            ]
+        );
+        let (cli, _) = Cli::parse_ordered(["jitrun", "a.o", "--timeout", "2s"]).unwrap();
+        assert!(cli.isolated());
     }
 
     #[test]

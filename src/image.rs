@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CString};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 use crate::host::SharedLibrary;
 use crate::mapper::{InProcessMapper, InitKey, MemoryMapper};
@@ -45,6 +45,8 @@ pub struct Image {
     pub(crate) size: u64,
     pub(crate) key: Option<InitKey>,
     pub(crate) symbols: HashMap<Box<str>, u64>,
+    /// `st_size` of the defined globals that have one (for `run::GlobalValue` writes).
+    pub(crate) symbol_sizes: HashMap<Box<str>, u64>,
     pub(crate) preinit: FunctionArray,
     pub(crate) init: FunctionArray,
     pub(crate) fini: FunctionArray,
@@ -81,6 +83,7 @@ impl Image {
             size,
             key: Some(key),
             symbols,
+            symbol_sizes: HashMap::new(),
             preinit,
             init,
             fini,
@@ -95,6 +98,17 @@ impl Image {
     /// Address of a global symbol defined by the image.
     pub fn lookup(&self, name: &str) -> Option<u64> {
         self.symbols.get(name).copied()
+    }
+
+    /// Size in bytes of a global symbol defined by the image, when its
+    /// object recorded one (`st_size`).
+    pub fn symbol_size(&self, name: &str) -> Option<u64> {
+        self.symbol_sizes.get(name).copied()
+    }
+
+    pub(crate) fn with_symbol_sizes(mut self, sizes: HashMap<Box<str>, u64>) -> Image {
+        self.symbol_sizes = sizes;
+        self
     }
 
     /// The address range the image occupies.
@@ -112,28 +126,66 @@ impl Image {
             .collect()
     }
 
+    /// Address of `entry`, or an error saying it is missing.
+    pub(crate) fn entry_address(&self, entry: &str) -> Result<u64> {
+        self.lookup(entry).with_context(|| format!("entry point `{}` is not defined by the loaded objects", entry))
+    }
+
     /// Runs the initializers and calls `entry(argc, argv, envp)`; returns
     /// what it returned. `argv[0]` is `program`.
+    ///
+    /// Calling it again runs the constructors again on the same memory:
+    /// global state persists between runs. The finalizer is registered once
+    /// per [`Image::finalize`], so to run destructors between runs, call
+    /// `finalize` after each run.
     pub fn run_main(&mut self, entry: &str, program: &str, args: &[String]) -> Result<i32> {
-        let Some(entry_addr) = self.lookup(entry) else {
-            bail!("entry point `{}` is not defined by the loaded objects", entry);
-        };
-        self.argv_storage = std::iter::once(program)
-            .chain(args.iter().map(String::as_str))
-            .map(|a| CString::new(a).context("an argument contains a NUL byte"))
-            .collect::<Result<_>>()?;
-        self.argv_ptrs = self.argv_storage.iter().map(|a| a.as_ptr() as *mut c_char).collect();
-        self.argv_ptrs.push(std::ptr::null_mut());
-        let argc = self.argv_storage.len() as c_int;
+        let entry_addr = self.entry_address(entry)?;
+        let (storage, ptrs) = build_argv(program, args)?;
+        self.argv_storage = storage;
+        self.argv_ptrs = ptrs;
+        if self.fini_state.is_none() {
+            self.fini_state = Some(register_finalizer(self.fini, self.dso_handle));
+        }
         let argv = self.argv_ptrs.as_mut_ptr();
+        // SAFETY: argv points into `argv_storage`, kept by the image.
+        unsafe { self.call_program(entry_addr, self.argv_storage.len() as c_int, argv) }
+    }
+
+    /// What [`Image::run_main`] then [`Image::exit`] do, for a process that
+    /// ends with this run (a forked child, see `run.rs`): it needs only
+    /// `&self` because nothing outlives the process; argv and the
+    /// finalizer's state are leaked.
+    pub(crate) fn run_main_then_exit(&self, entry_addr: u64, program: &str, args: &[String]) -> ! {
+        let Ok((storage, mut ptrs)) = build_argv(program, args) else {
+            // SAFETY: plain libc _exit; arguments were checked by the parent.
+            unsafe { libc::_exit(crate::EXIT_JITRUN_ERROR) }
+        };
+        std::mem::forget(register_finalizer(self.fini, self.dso_handle));
+        let argc = storage.len() as c_int;
+        std::mem::forget(storage);
+        let argv = ptrs.as_mut_ptr();
+        std::mem::forget(ptrs);
+        // SAFETY: argv was leaked above and stays valid until the process ends.
+        let Ok(status) = (unsafe { self.call_program(entry_addr, argc, argv) }) else {
+            // SAFETY: plain libc _exit; the trampoline is always linked in.
+            unsafe { libc::_exit(crate::EXIT_JITRUN_ERROR) }
+        };
+        // SAFETY: plain libc exit: atexit handlers (the finalizer included), stdio flush.
+        unsafe { libc::exit(status) }
+    }
+
+    /// Runs `.preinit_array`, `.init_array`, then the entry.
+    ///
+    /// # Safety
+    /// `argv` must hold `argc` valid C strings and a null terminator and stay
+    /// valid while the program may use it; `entry_addr` is a function of
+    /// the image with the C `main` signature.
+    unsafe fn call_program(&self, entry_addr: u64, argc: c_int, argv: *mut *mut c_char) -> Result<i32> {
         // SAFETY: reading libc's environ pointer.
         let envp = unsafe { environ };
-
         let call_entry = self.lookup(crate::runtime::CALL_ENTRY).context("internal: no entry trampoline")?;
         // SAFETY: the trampoline is the runtime piece in the image's text.
         let call_entry = unsafe { std::mem::transmute::<u64, CallEntryFn>(call_entry) };
-
-        self.register_finalizer();
         for f in self.read_array(self.preinit).into_iter().chain(self.read_array(self.init)) {
             if f == 0 || f == u64::MAX {
                 continue;
@@ -142,27 +194,10 @@ impl Image {
             // arrays; calling it is what loading a program means.
             unsafe { call_entry(f, argc, argv, envp) };
         }
-        log::debug!("calling {} at {:#x}", entry, entry_addr);
+        log::debug!("calling the entry at {:#x}", entry_addr);
         // SAFETY: the entry is a function in the image's executable segment
-        // with the C `main` signature.
-        let status = unsafe { call_entry(entry_addr, argc, argv, envp) };
-        Ok(status)
-    }
-
-    /// Registers `.fini_array` to run at `exit()` or `__cxa_finalize`, the
-    /// way `__libc_start_main` registers the executable's finalizer before
-    /// running constructors (so it runs after atexit handlers registered later).
-    fn register_finalizer(&mut self) {
-        if self.fini_state.is_some() {
-            return;
-        }
-        let state = Box::new(FiniState { fini: self.fini });
-        let arg = &*state as *const FiniState as *mut c_void;
-        self.fini_state = Some(state);
-        // SAFETY: `arg` stays valid until `finalize` has run
-        // `__cxa_finalize` for this handle (it is dropped only afterwards),
-        // and the handle is this image's unique `__dso_handle`.
-        unsafe { __cxa_atexit(run_fini_array, arg, self.dso_handle as *mut c_void) };
+        // with the C `main` signature (the caller's contract).
+        Ok(unsafe { call_entry(entry_addr, argc, argv, envp) })
     }
 
     /// Ends the process the way returning from `main` does: `exit(status)`
@@ -185,6 +220,30 @@ impl Image {
             self.fini_state = None;
         }
     }
+}
+
+/// argv as C strings, and the null-terminated pointer array into them.
+fn build_argv(program: &str, args: &[String]) -> Result<(Vec<CString>, Vec<*mut c_char>)> {
+    let storage: Vec<CString> = std::iter::once(program)
+        .chain(args.iter().map(String::as_str))
+        .map(|a| CString::new(a).context("an argument contains a NUL byte"))
+        .collect::<Result<_>>()?;
+    let mut ptrs: Vec<*mut c_char> = storage.iter().map(|a| a.as_ptr() as *mut c_char).collect();
+    ptrs.push(std::ptr::null_mut());
+    Ok((storage, ptrs))
+}
+
+/// Registers `.fini_array` to run at `exit()` or `__cxa_finalize`, the way
+/// `__libc_start_main` registers the executable's finalizer before running
+/// constructors (so it runs after atexit handlers registered later). The
+/// returned box must live until `__cxa_finalize(dso_handle)` or `exit()` ran it.
+fn register_finalizer(fini: FunctionArray, dso_handle: u64) -> Box<FiniState> {
+    let state = Box::new(FiniState { fini });
+    let arg = &*state as *const FiniState as *mut c_void;
+    // SAFETY: `arg` stays valid as long as the caller keeps the box, which
+    // it does until the handlers for this image's unique `__dso_handle` ran.
+    unsafe { __cxa_atexit(run_fini_array, arg, dso_handle as *mut c_void) };
+    state
 }
 
 extern "C" fn run_fini_array(arg: *mut c_void) {

@@ -9,6 +9,10 @@
 //! unwind registration, TLS: [`ehframe`], [`tls`]) → run ([`image`]) →
 //! finalize and release (dropping the [`Image`]).
 //!
+//! Link once, run many: [`Image::run_in_process`], [`Image::run_isolated`]
+//! and [`Image::run_batch`] run a linked image again and again, each
+//! isolated run in a forked child (see [`run`]).
+//!
 //! ```no_run
 //! use jitrun::{LinkOptions, Linker};
 //! let mut linker = Linker::new(LinkOptions::default());
@@ -19,6 +23,7 @@
 //! ```
 
 pub mod arch;
+pub mod batch;
 pub mod cli;
 pub mod copyreloc;
 pub mod ehframe;
@@ -32,13 +37,16 @@ pub mod libsearch;
 pub mod link;
 pub mod mapper;
 pub mod model;
+pub mod parallel;
 pub mod resolve;
+pub mod run;
 pub mod runtime;
 pub mod tables;
 pub mod tls;
 
 pub use image::Image;
 pub use link::{Limits, LinkOptions, Linker};
+pub use run::{GlobalValue, RunOutcome, RunSpec, RunStatus};
 
 /// Exit status for jitrun's own failures (usage, I/O, malformed input,
 /// unresolved symbols, relocation errors), distinct from the program's.

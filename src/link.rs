@@ -54,7 +54,15 @@ pub struct LinkOptions {
     pub limits: Limits,
 }
 
+/// Receives the link graphs once they are linked (see [`Linker::on_linked`]).
+pub type LinkedGraphsHook = Box<dyn FnOnce(Vec<LinkGraph>) + Send>;
+
 /// Collects inputs, then links them into an [`Image`].
+///
+/// The linker owns every parsed object until it is linked; linking mutates
+/// the graphs, and afterwards they are dropped to free memory unless a hook
+/// set with [`Linker::on_linked`] takes them. `Linker` is `Send` (build it on
+/// one thread, link on another) but not `Sync`: adding inputs needs `&mut`.
 pub struct Linker {
     options: LinkOptions,
     graphs: Vec<LinkGraph>,
@@ -65,6 +73,7 @@ pub struct Linker {
     archives: Vec<(PathBuf, Archive)>,
     /// `--whole-archive` is in effect for archives added now.
     whole_archive: bool,
+    on_linked: Option<LinkedGraphsHook>,
 }
 
 impl Linker {
@@ -76,6 +85,7 @@ impl Linker {
             opened_libraries: HashSet::new(),
             archives: Vec::new(),
             whole_archive: false,
+            on_linked: None,
         }
     }
 
@@ -84,6 +94,33 @@ impl Linker {
     /// when they define a name that is still needed.
     pub fn set_whole_archive(&mut self, on: bool) {
         self.whole_archive = on;
+    }
+
+    /// Hands the graphs back after a successful link (with the synthetic
+    /// runtime and table graphs appended), instead of dropping them, the
+    /// way ORC's NotifyCompiled does: to inspect them or relink a variant.
+    pub fn on_linked(&mut self, hook: impl FnOnce(Vec<LinkGraph>) + Send + 'static) {
+        self.on_linked = Some(Box::new(hook));
+    }
+
+    /// Adds several inputs in order, translating consecutive relocatable
+    /// objects on several threads (see [`crate::parallel`]).
+    pub fn add_files(&mut self, paths: &[PathBuf]) -> Result<()> {
+        let mut objects = Vec::new();
+        for path in paths {
+            let data = Arc::new(InputData::open(path)?);
+            if detect(data.bytes()) == FileKind::Elf && !is_elf_shared_object(data.bytes()) {
+                objects.push((path.display().to_string(), data));
+            } else {
+                // Keep command-line order: flush the objects before this input.
+                let parsed = crate::parallel::parse_objects(std::mem::take(&mut objects), &self.options.limits)?;
+                self.graphs.extend(parsed);
+                self.add_file(path)?;
+            }
+        }
+        let parsed = crate::parallel::parse_objects(objects, &self.options.limits)?;
+        self.graphs.extend(parsed);
+        Ok(())
     }
 
     /// Adds an input named on the command line: a relocatable object, a
@@ -167,7 +204,7 @@ impl Linker {
 
     /// Links everything added so far and maps it, ready to run.
     pub fn link(self) -> Result<Image> {
-        let Linker { options, mut graphs, mut libraries, archives, .. } = self;
+        let Linker { options, mut graphs, mut libraries, archives, on_linked, .. } = self;
 
         // One copy of each COMDAT group: the first object's, as ld keeps.
         // FDEs of discarded functions would describe code that is not there.
@@ -360,7 +397,13 @@ impl Linker {
         };
         let arrays = [array(".preinit_array"), array(".init_array"), array(".fini_array")];
         let dso_handle = *symbols.get(runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
-        Ok(Image::new(mapper, base, layout.size, key, symbols, arrays, dso_handle, libraries))
+        let sizes = res.sizes.iter().filter(|(n, _)| symbols.contains_key(*n)).map(|(n, &s)| (n.clone(), s)).collect();
+        let image = Image::new(mapper, base, layout.size, key, symbols, arrays, dso_handle, libraries);
+        // The graphs are dropped here unless the caller asked for them back.
+        if let Some(hook) = on_linked {
+            hook(graphs);
+        }
+        Ok(image.with_symbol_sizes(sizes))
     }
 }
 

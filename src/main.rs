@@ -1,12 +1,15 @@
 //! The thin binary: parse arguments, set up logging, call the library, map
 //! the outcome to an exit code.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
+use jitrun::batch::{self, BatchDefaults};
 use jitrun::cli::{Cli, Input};
 use jitrun::resolve::UnresolvedSymbols;
-use jitrun::{Limits, LinkOptions, Linker, EXIT_JITRUN_ERROR};
+use jitrun::run::{self, StdinSource};
+use jitrun::{GlobalValue, Image, Limits, LinkOptions, Linker, RunOutcome, RunSpec, RunStatus, EXIT_JITRUN_ERROR};
 
 /// Set (to the original `GLIBC_TUNABLES`, possibly empty) when jitrun has
 /// re-executed itself with more static TLS; removed again at start-up so
@@ -119,13 +122,22 @@ fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
         limits: Limits { max_image_size: cli.max_image_size },
     };
     let mut linker = Linker::new(options);
+    // Consecutive objects go in together so they are translated in parallel.
+    let mut files = Vec::new();
     for input in inputs {
         match input {
-            Input::File(path) => linker.add_file(path)?,
-            Input::Library(name) => linker.add_library(name)?,
-            Input::WholeArchive(on) => linker.set_whole_archive(*on),
+            Input::File(path) => files.push(path.clone()),
+            Input::Library(name) => {
+                linker.add_files(&std::mem::take(&mut files))?;
+                linker.add_library(name)?;
+            }
+            Input::WholeArchive(on) => {
+                linker.add_files(&std::mem::take(&mut files))?;
+                linker.set_whole_archive(*on);
+            }
         }
     }
+    linker.add_files(&files)?;
     if cli.print_unresolved {
         return print_unresolved(linker);
     }
@@ -134,7 +146,108 @@ fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
         return Ok(0);
     }
     let program = cli.inputs[0].to_string_lossy().into_owned();
+    let sets = cli.sets().map_err(anyhow::Error::msg)?;
+    if let Some(plan) = &cli.batch {
+        return run_batch(cli, &image, plan, program, sets);
+    }
+    if cli.isolated() {
+        return run_isolated(cli, &image, program, sets);
+    }
     jitrun::image::prepare_process_for_program(&program);
+    for (name, value) in &sets {
+        image.write_global(name, value)?;
+    }
+    // Runs before the last end with the image's finalizers; the last one
+    // ends the way a native program does, with exit().
+    let mut first_failure = None;
+    for _ in 1..cli.repeat {
+        let status = image.run_main(&cli.entry, &program, &cli.args)?;
+        image.finalize();
+        first_failure = first_failure.or((status != 0).then_some(status));
+    }
     let status = image.run_main(&cli.entry, &program, &cli.args)?;
-    image.exit(status)
+    image.exit(first_failure.unwrap_or(status))
+}
+
+/// `--isolate`, `--timeout`: each run a forked child, output passed through.
+fn run_isolated(cli: &Cli, image: &Image, program: String, set: Vec<(String, GlobalValue)>) -> Result<i32> {
+    run::stop_runs_on_termination_signals();
+    // A child in its own process group reading the terminal would be
+    // stopped (SIGTTIN), so it gets an empty stdin instead.
+    let stdin = if std::io::stdin().is_terminal() { StdinSource::Bytes(Vec::new()) } else { StdinSource::Inherit };
+    let spec = RunSpec {
+        entry: cli.entry.clone(),
+        argv0: program,
+        args: cli.args.clone(),
+        stdin,
+        set,
+        timeout: cli.timeout,
+        ..RunSpec::default()
+    };
+    let rss_before = run::resident_set_kib();
+    let mut first_failure: Option<RunOutcome> = None;
+    let runs = std::iter::repeat_n(spec, cli.repeat as usize);
+    let jobs = cli.jobs.unwrap_or(1) as usize;
+    let result = image.run_batch(runs, jobs, |_, outcome| {
+        if !outcome.succeeded() && first_failure.is_none() {
+            first_failure = Some(outcome);
+        }
+    });
+    result.map_err(die_if_interrupted)?;
+    let kib = |rss: Option<u64>| rss.map_or_else(|| "unknown".to_string(), |k| format!("{} KiB", k));
+    log::debug!(
+        "parent RSS before {} isolated runs: {}, after: {}",
+        cli.repeat,
+        kib(rss_before),
+        kib(run::resident_set_kib())
+    );
+    let Some(failure) = first_failure else { return Ok(0) };
+    match failure.status {
+        RunStatus::Exited(code) => Ok(code),
+        RunStatus::Signaled(signal) => Ok(die_of_signal(signal)),
+        RunStatus::Timeout => {
+            eprintln!("jitrun: the program ran longer than {:?} and was killed", cli.timeout.unwrap_or_default());
+            Ok(run::EXIT_TIMEOUT)
+        }
+        RunStatus::Error(message) => Err(anyhow::Error::msg(message)),
+    }
+}
+
+/// `--batch`: one JSON result line per run on stdout.
+fn run_batch(cli: &Cli, image: &Image, plan: &Path, program: String, set: Vec<(String, GlobalValue)>) -> Result<i32> {
+    run::stop_runs_on_termination_signals();
+    let text =
+        std::fs::read_to_string(plan).with_context(|| format!("{}: cannot read the batch plan", plan.display()))?;
+    let defaults = BatchDefaults {
+        entry: cli.entry.clone(),
+        argv0: program,
+        args: cli.args.clone(),
+        set,
+        timeout: cli.timeout,
+        output_limit: usize::try_from(cli.max_output).unwrap_or(usize::MAX),
+    };
+    let jobs = cli.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
+    let progress = std::io::stderr().is_terminal();
+    let mut out = std::io::stdout().lock();
+    batch::run_plan(image, &text, &defaults, jobs, progress, &mut out).map_err(die_if_interrupted)?;
+    Ok(0)
+}
+
+/// After the runs in flight were killed, die of the signal that stopped us.
+fn die_if_interrupted(e: anyhow::Error) -> anyhow::Error {
+    match e.downcast_ref::<run::Interrupted>() {
+        Some(run::Interrupted(signal)) => std::process::exit(die_of_signal(*signal)),
+        None => e,
+    }
+}
+
+/// Ends jitrun by `signal` so the shell sees what the program died of;
+/// returns the 128+N status if the signal does not end the process.
+fn die_of_signal(signal: i32) -> i32 {
+    // SAFETY: default disposition, then raising the signal at ourselves.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+    128 + signal
 }

@@ -1,0 +1,103 @@
+#!/bin/sh
+# Link once, run many: the three numbers issue 6 asks for, as ratios from
+# one run on this machine. Needs cc and a release build (built if missing).
+#
+#   scripts/bench_reuse.sh            # default sizes
+#   RUNS=500 FUNCS=2000 scripts/bench_reuse.sh
+#
+# 1. An isolated run of a trivial program against exec'ing the same program
+#    linked by cc (posix_spawn + wait, from a C driver). Target: <= 1/5.
+# 2. `--repeat 100 --isolate` against 100 separate jitrun invocations of a
+#    large generated program (tens of thousands of relocations). Target: >= 20x.
+# 3. jitrun's own RSS before and after 10,000 isolated runs. Target: flat.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+JITRUN=${JITRUN:-$ROOT/target/release/jitrun}
+RUNS=${RUNS:-2000}
+FUNCS=${FUNCS:-8000}
+RSS_RUNS=${RSS_RUNS:-10000}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+[ -x "$JITRUN" ] || (cd "$ROOT" && cargo build --release --quiet)
+
+now_ns() { date +%s%N; }
+
+# --- 1. trivial program: isolated run vs exec ------------------------------
+printf 'int main(void) { return 0; }\n' > "$WORK/trivial.c"
+cc -O2 -c "$WORK/trivial.c" -o "$WORK/trivial.o"
+cc "$WORK/trivial.o" -o "$WORK/trivial"
+cat > "$WORK/spawn.c" <<'C'
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+extern char **environ;
+int main(int argc, char **argv) {
+    int n = atoi(argv[2]);
+    char *args[] = {argv[1], NULL};
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < n; i++) {
+        pid_t pid;
+        int status;
+        if (posix_spawn(&pid, argv[1], NULL, NULL, args, environ) != 0) return 1;
+        waitpid(pid, &status, 0);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    printf("%.1f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3 / n);
+    return 0;
+}
+C
+cc -O2 "$WORK/spawn.c" -o "$WORK/spawn"
+exec_us=$("$WORK/spawn" "$WORK/trivial" "$RUNS")
+
+# Per isolated run: (N runs - 1 run) / (N - 1), which takes jitrun's own
+# start-up and the link out of the figure.
+t0=$(now_ns); "$JITRUN" "$WORK/trivial.o" --isolate --repeat 1; t1=$(now_ns)
+"$JITRUN" "$WORK/trivial.o" --isolate --repeat "$RUNS"; t2=$(now_ns)
+isolated_us=$(awk -v one=$((t1 - t0)) -v many=$((t2 - t1)) -v n="$RUNS" 'BEGIN { printf "%.1f", (many - one) / 1e3 / (n - 1) }')
+echo "1. trivial program, $RUNS runs each:"
+echo "   exec of the cc-linked program:  $exec_us us per run"
+echo "   jitrun --isolate run:           $isolated_us us per run"
+awk -v i="$isolated_us" -v e="$exec_us" 'BEGIN { printf "   ratio isolated/exec:            %.3f (target <= 0.200)\n", i / e }'
+
+# --- 2. large program: --repeat 100 --isolate vs 100 invocations ----------
+python3 - "$FUNCS" > "$WORK/large.c" <<'PY'
+import sys
+n = int(sys.argv[1])
+print("#include <stdio.h>")
+print("long table[%d];" % n)
+print("static const char *names[] = {%s};" % ",".join('"f%d"' % i for i in range(n)))
+for i in range(n):
+    print("long f%d(long x);" % i)
+for i in range(n):
+    a, b = (i * 7 + 1) % n, (i * 13 + 5) % n
+    print("long f%d(long x) { table[%d] += x; if (x <= 0) return %d; "
+          "return f%d(x - 1) + f%d(x - 2) + (long)names[%d][1]; }" % (i, i, i, a, b, i))
+print("int main(void) { long s = 0; for (int i = 0; i < 4; i++) s += f0(i);")
+print("  printf(\"%ld\\n\", s + table[0]); return 0; }")
+PY
+cc -O1 -c "$WORK/large.c" -o "$WORK/large.o"
+relocs=$(readelf -r "$WORK/large.o" | grep -c 'R_X86_64' || true)
+t0=$(now_ns)
+"$JITRUN" "$WORK/large.o" --repeat 100 --isolate > /dev/null
+t1=$(now_ns)
+i=0
+while [ $i -lt 100 ]; do "$JITRUN" "$WORK/large.o" > /dev/null; i=$((i + 1)); done
+t2=$(now_ns)
+echo "2. generated program: $FUNCS functions, $relocs relocations:"
+awk -v r=$((t1 - t0)) -v s=$((t2 - t1)) 'BEGIN {
+    printf "   --repeat 100 --isolate:         %.0f ms\n", r / 1e6
+    printf "   100 jitrun invocations:         %.0f ms\n", s / 1e6
+    printf "   speed-up:                       %.1fx (target >= 20x)\n", s / r }'
+
+# --- 3. parent memory across many isolated runs ----------------------------
+# The first runs warm up allocations once; flat means 100 and 10,000 runs
+# end at the same RSS.
+for n in 100 "$RSS_RUNS"; do
+    rss=$(RUST_LOG=jitrun=debug "$JITRUN" "$WORK/trivial.o" --isolate --repeat "$n" 2>&1 >/dev/null | grep 'parent RSS' || true)
+    echo "3. jitrun's ${rss#*parent }"
+done

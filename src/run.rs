@@ -1,0 +1,1122 @@
+//! Link once, run many: the same linked [`Image`] run again and again,
+//! in-process or isolated in forked children.
+//!
+//! An isolated run forks a child from the linked but not yet initialized
+//! image (its pages are shared copy-on-write, so nothing is relinked or
+//! copied up front). The child puts itself in a new process group, takes
+//! its stdin/stdout/stderr from pipes, writes the run's [`GlobalValue`]s
+//! into the image, then runs the initializers, the entry and the
+//! finalizers ([`Image::run_main`] then `exit(status)`). The parent never
+//! runs user code: it feeds stdin, collects output up to a cap, enforces
+//! the timeout by killing the child's whole process group, and reports a
+//! [`RunOutcome`]. When the run's main process ends, whatever it left
+//! running in its group is killed too; a descendant that leaves the group
+//! (`setsid`) escapes, and the parent stops reading pipes it still holds
+//! shortly after the run ended.
+//!
+//! ```
+//! # fn main() -> anyhow::Result<()> {
+//! use jitrun::run::{GlobalValue, RunSpec, RunStatus};
+//! use jitrun::{LinkOptions, Linker};
+//! # let dir = std::env::temp_dir().join(format!("jitrun-doc-run-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! # let source = dir.join("mutant.c");
+//! # std::fs::write(&source, "#include <stdio.h>\nint mutant_id;\n\
+//! #     int main(int argc, char **argv) { printf(\"mutant %d\\n\", mutant_id); return mutant_id; }\n")?;
+//! # let object = dir.join("mutant.o");
+//! # assert!(std::process::Command::new("cc").arg("-c").arg(&source).arg("-o").arg(&object).status()?.success());
+//! // Link once...
+//! let mut linker = Linker::new(LinkOptions::default());
+//! linker.add_file(&object)?;
+//! let image = linker.link()?;
+//!
+//! // ...run many times, each run in its own forked child.
+//! for id in [0, 3] {
+//!     let spec = RunSpec::captured().set("mutant_id", GlobalValue::Int(id));
+//!     let outcome = image.run_isolated(&spec)?;
+//!     assert_eq!(outcome.status, RunStatus::Exited(id as i32));
+//!     assert_eq!(outcome.stdout, format!("mutant {}\n", id).into_bytes());
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Threads and `fork`
+//!
+//! `fork` copies only the calling thread. A lock another thread holds at
+//! that moment stays locked forever in the child. glibc makes `malloc` and
+//! stdio usable in the child of a multi-threaded parent, which is all the
+//! loaded program needs before it starts its own threads; but the child
+//! must not touch the parent's Rust-level locks (stdout, environment). So
+//! the child does only raw system calls and plain memory writes before it
+//! enters the program, and the parent side here is single-threaded by
+//! design: [`Image::run_batch`] runs `jobs` children at once from one
+//! thread with `poll`, instead of one thread per child. A caller that forks
+//! from several threads of its own gets the guarantees above, nothing more.
+//!
+//! # Send and Sync
+//!
+//! [`RunSpec`], [`RunOutcome`] and [`GlobalValue`] are plain data (`Send`
+//! and `Sync`). [`Image`] is `Send` but not `Sync`: its mapper keeps the
+//! dealloc actions (destructor registrations, unwind deregistration) as
+//! `FnOnce + Send` values that must not be reachable from two threads.
+//! Share runs across workers with [`Image::run_batch`] instead.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use crate::image::Image;
+
+/// Default cap on the bytes kept from each of stdout and stderr of a run.
+pub const DEFAULT_OUTPUT_LIMIT: usize = 1 << 20;
+/// Exit status the CLI gives a run that hit its timeout (as `timeout(1)`).
+pub const EXIT_TIMEOUT: i32 = 124;
+
+/// How long the parent keeps reading a finished run's pipes when
+/// something outside its process group still holds them open.
+const DRAIN_GRACE: Duration = Duration::from_millis(200);
+/// Longest `poll` wait; bounds how late an interrupt or a missed wake-up is seen.
+const MAX_POLL_WAIT: Duration = Duration::from_millis(100);
+
+/// A value written into a global symbol of the image before constructors run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GlobalValue {
+    /// Written little-endian in the symbol's own size (1, 2, 4 or 8 bytes);
+    /// must fit that size as a signed or unsigned number.
+    Int(i64),
+    /// Written as is from the symbol's first byte; must not be longer than
+    /// the symbol. Add a trailing NUL yourself for a C string.
+    Bytes(Vec<u8>),
+}
+
+impl GlobalValue {
+    /// Reads a command-line value: an integer (decimal, `0x` hex, or
+    /// negative) becomes [`GlobalValue::Int`], anything else the bytes of
+    /// the text.
+    pub fn parse(text: &str) -> GlobalValue {
+        let (negative, digits) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let magnitude = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => digits.parse::<u64>().ok(),
+        };
+        match magnitude {
+            Some(m) if negative && m <= 1 << 63 => GlobalValue::Int((m as i64).wrapping_neg()),
+            Some(m) if !negative => GlobalValue::Int(m as i64),
+            _ => GlobalValue::Bytes(text.as_bytes().to_vec()),
+        }
+    }
+
+    /// The bytes to write into a symbol of `size` bytes (its `st_size`).
+    fn encode(&self, name: &str, size: Option<u64>) -> Result<Vec<u8>> {
+        match self {
+            GlobalValue::Int(value) => {
+                let width = match size {
+                    Some(w @ (1 | 2 | 4 | 8)) => w as u32,
+                    Some(w) => bail!(
+                        "`{}` is {} bytes, not an integer of 1, 2, 4 or 8 bytes; set it to a byte string",
+                        name,
+                        w
+                    ),
+                    None => bail!(
+                        "`{}` has no recorded size, so the width of an integer is unknown; set it to a byte string",
+                        name
+                    ),
+                };
+                let bits = 8 * width;
+                let fits = bits == 64 || (*value >= -(1i64 << (bits - 1)) && *value < (1i64 << bits));
+                if !fits {
+                    bail!("{} does not fit the {}-byte symbol `{}`", value, width, name);
+                }
+                Ok(value.to_le_bytes()[..width as usize].to_vec())
+            }
+            GlobalValue::Bytes(bytes) => {
+                if let Some(size) = size.filter(|&s| bytes.len() as u64 > s) {
+                    bail!("{} bytes do not fit the {}-byte symbol `{}`", bytes.len(), size, name);
+                }
+                Ok(bytes.clone())
+            }
+        }
+    }
+}
+
+/// Where a run's standard input comes from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum StdinSource {
+    /// The caller's own standard input.
+    #[default]
+    Inherit,
+    /// These bytes, then end of file.
+    Bytes(Vec<u8>),
+}
+
+/// What happens to a run's stdout and stderr.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputMode {
+    /// They go where the caller's go.
+    #[default]
+    Inherit,
+    /// Captured into the [`RunOutcome`], keeping at most `limit` bytes of
+    /// each; the rest is read and dropped (so the program never blocks) and
+    /// the outcome says it was truncated.
+    Capture { limit: usize },
+}
+
+/// One run of a linked image: what the program sees and what is enforced.
+///
+/// The default is a run like one from the shell: `main`, no arguments, the
+/// caller's environment, stdin, stdout and stderr, no timeout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunSpec {
+    /// Symbol called as `entry(argc, argv, envp)`.
+    pub entry: String,
+    /// `argv[0]`.
+    pub argv0: String,
+    /// `argv[1..]`.
+    pub args: Vec<String>,
+    /// Variables added to (or replacing) the environment.
+    pub env: Vec<(String, String)>,
+    /// Start from an empty environment instead of the caller's.
+    pub clear_env: bool,
+    pub stdin: StdinSource,
+    /// Writes into named globals, done before any constructor runs.
+    pub set: Vec<(String, GlobalValue)>,
+    /// Wall-clock limit; the run's whole process group is killed at it.
+    pub timeout: Option<Duration>,
+    pub output: OutputMode,
+}
+
+impl Default for RunSpec {
+    fn default() -> Self {
+        RunSpec {
+            entry: "main".to_string(),
+            argv0: "a.out".to_string(),
+            args: Vec::new(),
+            env: Vec::new(),
+            clear_env: false,
+            stdin: StdinSource::Inherit,
+            set: Vec::new(),
+            timeout: None,
+            output: OutputMode::Inherit,
+        }
+    }
+}
+
+impl RunSpec {
+    /// A run with empty stdin and stdout/stderr captured up to
+    /// [`DEFAULT_OUTPUT_LIMIT`]: what a test or mutation harness wants.
+    pub fn captured() -> RunSpec {
+        RunSpec {
+            stdin: StdinSource::Bytes(Vec::new()),
+            output: OutputMode::Capture { limit: DEFAULT_OUTPUT_LIMIT },
+            ..RunSpec::default()
+        }
+    }
+
+    pub fn arg(mut self, arg: impl Into<String>) -> RunSpec {
+        self.args.push(arg.into());
+        self
+    }
+
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> RunSpec {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn stdin_bytes(mut self, bytes: impl Into<Vec<u8>>) -> RunSpec {
+        self.stdin = StdinSource::Bytes(bytes.into());
+        self
+    }
+
+    pub fn set(mut self, symbol: impl Into<String>, value: GlobalValue) -> RunSpec {
+        self.set.push((symbol.into(), value));
+        self
+    }
+
+    pub fn timeout(mut self, timeout: Duration) -> RunSpec {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Returned from the entry or called `exit()` with this status.
+    Exited(i32),
+    /// Killed by this signal (a crash, `abort()`, ...).
+    Signaled(i32),
+    /// Still running at its timeout; its process group was killed.
+    Timeout,
+    /// Never ran: the spec was invalid (unknown or read-only symbol, NUL in
+    /// an argument...) or the system refused (fork, pipes).
+    Error(String),
+}
+
+/// What a run did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOutcome {
+    pub status: RunStatus,
+    /// Captured output (empty when [`OutputMode::Inherit`]).
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// The program wrote more than the capture limit.
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+    /// From fork to reaping the child (or around the entry, in-process).
+    pub duration: Duration,
+}
+
+impl RunOutcome {
+    fn error(message: String, duration: Duration) -> RunOutcome {
+        RunOutcome {
+            status: RunStatus::Error(message),
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            duration,
+        }
+    }
+
+    pub fn exit_code(&self) -> Option<i32> {
+        match self.status {
+            RunStatus::Exited(code) => Some(code),
+            _ => None,
+        }
+    }
+
+    pub fn signal(&self) -> Option<i32> {
+        match self.status {
+            RunStatus::Signaled(signal) => Some(signal),
+            _ => None,
+        }
+    }
+
+    /// Exited with status 0.
+    pub fn succeeded(&self) -> bool {
+        self.status == RunStatus::Exited(0)
+    }
+
+    /// The status as a shell reports it: the exit code, 128+signal, 124 for
+    /// a timeout, 125 for an error.
+    pub fn shell_status(&self) -> i32 {
+        match &self.status {
+            RunStatus::Exited(code) => *code,
+            RunStatus::Signaled(signal) => 128 + signal,
+            RunStatus::Timeout => EXIT_TIMEOUT,
+            RunStatus::Error(_) => crate::EXIT_JITRUN_ERROR,
+        }
+    }
+}
+
+/// The error [`Image::run_batch`] returns when a termination signal
+/// arrived (after [`stop_runs_on_termination_signals`]); the runs in flight
+/// were killed.
+#[derive(Debug)]
+pub struct Interrupted(pub i32);
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "interrupted by signal {}", self.0)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// A spec checked and resolved in the parent, so the child only copies
+/// bytes and makes system calls.
+struct PreparedRun {
+    entry_addr: u64,
+    argv0: String,
+    args: Vec<String>,
+    env: Vec<(CString, CString)>,
+    clear_env: bool,
+    writes: Vec<(u64, Vec<u8>)>,
+    stdin: StdinSource,
+    capture_limit: Option<usize>,
+    timeout: Option<Duration>,
+}
+
+impl Image {
+    /// Where `value` goes for global `name`, checked: the symbol is defined
+    /// by the image, the value fits it, and it lies in writable memory
+    /// (data or bss; code, constants and relocated read-only data refuse).
+    fn plan_global_write(&self, name: &str, value: &GlobalValue) -> Result<(u64, Vec<u8>)> {
+        let addr = self.lookup(name).with_context(|| format!("cannot set `{}`: no such global in the image", name))?;
+        let bytes = value.encode(name, self.symbol_size(name)).context("cannot set a global")?;
+        let range = self.range();
+        let end = addr.saturating_add(bytes.len() as u64);
+        if addr < range.start || end > range.end {
+            bail!("cannot set `{}`: it is at {:#x}, outside the image (an absolute symbol?)", name, addr);
+        }
+        if bytes.is_empty() {
+            return Ok((addr, bytes));
+        }
+        let regions = region::query_range(addr as *const u8, bytes.len())
+            .with_context(|| format!("cannot set `{}`: cannot query the protection at {:#x}", name, addr))?;
+        for region in regions {
+            let region = region.with_context(|| format!("cannot set `{}`: cannot query its pages", name))?;
+            if !region.protection().contains(region::Protection::WRITE) {
+                bail!(
+                    "cannot set `{}`: it is in a read-only segment ({}) at {:#x}; only data and bss globals can be set",
+                    name,
+                    region.protection(),
+                    addr
+                );
+            }
+        }
+        Ok((addr, bytes))
+    }
+
+    /// Writes `value` into global `name` of this process's image (see
+    /// [`GlobalValue`] for sizes). Refuses symbols in read-only segments.
+    pub fn write_global(&mut self, name: &str, value: &GlobalValue) -> Result<()> {
+        let (addr, bytes) = self.plan_global_write(name, value)?;
+        // SAFETY: plan_global_write checked that [addr, addr + len) lies in
+        // this image's writable pages; `&mut self` means no run is in progress.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), addr as *mut u8, bytes.len()) };
+        Ok(())
+    }
+
+    /// Runs the program once in this process: writes `spec.set`, applies
+    /// `spec.env` to this process's environment (it stays changed), runs
+    /// constructors, the entry, then the finalizers (destructors and the
+    /// program's atexit handlers), so the image can run again.
+    ///
+    /// Global state persists between in-process runs: constructors run
+    /// again on memory the previous run left behind. A program that calls
+    /// `exit()` ends this process. Capturing output, feeding stdin and
+    /// timeouts need [`Image::run_isolated`].
+    pub fn run_in_process(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
+        if spec.stdin != StdinSource::Inherit || spec.output != OutputMode::Inherit || spec.timeout.is_some() {
+            bail!("stdin bytes, output capture and timeouts need an isolated run");
+        }
+        let prepared = self.prepare_run(spec)?;
+        for (addr, bytes) in &prepared.writes {
+            // SAFETY: checked writable image memory (prepare_run); no run is in progress.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), *addr as *mut u8, bytes.len()) };
+        }
+        apply_env(&prepared).map_err(|e| anyhow!(e))?;
+        let started = Instant::now();
+        let status = self.run_main(&spec.entry, &spec.argv0, &spec.args)?;
+        self.finalize();
+        Ok(RunOutcome {
+            status: RunStatus::Exited(status),
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            duration: started.elapsed(),
+        })
+    }
+
+    /// Runs the program once in a forked child (see the module docs); a
+    /// crash, a hang or an `exit()` of the program cannot affect the caller.
+    /// `Err` means the spec was invalid or the system refused, before any
+    /// user code ran.
+    pub fn run_isolated(&self, spec: &RunSpec) -> Result<RunOutcome> {
+        let prepared = self.prepare_run(spec)?;
+        let mut outcome = None;
+        let mut pool = Pool::new(self, 1)?;
+        let child = pool.spawn(0, &prepared)?;
+        pool.running.push(child);
+        while outcome.is_none() {
+            pool.step(&mut |_, o| outcome = Some(o))?;
+        }
+        Ok(outcome.expect("loop ends with an outcome"))
+    }
+
+    /// Runs every spec isolated, up to `jobs` children at a time, and calls
+    /// `on_done(index, outcome)` as each finishes (in finishing order;
+    /// `index` is the spec's position). Invalid specs are reported as
+    /// [`RunStatus::Error`]. `Err` only when the system fails or a
+    /// termination signal arrives ([`Interrupted`]); the runs in flight are
+    /// then killed.
+    ///
+    /// ```
+    /// # fn main() -> anyhow::Result<()> {
+    /// use jitrun::run::{GlobalValue, RunSpec, RunStatus};
+    /// # let dir = std::env::temp_dir().join(format!("jitrun-doc-batch-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let source = dir.join("crashy.c");
+    /// # std::fs::write(&source, "int mode;\nint main(void) { if (mode) *(volatile int *)0 = 1; return 0; }\n")?;
+    /// # let object = dir.join("crashy.o");
+    /// # assert!(std::process::Command::new("cc").arg("-c").arg(&source).arg("-o").arg(&object).status()?.success());
+    /// let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
+    /// linker.add_file(&object)?;
+    /// let image = linker.link()?;
+    /// let specs = (0..4).map(|i| RunSpec::captured().set("mode", GlobalValue::Int(i % 2)));
+    /// let mut statuses = vec![None; 4];
+    /// image.run_batch(specs, 2, |index, outcome| statuses[index] = Some(outcome.status))?;
+    /// let segv = RunStatus::Signaled(11);
+    /// assert_eq!(statuses, [Some(RunStatus::Exited(0)), Some(segv.clone()), Some(RunStatus::Exited(0)), Some(segv)]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn run_batch<I>(&self, specs: I, jobs: usize, mut on_done: impl FnMut(usize, RunOutcome)) -> Result<()>
+    where
+        I: IntoIterator<Item = RunSpec>,
+    {
+        let mut pool = Pool::new(self, jobs.max(1))?;
+        let mut specs = specs.into_iter().enumerate();
+        let mut exhausted = false;
+        loop {
+            while !exhausted && pool.running.len() < pool.jobs {
+                let Some((index, spec)) = specs.next() else {
+                    exhausted = true;
+                    break;
+                };
+                let started = Instant::now();
+                match self.prepare_run(&spec).and_then(|prepared| pool.spawn(index, &prepared)) {
+                    Ok(child) => pool.running.push(child),
+                    Err(e) => on_done(index, RunOutcome::error(format!("{:#}", e), started.elapsed())),
+                }
+            }
+            if pool.running.is_empty() {
+                return Ok(());
+            }
+            pool.step(&mut on_done)?;
+        }
+    }
+
+    fn prepare_run(&self, spec: &RunSpec) -> Result<PreparedRun> {
+        let entry_addr = self.entry_address(&spec.entry)?;
+        if let Some(bad) = std::iter::once(&spec.argv0).chain(&spec.args).find(|a| a.contains('\0')) {
+            bail!("argument {:?} contains a NUL byte", bad);
+        }
+        let env = spec
+            .env
+            .iter()
+            .map(|(k, v)| {
+                if k.is_empty() || k.contains('=') {
+                    bail!("environment variable name {:?} is empty or contains `=`", k);
+                }
+                let key = CString::new(k.as_str()).with_context(|| format!("{:?} contains a NUL byte", k))?;
+                let value = CString::new(v.as_str()).with_context(|| format!("{:?} contains a NUL byte", v))?;
+                Ok((key, value))
+            })
+            .collect::<Result<_>>()?;
+        let writes = spec.set.iter().map(|(name, value)| self.plan_global_write(name, value)).collect::<Result<_>>()?;
+        Ok(PreparedRun {
+            entry_addr,
+            argv0: spec.argv0.clone(),
+            args: spec.args.clone(),
+            env,
+            clear_env: spec.clear_env,
+            writes,
+            stdin: spec.stdin.clone(),
+            capture_limit: match spec.output {
+                OutputMode::Inherit => None,
+                OutputMode::Capture { limit } => Some(limit),
+            },
+            timeout: spec.timeout,
+        })
+    }
+}
+
+/// Applies a run's environment to the current process with libc (not
+/// `std::env`, whose lock a forked child must not touch).
+fn apply_env(run: &PreparedRun) -> Result<(), String> {
+    // SAFETY: libc environment calls with NUL-terminated strings; in the
+    // child nothing else runs, in-process the caller holds `&mut Image`
+    // and is the documented owner of the change.
+    unsafe {
+        if run.clear_env && libc::clearenv() != 0 {
+            return Err("clearenv failed".to_string());
+        }
+        for (key, value) in &run.env {
+            if libc::setenv(key.as_ptr(), value.as_ptr(), 1) != 0 {
+                return Err(format!("setenv {:?} failed", key));
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Termination signals: kill the runs in flight instead of orphaning them.
+
+static PENDING_SIGNAL: AtomicI32 = AtomicI32::new(0);
+const TERMINATION_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+/// The dispositions before [`stop_runs_on_termination_signals`], restored in children.
+static ORIGINAL_HANDLERS: [AtomicUsize; 3] = [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];
+static HANDLERS_INSTALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn note_termination_signal(signal: libc::c_int) {
+    PENDING_SIGNAL.store(signal, Ordering::SeqCst);
+}
+
+/// Makes SIGINT, SIGTERM and SIGHUP stop [`Image::run_batch`] (and
+/// [`Image::run_isolated`]) with [`Interrupted`] after killing the runs in
+/// flight, so a stopped harness leaves no orphans. For programs (the CLI)
+/// that own their signal handling; a library should not call it behind its
+/// caller's back.
+pub fn stop_runs_on_termination_signals() {
+    if HANDLERS_INSTALLED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    for (i, &signal) in TERMINATION_SIGNALS.iter().enumerate() {
+        // SAFETY: installing a handler that only stores to an atomic
+        // (async-signal-safe); no SA_RESTART, so poll() wakes up with EINTR.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = note_termination_signal as *const () as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(signal, &action, &mut old);
+            ORIGINAL_HANDLERS[i].store(old.sa_sigaction, Ordering::SeqCst);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The parent side: children in flight, multiplexed with poll on one thread.
+
+/// Output read from a child's pipe, kept up to a limit.
+struct Capture {
+    fd: Option<OwnedFd>,
+    data: Vec<u8>,
+    limit: usize,
+    truncated: bool,
+}
+
+impl Capture {
+    fn new(fd: OwnedFd, limit: usize) -> Capture {
+        Capture { fd: Some(fd), data: Vec::new(), limit, truncated: false }
+    }
+
+    /// Reads what is available; closes the pipe at end of file or error.
+    fn read_available(&mut self) {
+        let Some(fd) = &self.fd else { return };
+        let mut buf = [0u8; 65536];
+        loop {
+            // SAFETY: reading into a local buffer from a descriptor we own.
+            let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            if n > 0 {
+                let n = n as usize;
+                let room = self.limit.saturating_sub(self.data.len());
+                self.data.extend_from_slice(&buf[..n.min(room)]);
+                self.truncated |= n > room;
+                continue;
+            }
+            let err = std::io::Error::last_os_error().raw_os_error();
+            if n < 0 && err == Some(libc::EINTR) {
+                continue;
+            }
+            if n < 0 && err == Some(libc::EAGAIN) {
+                return;
+            }
+            self.fd = None;
+            return;
+        }
+    }
+}
+
+/// Bytes still to write to a child's stdin.
+struct StdinFeed {
+    fd: OwnedFd,
+    bytes: Vec<u8>,
+    written: usize,
+}
+
+/// A child in flight.
+struct Running {
+    index: usize,
+    pid: libc::pid_t,
+    /// Readable when the child exits; `None` when pidfd_open is unavailable
+    /// (then the child is polled for on every wake-up).
+    pidfd: Option<OwnedFd>,
+    stdin: Option<StdinFeed>,
+    stdout: Option<Capture>,
+    stderr: Option<Capture>,
+    /// Where the child reports a failure to set itself up, before user code.
+    setup_error: Capture,
+    started: Instant,
+    deadline: Option<Instant>,
+    timed_out: bool,
+    /// Wait status and the time the child was reaped.
+    ended: Option<(libc::c_int, Instant)>,
+}
+
+impl Running {
+    fn captures_mut(&mut self) -> impl Iterator<Item = &mut Capture> {
+        self.stdout.iter_mut().chain(self.stderr.iter_mut()).chain(std::iter::once(&mut self.setup_error))
+    }
+
+    /// Reaps the child if it has exited. While it is an unreaped zombie its
+    /// process-group id cannot be reused, so killing the group here reaches
+    /// only what the run left behind (background children), never a stranger.
+    fn try_reap(&mut self) -> Result<()> {
+        if self.ended.is_some() {
+            return Ok(());
+        }
+        // SAFETY: waitid fills a zeroed siginfo_t for our own child.
+        let exited = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+            if libc::waitid(libc::P_PID, self.pid as libc::id_t, &mut info, flags) != 0 {
+                return Err(std::io::Error::last_os_error()).context("waitid");
+            }
+            info.si_pid() != 0
+        };
+        if !exited {
+            return Ok(());
+        }
+        kill_group(self.pid);
+        let mut status = 0;
+        // SAFETY: reaping our own exited child.
+        if unsafe { libc::waitpid(self.pid, &mut status, 0) } < 0 {
+            return Err(std::io::Error::last_os_error()).context("waitpid");
+        }
+        self.ended = Some((status, Instant::now()));
+        self.stdin = None;
+        self.pidfd = None;
+        Ok(())
+    }
+
+    fn is_finished(&self, now: Instant) -> bool {
+        let Some((_, ended)) = self.ended else { return false };
+        let open = self.stdout.iter().chain(self.stderr.iter()).chain([&self.setup_error]).any(|c| c.fd.is_some());
+        !open || now >= ended + DRAIN_GRACE
+    }
+
+    fn into_outcome(self) -> RunOutcome {
+        let (status, ended) = self.ended.expect("finished runs have ended");
+        let setup_error = String::from_utf8_lossy(&self.setup_error.data).into_owned();
+        let status = if !setup_error.is_empty() {
+            RunStatus::Error(setup_error)
+        } else if self.timed_out && libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL {
+            RunStatus::Timeout
+        } else if libc::WIFEXITED(status) {
+            RunStatus::Exited(libc::WEXITSTATUS(status))
+        } else {
+            RunStatus::Signaled(libc::WTERMSIG(status))
+        };
+        let (stdout, stdout_truncated) = self.stdout.map_or((Vec::new(), false), |c| (c.data, c.truncated));
+        let (stderr, stderr_truncated) = self.stderr.map_or((Vec::new(), false), |c| (c.data, c.truncated));
+        RunOutcome { status, stdout, stderr, stdout_truncated, stderr_truncated, duration: ended - self.started }
+    }
+}
+
+fn kill_group(pid: libc::pid_t) {
+    // SAFETY: signalling the process group led by our own child (ESRCH
+    // when it is already gone is fine).
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
+}
+
+/// Blocks SIGPIPE in the parent while runs are in flight, so writing stdin
+/// to a run that exited gives EPIPE instead of killing the caller; restores
+/// the mask (dropping a SIGPIPE that became pending) afterwards.
+struct SigpipeBlocked {
+    original_mask: libc::sigset_t,
+}
+
+impl SigpipeBlocked {
+    fn new() -> Result<SigpipeBlocked> {
+        // SAFETY: manipulating this thread's signal mask with valid sets.
+        unsafe {
+            let mut block: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut block);
+            libc::sigaddset(&mut block, libc::SIGPIPE);
+            let mut original_mask: libc::sigset_t = std::mem::zeroed();
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &block, &mut original_mask) != 0 {
+                bail!("cannot block SIGPIPE");
+            }
+            Ok(SigpipeBlocked { original_mask })
+        }
+    }
+}
+
+impl Drop for SigpipeBlocked {
+    fn drop(&mut self) {
+        // SAFETY: consuming a pending SIGPIPE (zero timeout) and restoring
+        // the mask saved in `new`.
+        unsafe {
+            if libc::sigismember(&self.original_mask, libc::SIGPIPE) == 0 {
+                let mut pipe_only: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut pipe_only);
+                libc::sigaddset(&mut pipe_only, libc::SIGPIPE);
+                let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+                while libc::sigtimedwait(&pipe_only, std::ptr::null_mut(), &zero) == libc::SIGPIPE {}
+            }
+            libc::pthread_sigmask(libc::SIG_SETMASK, &self.original_mask, std::ptr::null_mut());
+        }
+    }
+}
+
+struct Pool<'a> {
+    image: &'a Image,
+    jobs: usize,
+    running: Vec<Running>,
+    sigpipe: SigpipeBlocked,
+}
+
+/// Which descriptor of which child a pollfd is.
+#[derive(Clone, Copy)]
+enum Stream {
+    Stdin,
+    Stdout,
+    Stderr,
+    SetupError,
+    Exit,
+}
+
+fn pipe_pair() -> Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two descriptors, which we then own.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error()).context("cannot create a pipe");
+    }
+    // SAFETY: freshly created, owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+fn set_nonblocking(fd: &OwnedFd) {
+    // SAFETY: fcntl flag update on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+}
+
+/// The child's ends of its pipes.
+struct ChildEnds {
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+    setup_error: OwnedFd,
+}
+
+impl<'a> Pool<'a> {
+    fn new(image: &'a Image, jobs: usize) -> Result<Pool<'a>> {
+        Ok(Pool { image, jobs, running: Vec::new(), sigpipe: SigpipeBlocked::new()? })
+    }
+
+    /// Forks a child for `run`.
+    fn spawn(&self, index: usize, run: &PreparedRun) -> Result<Running> {
+        let (stdin_read, stdin_feed) = match &run.stdin {
+            StdinSource::Inherit => (None, None),
+            StdinSource::Bytes(bytes) => {
+                let (r, w) = pipe_pair()?;
+                (Some(r), Some(StdinFeed { fd: w, bytes: bytes.clone(), written: 0 }))
+            }
+        };
+        let (stdout_write, stdout_capture, stderr_write, stderr_capture) = match run.capture_limit {
+            None => (None, None, None, None),
+            Some(limit) => {
+                let (out_r, out_w) = pipe_pair()?;
+                let (err_r, err_w) = pipe_pair()?;
+                (Some(out_w), Some(Capture::new(out_r, limit)), Some(err_w), Some(Capture::new(err_r, limit)))
+            }
+        };
+        let (setup_r, setup_w) = pipe_pair()?;
+        let setup_error = Capture::new(setup_r, 4096);
+        let ends = ChildEnds { stdin: stdin_read, stdout: stdout_write, stderr: stderr_write, setup_error: setup_w };
+
+        // Descriptors the child must close: the parent's ends of every run
+        // in flight (a child holding another run's stdin would keep it from
+        // ever seeing end of file) and of its own pipes.
+        let mut parent_fds: Vec<RawFd> = Vec::new();
+        for r in &self.running {
+            parent_fds.extend(r.stdin.as_ref().map(|s| s.fd.as_raw_fd()));
+            parent_fds.extend(r.pidfd.as_ref().map(|f| f.as_raw_fd()));
+            for c in r.stdout.iter().chain(r.stderr.iter()).chain([&r.setup_error]) {
+                parent_fds.extend(c.fd.as_ref().map(|f| f.as_raw_fd()));
+            }
+        }
+        parent_fds.extend(stdin_feed.as_ref().map(|s| s.fd.as_raw_fd()));
+        for c in stdout_capture.iter().chain(stderr_capture.iter()).chain([&setup_error]) {
+            parent_fds.extend(c.fd.as_ref().map(|f| f.as_raw_fd()));
+        }
+
+        // Flush C stdio so buffered output of the caller is not written
+        // again by the child's exit().
+        // SAFETY: fflush(NULL) flushes every C stream.
+        unsafe { libc::fflush(std::ptr::null_mut()) };
+        let started = Instant::now();
+        // SAFETY: fork; the child branch never returns (child_main ends in
+        // exit or _exit) and uses only the prepared data and system calls.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(std::io::Error::last_os_error()).context("fork failed");
+        }
+        if pid == 0 {
+            child_main(self.image, run, ends, &parent_fds, &self.sigpipe.original_mask);
+        }
+        // Also set the group here, so a kill right after spawn reaches it
+        // whichever of parent and child runs first.
+        // SAFETY: setpgid on our own child.
+        unsafe { libc::setpgid(pid, pid) };
+        drop(ends);
+        // SAFETY: pidfd_open returns a new descriptor we own, or -1.
+        let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        // SAFETY: a fresh descriptor from pidfd_open.
+        let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd as RawFd) });
+        for c in stdout_capture.iter().chain(stderr_capture.iter()).chain([&setup_error]) {
+            set_nonblocking(c.fd.as_ref().expect("fresh capture"));
+        }
+        let mut stdin = stdin_feed;
+        if let Some(feed) = &stdin {
+            set_nonblocking(&feed.fd);
+        }
+        if stdin.as_ref().is_some_and(|f| f.bytes.is_empty()) {
+            stdin = None; // end of file right away
+        }
+        Ok(Running {
+            index,
+            pid,
+            pidfd,
+            stdin,
+            stdout: stdout_capture,
+            stderr: stderr_capture,
+            setup_error,
+            started,
+            deadline: run.timeout.map(|t| started + t),
+            timed_out: false,
+            ended: None,
+        })
+    }
+
+    /// Waits for something to happen, handles it, and reports finished runs.
+    fn step(&mut self, on_done: &mut dyn FnMut(usize, RunOutcome)) -> Result<()> {
+        let mut pollfds: Vec<libc::pollfd> = Vec::new();
+        let mut owners: Vec<(usize, Stream)> = Vec::new();
+        let now = Instant::now();
+        let mut wait = MAX_POLL_WAIT;
+        for (i, r) in self.running.iter_mut().enumerate() {
+            let mut watch = |fd: RawFd, events: libc::c_short, stream: Stream| {
+                pollfds.push(libc::pollfd { fd, events, revents: 0 });
+                owners.push((i, stream));
+            };
+            if let Some(feed) = &r.stdin {
+                watch(feed.fd.as_raw_fd(), libc::POLLOUT, Stream::Stdin);
+            }
+            for (capture, stream) in [
+                (r.stdout.as_ref(), Stream::Stdout),
+                (r.stderr.as_ref(), Stream::Stderr),
+                (Some(&r.setup_error), Stream::SetupError),
+            ] {
+                if let Some(fd) = capture.and_then(|c| c.fd.as_ref()) {
+                    watch(fd.as_raw_fd(), libc::POLLIN, stream);
+                }
+            }
+            match (&r.pidfd, r.ended) {
+                (Some(pidfd), None) => watch(pidfd.as_raw_fd(), libc::POLLIN, Stream::Exit),
+                (None, None) => wait = wait.min(Duration::from_millis(2)),
+                _ => {}
+            }
+            let next_deadline = match r.ended {
+                None => r.deadline.filter(|_| !r.timed_out),
+                Some((_, ended)) => Some(ended + DRAIN_GRACE),
+            };
+            if let Some(deadline) = next_deadline {
+                wait = wait.min(deadline.saturating_duration_since(now));
+            }
+        }
+        // Round up, so a deadline 0.4 ms away does not spin.
+        let wait_ms = wait.as_micros().div_ceil(1000) as libc::c_int;
+        // SAFETY: pollfds is a valid array of its length.
+        let ready = unsafe { libc::poll(pollfds.as_mut_ptr(), pollfds.len() as libc::nfds_t, wait_ms) };
+        if ready < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return Err(std::io::Error::last_os_error()).context("poll");
+        }
+        let signal = PENDING_SIGNAL.swap(0, Ordering::SeqCst);
+        if signal != 0 {
+            self.kill_all();
+            return Err(Interrupted(signal).into());
+        }
+        for (pfd, &(i, stream)) in pollfds.iter().zip(&owners) {
+            if pfd.revents == 0 {
+                continue;
+            }
+            let r = &mut self.running[i];
+            match stream {
+                Stream::Stdin => feed_stdin(r),
+                Stream::Stdout => r.stdout.as_mut().expect("watched").read_available(),
+                Stream::Stderr => r.stderr.as_mut().expect("watched").read_available(),
+                Stream::SetupError => r.setup_error.read_available(),
+                Stream::Exit => r.try_reap()?,
+            }
+        }
+        let now = Instant::now();
+        for r in &mut self.running {
+            if r.pidfd.is_none() {
+                r.try_reap()?;
+            }
+            if r.ended.is_none() && !r.timed_out && r.deadline.is_some_and(|d| now >= d) {
+                kill_group(r.pid);
+                r.timed_out = true;
+            }
+            if r.ended.is_some() {
+                // Pick up what arrived since the last poll before deciding.
+                r.captures_mut().for_each(Capture::read_available);
+            }
+        }
+        let mut i = 0;
+        while i < self.running.len() {
+            if self.running[i].is_finished(now) {
+                let r = self.running.swap_remove(i);
+                on_done(r.index, r.into_outcome());
+            } else {
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn kill_all(&mut self) {
+        for r in self.running.drain(..) {
+            if r.ended.is_none() {
+                kill_group(r.pid);
+                let mut status = 0;
+                // SAFETY: reaping our own child, which was just killed.
+                unsafe { libc::waitpid(r.pid, &mut status, 0) };
+            }
+        }
+    }
+}
+
+impl Drop for Pool<'_> {
+    fn drop(&mut self) {
+        // An error or a panic in the caller's callback must not leave runs behind.
+        self.kill_all();
+    }
+}
+
+fn feed_stdin(r: &mut Running) {
+    let Some(feed) = &mut r.stdin else { return };
+    while feed.written < feed.bytes.len() {
+        let rest = &feed.bytes[feed.written..];
+        // SAFETY: writing from a live buffer to a descriptor we own.
+        let n = unsafe { libc::write(feed.fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
+        if n > 0 {
+            feed.written += n as usize;
+            continue;
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EAGAIN) => return,
+            // EPIPE: the program stopped reading; the rest is dropped.
+            _ => break,
+        }
+    }
+    r.stdin = None; // closing the pipe is the end of file
+}
+
+/// The child: set up stdio, process group, signals, environment and
+/// globals with system calls only, then run the program and exit.
+fn child_main(image: &Image, run: &PreparedRun, ends: ChildEnds, parent_fds: &[RawFd], mask: &libc::sigset_t) -> ! {
+    let setup_fd = ends.setup_error.as_raw_fd();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| child_setup(run, &ends, parent_fds, mask)));
+    let failure = match result {
+        Ok(Ok(())) => None,
+        Ok(Err(message)) => Some(message),
+        Err(_) => Some("jitrun: panic while setting up the run".to_string()),
+    };
+    if let Some(message) = failure {
+        // SAFETY: writing the message to our setup-error pipe, then leaving
+        // without running any atexit handler of the parent's.
+        unsafe {
+            libc::write(setup_fd, message.as_ptr().cast(), message.len());
+            libc::_exit(crate::EXIT_JITRUN_ERROR);
+        }
+    }
+    // User code must not hold the setup-error pipe (its descendants would
+    // keep it open), and nothing else of ours is needed any more.
+    drop(ends);
+    image.run_main_then_exit(run.entry_addr, &run.argv0, &run.args)
+}
+
+fn child_setup(run: &PreparedRun, ends: &ChildEnds, parent_fds: &[RawFd], mask: &libc::sigset_t) -> Result<(), String> {
+    let os_error = |what: &str| format!("jitrun: {}: {}", what, std::io::Error::last_os_error());
+    // SAFETY: system calls on this (single-threaded) child's own
+    // descriptors, signal state and environment.
+    unsafe {
+        if libc::setpgid(0, 0) != 0 {
+            return Err(os_error("setpgid"));
+        }
+        for &fd in parent_fds {
+            libc::close(fd);
+        }
+        for (end, target) in [(&ends.stdin, 0), (&ends.stdout, 1), (&ends.stderr, 2)] {
+            if let Some(fd) = end {
+                // dup2 clears O_CLOEXEC on the copy; the original closes
+                // when `ends` is dropped.
+                if libc::dup2(fd.as_raw_fd(), target) < 0 {
+                    return Err(os_error("dup2"));
+                }
+            }
+        }
+        // The caller's termination handlers are not the program's.
+        if HANDLERS_INSTALLED.load(Ordering::SeqCst) {
+            for (i, &signal) in TERMINATION_SIGNALS.iter().enumerate() {
+                libc::signal(signal, ORIGINAL_HANDLERS[i].load(Ordering::SeqCst));
+            }
+        }
+        libc::pthread_sigmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
+    }
+    // SIGPIPE, SIGSEGV and SIGBUS at their defaults, argv[0] as the
+    // process name: what a C program expects from its start-up code.
+    crate::image::prepare_process_for_program(&run.argv0);
+    apply_env(run)?;
+    for (addr, bytes) in &run.writes {
+        // SAFETY: the parent checked that the range is writable image memory;
+        // this is the child's private copy-on-write copy of it.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), *addr as *mut u8, bytes.len()) };
+    }
+    Ok(())
+}
+
+/// The process's resident set size in KiB (for the memory-flatness check).
+pub fn resident_set_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn run_types_are_send_and_sync() {
+        assert_send_sync::<RunSpec>();
+        assert_send_sync::<RunOutcome>();
+        assert_send_sync::<GlobalValue>();
+        fn assert_send<T: Send>() {}
+        assert_send::<Image>();
+        assert_send::<crate::Linker>();
+    }
+
+    #[test]
+    fn values_parse_as_integers_or_bytes() {
+        assert_eq!(GlobalValue::parse("17"), GlobalValue::Int(17));
+        assert_eq!(GlobalValue::parse("-1"), GlobalValue::Int(-1));
+        assert_eq!(GlobalValue::parse("0xff"), GlobalValue::Int(255));
+        assert_eq!(GlobalValue::parse("-9223372036854775808"), GlobalValue::Int(i64::MIN));
+        assert_eq!(GlobalValue::parse("fast"), GlobalValue::Bytes(b"fast".to_vec()));
+        assert_eq!(GlobalValue::parse("1.5"), GlobalValue::Bytes(b"1.5".to_vec()));
+    }
+
+    #[test]
+    fn integers_are_encoded_in_the_symbol_width() {
+        assert_eq!(GlobalValue::Int(0x0102).encode("x", Some(2)).unwrap(), vec![2, 1]);
+        assert_eq!(GlobalValue::Int(-1).encode("x", Some(4)).unwrap(), vec![0xff; 4]);
+        assert_eq!(GlobalValue::Int(255).encode("x", Some(1)).unwrap(), vec![255]);
+        assert!(GlobalValue::Int(256).encode("x", Some(1)).is_err());
+        assert!(GlobalValue::Int(-129).encode("x", Some(1)).is_err());
+        assert!(GlobalValue::Int(1).encode("x", Some(3)).is_err());
+        assert!(GlobalValue::Int(1).encode("x", None).is_err());
+        assert!(GlobalValue::Bytes(vec![1; 5]).encode("x", Some(4)).is_err());
+        assert_eq!(GlobalValue::Bytes(vec![7; 3]).encode("x", None).unwrap(), vec![7; 3]);
+    }
+}

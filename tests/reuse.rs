@@ -1,0 +1,266 @@
+//! Link once, run many: isolated runs, batches, `--repeat`, the library API.
+//! The program under test, `testdata/reuse/mutants.c`, picks its behaviour
+//! from the global `mutant_id`, which each run sets before constructors.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use jitrun::run::{GlobalValue, RunSpec, RunStatus};
+use serde_json::Value;
+
+fn build_mutants(dir: &Path) -> PathBuf {
+    common::compile(&[common::testdata().join("reuse/mutants.c")], "-O2", &[], dir).remove(0)
+}
+
+fn jitrun(args: &[&str], stdin: &[u8]) -> Output {
+    common::run_with(Command::new(common::jitrun_bin()).args(args), stdin, Duration::from_secs(60))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Whether process `pid` is gone (or a zombie waiting for its reaper).
+fn process_is_gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{}/stat", pid)) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn batch_reports_every_outcome_and_runs_do_not_affect_each_other() {
+    let dir = common::scratch("reuse-batch");
+    let object = build_mutants(&dir);
+    let plan = [
+        r#"{"id":"ok-1","set":{"mutant_id":0,"label":"first"}}"#,
+        r#"{"id":"segv","set":{"mutant_id":1}}"#,
+        r#"{"id":"abort","set":{"mutant_id":2}}"#,
+        r#"{"id":"hang","set":{"mutant_id":3},"timeout_ms":300}"#,
+        r#"{"id":"hang-with-child","set":{"mutant_id":7},"timeout_ms":300}"#,
+        r#"{"id":"fail","set":{"mutant_id":4}}"#,
+        r#"{"id":"big","set":{"mutant_id":5},"max_output":1000}"#,
+        r#"{"id":"echo","set":{"mutant_id":6},"stdin":"line one\nline two\n","env":{"K":"v"},"args":["a","b c"]}"#,
+        r#"{"id":"exit","set":{"mutant_id":8}}"#,
+        r#"{"id":7,"set":{"mutant_id":0}}"#,
+        r#"{"id":"unknown-symbol","set":{"no_such_global":1}}"#,
+        r#"{"id":"read-only","set":{"answer":1}}"#,
+        r#"{"id":"too-wide","set":{"mutant_id":1099511627776}}"#,
+        r#"{"id":"typo","sett":{}}"#,
+        "",
+        r#"{"id":"ok-2","set":{"mutant_id":0}}"#,
+    ];
+    let plan_path = dir.join("plan.jsonl");
+    std::fs::write(&plan_path, plan.join("\n")).unwrap();
+    let started = Instant::now();
+    let out =
+        jitrun(&[object.to_str().unwrap(), "--batch", plan_path.to_str().unwrap(), "-j", "3", "--timeout", "20s"], b"");
+    let elapsed = started.elapsed();
+    assert_eq!(common::shell_status(&out), 0, "stderr: {}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "nothing on stderr when it is not a terminal: {}", text(&out.stderr));
+
+    let stdout = text(&out.stdout);
+    let mut results: HashMap<String, Value> = HashMap::new();
+    for line in stdout.lines() {
+        let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{}: {}", line, e));
+        assert_eq!(v["schema"], 1, "{}", line);
+        let id = match &v["id"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        assert!(results.insert(id, v).is_none(), "one line per run");
+    }
+    assert_eq!(results.len(), plan.iter().filter(|l| !l.is_empty()).count(), "{}", stdout);
+
+    let status = |id: &str| results[id]["status"].as_str().unwrap().to_string();
+    for id in ["ok-1", "ok-2", "7"] {
+        assert_eq!(status(id), "exited", "{}", id);
+        assert_eq!(results[id]["exit_code"], 0);
+    }
+    // `set` happens before constructors; every isolated run starts fresh.
+    assert_eq!(results["ok-1"]["stdout"], "mutant 0 label first constructor saw 0 run 1\n");
+    assert_eq!(results["ok-2"]["stdout"], "mutant 0 label none constructor saw 0 run 1\n");
+    assert_eq!(status("segv"), "signaled");
+    assert_eq!(results["segv"]["signal"], 11);
+    assert_eq!(results["segv"]["exit_code"], Value::Null);
+    assert_eq!(results["abort"]["signal"], 6);
+    for id in ["hang", "hang-with-child"] {
+        assert_eq!(status(id), "timeout", "{}", id);
+        let ms = results[id]["duration_ms"].as_f64().unwrap();
+        assert!((300.0..10_000.0).contains(&ms), "{}: {} ms", id, ms);
+    }
+    // The whole process group went down with the run.
+    let stderr = results["hang-with-child"]["stderr"].as_str().unwrap();
+    let pid = stderr.strip_prefix("background ").and_then(|s| s.lines().next()).expect("background child's pid");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !process_is_gone(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(process_is_gone(pid), "background process {} survived its run's timeout", pid);
+
+    assert_eq!(status("fail"), "exited");
+    assert_eq!(results["fail"]["exit_code"], 3);
+    assert_eq!(results["fail"]["stdout"], "failing\n");
+    assert_eq!(results["big"]["exit_code"], 0);
+    assert_eq!(results["big"]["stdout"].as_str().unwrap(), "x".repeat(1000));
+    assert_eq!(results["big"]["stdout_truncated"], true);
+    assert_eq!(results["big"]["stderr"], "done\n");
+    assert_eq!(results["big"]["stderr_truncated"], false);
+    assert_eq!(results["echo"]["stdout"], "line one\nline two\n|K=v|a|b c|\n");
+    assert_eq!(results["exit"]["exit_code"], 9);
+    assert_eq!(results["exit"]["stdout"], "to stdout\n");
+    assert_eq!(results["exit"]["stderr"], "to stderr\n");
+    for (id, message) in [
+        ("unknown-symbol", "no such global"),
+        ("read-only", "read-only segment"),
+        ("too-wide", "does not fit the 4-byte symbol"),
+        ("typo", "unknown field `sett`"),
+    ] {
+        assert_eq!(status(id), "error", "{}", id);
+        let error = results[id]["error"].as_str().unwrap();
+        assert!(error.contains(message), "{}: {}", id, error);
+    }
+    // Two 300 ms timeouts in parallel with the rest, not 20 s of waiting.
+    assert!(elapsed < Duration::from_secs(15), "batch took {:?}", elapsed);
+}
+
+#[test]
+fn repeat_keeps_state_in_process_and_starts_fresh_isolated() {
+    let dir = common::scratch("reuse-repeat");
+    let object = build_mutants(&dir);
+    let object = object.to_str().unwrap();
+
+    let out = jitrun(&[object, "--repeat", "3", "--set", "label=shared"], b"");
+    assert_eq!(common::shell_status(&out), 0, "{}", text(&out.stderr));
+    let expected: String =
+        (1..=3).map(|run| format!("mutant 0 label shared constructor saw 0 run {}\n", run)).collect();
+    assert_eq!(text(&out.stdout), expected);
+
+    let out = jitrun(&[object, "--repeat", "5", "--isolate"], b"");
+    assert_eq!(common::shell_status(&out), 0, "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "mutant 0 label none constructor saw 0 run 1\n".repeat(5));
+
+    // The first failing run decides the exit status; every run still runs.
+    let out = jitrun(&[object, "--repeat", "4", "--isolate", "--set", "mutant_id=4"], b"");
+    assert_eq!(common::shell_status(&out), 3);
+    assert_eq!(text(&out.stdout), "failing\n".repeat(4));
+}
+
+#[test]
+fn isolated_runs_map_outcomes_to_exit_statuses() {
+    let dir = common::scratch("reuse-isolated");
+    let object = build_mutants(&dir);
+    let object = object.to_str().unwrap();
+
+    let started = Instant::now();
+    let out = jitrun(&[object, "--timeout", "300ms", "--set", "mutant_id=3"], b"");
+    assert_eq!(common::shell_status(&out), 124);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(text(&out.stderr).contains("ran longer than 300ms"), "{}", text(&out.stderr));
+
+    let out = jitrun(&[object, "--isolate", "--set", "mutant_id=1"], b"");
+    assert_eq!(common::shell_status(&out), 128 + 11, "the crash is the child's; jitrun re-raises it");
+
+    let out = jitrun(&[object, "--isolate", "--set", "mutant_id=6", "--", "x"], b"piped input\n");
+    assert_eq!(common::shell_status(&out), 0);
+    assert_eq!(text(&out.stdout), "piped input\n|K=(unset)|x|\n");
+
+    let out = jitrun(&[object, "--isolate", "--set", "answer=1"], b"");
+    assert_eq!(common::shell_status(&out), 125);
+    assert!(text(&out.stderr).contains("cannot set `answer`: it is in a read-only segment"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn library_links_once_and_runs_many() {
+    let dir = common::scratch("reuse-library");
+    let object = build_mutants(&dir);
+    let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
+    linker.add_file(&object).unwrap();
+    let kept = Arc::new(Mutex::new(Vec::new()));
+    let sink = kept.clone();
+    linker.on_linked(move |graphs| *sink.lock().unwrap() = graphs.into_iter().map(|g| g.name).collect());
+    let mut image = linker.link().unwrap();
+    assert!(kept.lock().unwrap().iter().any(|name| name.ends_with("mutants.o")), "{:?}", kept.lock().unwrap());
+
+    assert_eq!(image.symbol_size("mutant_id"), Some(4));
+    let err = image.write_global("answer", &GlobalValue::Int(1)).unwrap_err();
+    assert!(format!("{:#}", err).contains("read-only"), "{:#}", err);
+
+    let spec = RunSpec::captured().set("label", GlobalValue::Bytes(b"lib\0".to_vec()));
+    let outcome = image.run_isolated(&spec).unwrap();
+    assert_eq!(outcome.status, RunStatus::Exited(0));
+    assert_eq!(text(&outcome.stdout), "mutant 0 label lib constructor saw 0 run 1\n");
+
+    let outcome =
+        image.run_isolated(&RunSpec::captured().set("mutant_id", GlobalValue::Int(6)).stdin_bytes("in")).unwrap();
+    assert_eq!(text(&outcome.stdout), "in|K=(unset)|\n");
+
+    let outcome = image
+        .run_isolated(&RunSpec::captured().set("mutant_id", GlobalValue::Int(3)).timeout(Duration::from_millis(100)))
+        .unwrap();
+    assert_eq!(outcome.status, RunStatus::Timeout);
+    assert_eq!(outcome.shell_status(), 124);
+
+    // Crashes and successes interleaved on 4 workers; each reported as its own.
+    let ids: Vec<i64> = (0..24).map(|i| [0, 1, 4, 2][i % 4]).collect();
+    let specs = ids.iter().map(|&id| RunSpec::captured().set("mutant_id", GlobalValue::Int(id)));
+    let mut outcomes = vec![None; ids.len()];
+    image.run_batch(specs, 4, |index, outcome| outcomes[index] = Some(outcome.status)).unwrap();
+    for (id, outcome) in ids.iter().zip(&outcomes) {
+        let expected = match id {
+            0 => RunStatus::Exited(0),
+            1 => RunStatus::Signaled(11),
+            4 => RunStatus::Exited(3),
+            _ => RunStatus::Signaled(6),
+        };
+        assert_eq!(outcome.as_ref(), Some(&expected), "mutant {}", id);
+    }
+
+    // The parent's image was never initialized by those runs: in-process,
+    // this is the first run and the constructor sees the value written here.
+    image.write_global("mutant_id", &GlobalValue::Int(4)).unwrap();
+    let outcome = image.run_in_process(&RunSpec::default()).unwrap();
+    assert_eq!(outcome.status, RunStatus::Exited(3));
+    assert!(image.run_in_process(&RunSpec::captured()).is_err(), "capture needs isolation");
+}
+
+#[test]
+fn many_objects_are_translated_in_parallel_and_keep_their_order() {
+    let dir = common::scratch("reuse-parallel");
+    let mut sources = Vec::new();
+    for i in 0..16 {
+        let path = dir.join(format!("part{}.c", i));
+        // Every part defines a weak `which`; the first object's must win, as with ld.
+        std::fs::write(
+            &path,
+            format!(
+                "int part{0}(void) {{ return {0}; }}\n__attribute__((weak)) int which(void) {{ return {0}; }}\n",
+                i
+            ),
+        )
+        .unwrap();
+        sources.push(path);
+    }
+    let main = dir.join("main.c");
+    let decls: String = (0..16).map(|i| format!("int part{}(void);", i)).collect();
+    let sum: String = (0..16).map(|i| format!("+part{}()", i)).collect();
+    std::fs::write(
+        &main,
+        format!("#include <stdio.h>\n{}int which(void);\nint main(void) {{ printf(\"%d %d\\n\", 0{}, which()); return 0; }}\n", decls, sum),
+    )
+    .unwrap();
+    sources.insert(0, main);
+    let objects = common::compile(&sources, "-O2", &[], &dir);
+    let native = dir.join("a.out");
+    common::link_native(&objects, "-O2", false, &[], &[], &native);
+    let expected = common::run_with(&mut Command::new(&native), b"", Duration::from_secs(20));
+    let args: Vec<&str> = objects.iter().map(|o| o.to_str().unwrap()).collect();
+    let out = jitrun(&args, b"");
+    assert_eq!(text(&out.stdout), text(&expected.stdout));
+    assert_eq!(text(&out.stdout), "120 0\n");
+}
