@@ -17,7 +17,37 @@ macro_rules! c_programs {
 }
 
 c_programs! {
+    abort_call => "abort_call.c",
+    argv_env => "argv_env.c",
+    atexit_order => "atexit_order.c",
+    bigbss_aligned => "bigbss_aligned.c",
+    bigstruct => "bigstruct.c",
+    common_weak => "common_weak",
+    ctor_prio => "ctor_prio",
+    errno_strerror => "errno_strerror.c",
+    exit_deep => "exit_deep.c",
+    exit_nonzero => "exit_nonzero.c",
+    fnptr_table => "fnptr_table.c",
+    getopt_args => "getopt_args.c",
     hello => "hello.c",
+    interp => "interp",
+    malloc_heavy => "malloc_heavy.c",
+    math_lm => "math_lm.c",
+    qsort_bsearch => "qsort_bsearch.c",
+    recursion => "recursion.c",
+    section_startstop => "section_startstop",
+    segfault => "segfault.c",
+    setjmp_longjmp => "setjmp_longjmp.c",
+    signal_handler => "signal_handler.c",
+    static_names => "static_names",
+    stdin_eof => "stdin_eof.c",
+    stdin_wordfreq => "stdin_wordfreq.c",
+    stdio_basic => "stdio_basic.c",
+    strings => "strings.c",
+    switch_jump => "switch_jump.c",
+    threads => "threads.c",
+    time_fixed => "time_fixed.c",
+    varargs => "varargs.c",
 }
 
 #[test]
