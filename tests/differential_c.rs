@@ -46,6 +46,7 @@ c_programs! {
     strings => "strings.c",
     switch_jump => "switch_jump.c",
     threads => "threads.c",
+    tls_gnu2 => "tls_gnu2",
     time_fixed => "time_fixed.c",
     varargs => "varargs.c",
 }
