@@ -1,17 +1,31 @@
 //! The main correctness oracle: C programs from `testdata/c`, built with
-//! `cc -c` under several flag sets, run natively and through jitrun;
-//! stdout, stderr and exit status must match byte for byte.
+//! `cc -c` (gcc) and with `clang-14 -c` under several flag sets, run
+//! natively and through jitrun; stdout, stderr and exit status must match
+//! byte for byte.
 
 mod common;
 
+/// One test per program and toolchain: `gcc::NAME` and `clang::NAME`.
 macro_rules! c_programs {
     ($($test:ident => $file:literal,)*) => {
-        $(
-            #[test]
-            fn $test() {
-                common::check_program("c", $file, common::C_FLAG_SETS);
-            }
-        )*
+        mod gcc {
+            use super::common;
+            $(
+                #[test]
+                fn $test() {
+                    common::check_program_with(common::Toolchain::Gcc, "c", $file, common::C_FLAG_SETS);
+                }
+            )*
+        }
+        mod clang {
+            use super::common;
+            $(
+                #[test]
+                fn $test() {
+                    common::check_program_with(common::Toolchain::Clang, "c", $file, common::CLANG_FLAG_SETS);
+                }
+            )*
+        }
         const LISTED: &[&str] = &[$($file),*];
     };
 }

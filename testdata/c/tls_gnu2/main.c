@@ -1,4 +1,5 @@
-// jitrun-test: cflags=-pthread -mtls-dialect=gnu2
+// jitrun-test: cflags=-pthread
+// jitrun-test: gcc-cflags=-mtls-dialect=gnu2
 // Thread-local variables through TLS descriptors (-mtls-dialect=gnu2):
 // several static thread-locals read in one function (local-dynamic, via
 // _TLS_MODULE_BASE_ under -fPIC), thread-locals defined in another object
