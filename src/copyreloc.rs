@@ -8,8 +8,6 @@
 //! its current value into the image, re-point the GOT entries of every
 //! loaded module at the copy, and undo both on unload.
 
-use std::ffi::CStr;
-
 /// One GOT entry that was re-pointed.
 pub struct PatchedSlot {
     slot: u64,
@@ -17,14 +15,19 @@ pub struct PatchedSlot {
 }
 
 /// Copies `size` bytes of the variable at `original` into `copy` and binds
-/// every loaded module's GOT entry for `name` to the copy.
+/// every loaded module's GOT entry for it to the copy.
+///
+/// Entries are found by the address they hold, not by name: libc reaches
+/// `environ` through `__environ` and `tzname` through `__tzname`, aliases
+/// of one variable, and ld binds every alias of a copied variable to the
+/// copy.
 pub fn install(name: &str, original: u64, copy: u64, size: u64) -> Vec<PatchedSlot> {
     // SAFETY: `original` is a live variable of `size` bytes in a loaded
     // library (dladdr1 told us its size) and `copy` a writable slot of the
     // same size inside the image, not yet visible to any code.
     unsafe { std::ptr::copy_nonoverlapping(original as *const u8, copy as *mut u8, size as usize) };
     let mut patched = Vec::new();
-    for slot in got_slots_for(name, original) {
+    for slot in got_slots_for(original) {
         if write_protected_word(slot, copy) {
             patched.push(PatchedSlot { slot, old: original });
         }
@@ -75,16 +78,16 @@ struct ElfDyn {
     d_un: u64,
 }
 
-struct Search<'a> {
-    name: &'a [u8],
+struct Search {
     original: u64,
     found: Vec<u64>,
 }
 
-/// GOT entries (`R_X86_64_GLOB_DAT` / `R_X86_64_64` against `name`) of every
-/// loaded module that currently hold `original`.
-fn got_slots_for(name: &str, original: u64) -> Vec<u64> {
-    let mut search = Search { name: name.as_bytes(), original, found: Vec::new() };
+/// GOT entries (`R_X86_64_GLOB_DAT` / `R_X86_64_64` with no addend) of every
+/// loaded module that currently hold `original`, whatever name (the
+/// variable's or an alias's) their relocation uses.
+fn got_slots_for(original: u64) -> Vec<u64> {
+    let mut search = Search { original, found: Vec::new() };
     // SAFETY: the callback only reads the program headers and dynamic
     // sections the loader hands it, while the loader's lock is held.
     unsafe { libc::dl_iterate_phdr(Some(visit_module), &mut search as *mut Search as *mut libc::c_void) };
@@ -105,7 +108,7 @@ unsafe extern "C" fn visit_module(
         return 0;
     };
     let mut dyn_ptr = (bias + dynamic.p_vaddr) as *const ElfDyn;
-    let (mut symtab, mut strtab, mut rela, mut relasz) = (0u64, 0u64, 0u64, 0u64);
+    let (mut rela, mut relasz) = (0u64, 0u64);
     // The loader has already relocated these entries for most modules;
     // add the bias only to ones that still look unrelocated.
     let fix = |v: u64| if v < bias { v + bias } else { v };
@@ -114,8 +117,6 @@ unsafe extern "C" fn visit_module(
         let d = unsafe { &*dyn_ptr };
         match d.d_tag as u32 {
             0 => break,
-            object::elf::DT_SYMTAB => symtab = fix(d.d_un),
-            object::elf::DT_STRTAB => strtab = fix(d.d_un),
             object::elf::DT_RELA => rela = fix(d.d_un),
             object::elf::DT_RELASZ => relasz = d.d_un,
             _ => {}
@@ -123,7 +124,7 @@ unsafe extern "C" fn visit_module(
         // SAFETY: still inside the array until DT_NULL.
         dyn_ptr = unsafe { dyn_ptr.add(1) };
     }
-    if symtab == 0 || strtab == 0 || rela == 0 {
+    if rela == 0 {
         return 0;
     }
     let count = relasz as usize / std::mem::size_of::<libc::Elf64_Rela>();
@@ -131,25 +132,45 @@ unsafe extern "C" fn visit_module(
     let relas = unsafe { std::slice::from_raw_parts(rela as *const libc::Elf64_Rela, count) };
     for r in relas {
         let r_type = (r.r_info & 0xffff_ffff) as u32;
-        if r_type != object::elf::R_X86_64_GLOB_DAT && r_type != object::elf::R_X86_64_64 {
-            continue;
-        }
-        let sym_index = (r.r_info >> 32) as usize;
-        // SAFETY: the relocation's symbol index points into the module's
-        // dynamic symbol table, whose names live in its string table.
-        let sym_name = unsafe {
-            let sym = &*(symtab as *const libc::Elf64_Sym).add(sym_index);
-            CStr::from_ptr((strtab + sym.st_name as u64) as *const libc::c_char)
-        };
-        if sym_name.to_bytes() != search.name {
+        if (r_type != object::elf::R_X86_64_GLOB_DAT && r_type != object::elf::R_X86_64_64) || r.r_addend != 0 {
             continue;
         }
         let slot = bias + r.r_offset;
         // SAFETY: r_offset of a loaded module's dynamic relocation is mapped.
         let value = unsafe { std::ptr::read_volatile(slot as *const u64) };
-        if value == search.original.wrapping_add(r.r_addend as u64) && r.r_addend == 0 {
+        if value == search.original {
             search.found.push(slot);
         }
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Address of a libc variable as the dynamic loader resolves it.
+    fn libc_variable(name: &std::ffi::CStr) -> u64 {
+        // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name.
+        let addr = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) } as u64;
+        assert_ne!(addr, 0, "{:?} not found", name);
+        addr
+    }
+
+    #[test]
+    fn finds_got_entries_that_use_an_alias() {
+        // libc's own code reads `environ` through a GOT entry bound to
+        // `__environ`, the same variable under another name.
+        let environ = libc_variable(c"environ");
+        assert_eq!(environ, libc_variable(c"__environ"));
+        assert!(!got_slots_for(environ).is_empty(), "libc's GOT entry for __environ not found");
+        let tzname = libc_variable(c"tzname");
+        assert!(!got_slots_for(tzname).is_empty(), "libc's GOT entry for __tzname not found");
+    }
+
+    #[test]
+    fn finds_nothing_for_an_address_no_module_points_at() {
+        let local = Box::new(0u64);
+        assert!(got_slots_for(&*local as *const u64 as u64).is_empty());
+    }
 }

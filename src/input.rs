@@ -56,6 +56,8 @@ pub enum FileKind {
     MachO,
     Archive,
     ThinArchive,
+    /// LLVM bitcode, what `clang -flto -c` writes instead of an object.
+    LlvmBitcode,
     /// Text, e.g. a GNU ld script such as `libc.so`.
     Text,
     Unknown,
@@ -70,9 +72,23 @@ pub fn detect(bytes: &[u8]) -> FileKind {
         FileKind::Archive
     } else if bytes.starts_with(b"!<thin>\n") {
         FileKind::ThinArchive
+    } else if bytes.starts_with(b"BC\xc0\xde") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b]) {
+        FileKind::LlvmBitcode
     } else if !bytes.is_empty() && bytes.iter().take(256).all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace()) {
         FileKind::Text
     } else {
         FileKind::Unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_llvm_bitcode_raw_and_wrapped() {
+        assert_eq!(detect(b"BC\xc0\xde\x35\x14\x00\x00"), FileKind::LlvmBitcode);
+        assert_eq!(detect(&[0xde, 0xc0, 0x17, 0x0b, 0, 0, 0, 0]), FileKind::LlvmBitcode);
+        assert_eq!(detect(b"\x7fELF\x02\x01\x01"), FileKind::Elf);
     }
 }

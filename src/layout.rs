@@ -198,16 +198,20 @@ pub fn compute(graphs: &[LinkGraph]) -> Layout {
         }
         // Stable sort keeps input order among equal priorities.
         p.blocks.sort_by_key(|&(priority, g, _)| (priority, g));
-        let mut start = None;
+        // Like ld, the output section is aligned to its most aligned input,
+        // so the padding between inputs (which `__start_SEC`/`__stop_SEC`
+        // users see) is the same as in a native link.
+        let section_align =
+            p.blocks.iter().map(|&(_, g, b)| graphs[g as usize].blocks[b as usize].align).max().unwrap_or(1);
+        max_align = max_align.max(section_align);
+        cursor = align_up(cursor, section_align);
+        let start = cursor;
         for &(_, g, b) in &p.blocks {
             let block = &graphs[g as usize].blocks[b as usize];
-            max_align = max_align.max(block.align);
             cursor = align_up(cursor, block.align);
-            start.get_or_insert(cursor);
             block_offsets[g as usize][b as usize] = cursor;
             cursor += block.size;
         }
-        let start = start.unwrap_or(cursor);
         sections.push(OutputSection {
             name: p.name.to_string(),
             segment: p.segment,
@@ -307,6 +311,23 @@ mod tests {
         assert!(off[2] < off[1] && off[1] < off[0]);
         let init = layout.section(".init_array").unwrap();
         assert_eq!(init.size, 24);
+    }
+
+    #[test]
+    fn output_section_starts_at_its_largest_input_alignment() {
+        // Two objects contribute to `my_numbers`: 8 bytes aligned 8, then 16
+        // aligned 16. ld aligns the output section to 16, so the first input
+        // starts there and 8 bytes of padding follow it: 32 bytes in all.
+        let mut g = graph_with(&[(".rodata", SectionKind::ReadOnly, 8, 8)]);
+        let s = g.add_section("my_numbers", SectionKind::ReadOnly);
+        g.add_block(s, Content::Zero, 8, 8);
+        let h = graph_with(&[("my_numbers", SectionKind::ReadOnly, 16, 16)]);
+        let layout = compute(&[g, h]);
+        let section = layout.section("my_numbers").unwrap();
+        assert_eq!(section.offset % 16, 0);
+        assert_eq!(layout.block_offsets[0][1], section.offset);
+        assert_eq!(layout.block_offsets[1][0], section.offset + 16);
+        assert_eq!(section.size, 32);
     }
 
     #[test]

@@ -143,6 +143,9 @@ impl Linker {
                 }
             }
             FileKind::MachO => bail!("{}: Mach-O objects are not supported yet", name),
+            FileKind::LlvmBitcode => {
+                bail!("{}: LLVM bitcode (clang -flto), not machine code; rebuild without -flto", name)
+            }
             FileKind::Archive | FileKind::ThinArchive => self.add_archive(path, data),
             FileKind::Text if depth < 8 => {
                 let text = std::str::from_utf8(data.bytes()).with_context(|| format!("{}: not UTF-8", name))?;

@@ -145,7 +145,12 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                 if kind.uses_address_got() {
                     tables.add_got(GotSlot::Address(target));
                 }
-                if kind.is_abs32() && matches!(target, Target::Block { .. } | Target::Boundary(_) | Target::GotBase) {
+                // A 32-bit absolute address of anything but a fixed value
+                // points into the image: at a block, or at the copy slot or
+                // stub of an external (clang -O0 -fno-pic reads `stdout` with
+                // `mov stdout, %rdi`, R_X86_64_32S, and may have no other
+                // 32-bit reference at all).
+                if kind.is_abs32() && !matches!(target, Target::Absolute(_)) {
                     tables.needs_low_image = true;
                 }
                 // A PC-relative reference to a low absolute address (`--define
@@ -243,4 +248,39 @@ pub fn build_graph(tables: &Tables, has_eh_frame: bool) -> (LinkGraph, TableBloc
         blocks.eh_frame_end = Some(graph.add_block(s, Content::Owned(vec![0; 4]), 4, 4));
     }
     (graph, blocks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::HostResolver;
+    use crate::resolve::SymbolTable;
+
+    /// One code block with an edge of `kind` against `name`, resolved.
+    fn plan_one_edge(kind: EdgeKind, name: &str) -> Tables {
+        let mut graph = LinkGraph::new("t.o".into(), None);
+        let text = graph.add_section(".text", SectionKind::Code);
+        let block = graph.add_block(text, Content::Owned(vec![0; 16]), 16, 16);
+        let target = graph.add_external(name);
+        graph.blocks[block as usize].edges.push(Edge { offset: 4, kind, target, addend: 0 });
+        let mut graphs = vec![graph];
+        let mut table = SymbolTable::new(HashMap::new());
+        table.add_graph(0, &graphs[0], &[]).unwrap();
+        let res = table.finish(&mut graphs, &[], &mut HostResolver::default(), false).unwrap();
+        plan(&graphs, &res).unwrap()
+    }
+
+    #[test]
+    fn absolute_32_bit_reference_to_a_host_variable_needs_a_low_image() {
+        let tables = plan_one_edge(EdgeKind::Abs32S, "stdout");
+        assert_eq!(tables.copies.len(), 1, "stdout gets a copy slot");
+        assert!(tables.needs_low_image, "the copy slot must be addressable with 32 bits");
+    }
+
+    #[test]
+    fn pc_relative_reference_to_a_host_variable_does_not_need_a_low_image() {
+        let tables = plan_one_edge(EdgeKind::Pc32, "stdout");
+        assert_eq!(tables.copies.len(), 1);
+        assert!(!tables.needs_low_image);
+    }
 }

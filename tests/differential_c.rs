@@ -1,23 +1,68 @@
 //! The main correctness oracle: C programs from `testdata/c`, built with
-//! `cc -c` under several flag sets, run natively and through jitrun;
-//! stdout, stderr and exit status must match byte for byte.
+//! `cc -c` (gcc) and with `clang-14 -c` under several flag sets, run
+//! natively and through jitrun; stdout, stderr and exit status must match
+//! byte for byte.
 
 mod common;
 
+/// One test per program and toolchain: `gcc::NAME` and `clang::NAME`.
 macro_rules! c_programs {
     ($($test:ident => $file:literal,)*) => {
-        $(
-            #[test]
-            fn $test() {
-                common::check_program("c", $file, common::C_FLAG_SETS);
-            }
-        )*
+        mod gcc {
+            use super::common;
+            $(
+                #[test]
+                fn $test() {
+                    common::check_program_with(common::Toolchain::Gcc, "c", $file, common::C_FLAG_SETS);
+                }
+            )*
+        }
+        mod clang {
+            use super::common;
+            $(
+                #[test]
+                fn $test() {
+                    common::check_program_with(common::Toolchain::Clang, "c", $file, common::CLANG_FLAG_SETS);
+                }
+            )*
+        }
         const LISTED: &[&str] = &[$($file),*];
     };
 }
 
 c_programs! {
+    abort_call => "abort_call.c",
+    argv_env => "argv_env.c",
+    atexit_order => "atexit_order.c",
+    bigbss_aligned => "bigbss_aligned.c",
+    bigstruct => "bigstruct.c",
+    common_weak => "common_weak",
+    ctor_prio => "ctor_prio",
+    errno_strerror => "errno_strerror.c",
+    exit_deep => "exit_deep.c",
+    exit_nonzero => "exit_nonzero.c",
+    fnptr_table => "fnptr_table.c",
+    getopt_args => "getopt_args.c",
     hello => "hello.c",
+    interp => "interp",
+    malloc_heavy => "malloc_heavy.c",
+    math_lm => "math_lm.c",
+    qsort_bsearch => "qsort_bsearch.c",
+    recursion => "recursion.c",
+    section_startstop => "section_startstop",
+    segfault => "segfault.c",
+    setjmp_longjmp => "setjmp_longjmp.c",
+    signal_handler => "signal_handler.c",
+    static_names => "static_names",
+    stdin_eof => "stdin_eof.c",
+    stdin_wordfreq => "stdin_wordfreq.c",
+    stdio_basic => "stdio_basic.c",
+    strings => "strings.c",
+    switch_jump => "switch_jump.c",
+    threads => "threads.c",
+    tls_gnu2 => "tls_gnu2",
+    time_fixed => "time_fixed.c",
+    varargs => "varargs.c",
 }
 
 #[test]

@@ -146,6 +146,12 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
     for (index, sym) in symtab.enumerate() {
         let sym_name =
             symtab.symbol_name(endian, sym).map_err(|e| err(&format_args!("symbol {}: name: {}", index.0, e)))?;
+        if sym_name == b"__gnu_lto_slim" {
+            bail!(
+                "{}: a GCC LTO object with no machine code (built with -flto); rebuild with -ffat-lto-objects or without -flto",
+                name
+            );
+        }
         let st_type = sym.st_type();
         let kind = match st_type {
             elf::STT_FUNC | elf::STT_GNU_IFUNC => SymbolKind::Function,
@@ -400,6 +406,36 @@ pub fn elf_reloc_name(r_type: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_bytes(bytes: Vec<u8>) -> Result<LinkGraph> {
+        let dir = std::env::temp_dir().join(format!("jitrun-elf-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("slim.o");
+        std::fs::write(&path, bytes).unwrap();
+        let input = Arc::new(InputData::open(&path).unwrap());
+        let result = parse("slim.o", input, &crate::Limits::default());
+        let _ = std::fs::remove_dir_all(&dir);
+        result
+    }
+
+    #[test]
+    fn slim_gcc_lto_objects_are_refused_with_a_reason() {
+        use object::write::{Object, Symbol as WriteSymbol, SymbolSection};
+        let mut obj = Object::new(object::BinaryFormat::Elf, object::Architecture::X86_64, object::Endianness::Little);
+        // What `gcc -flto -c` leaves in the ELF symbol table: one common.
+        obj.add_symbol(WriteSymbol {
+            name: b"__gnu_lto_slim".to_vec(),
+            value: 1,
+            size: 1,
+            kind: object::SymbolKind::Data,
+            scope: object::SymbolScope::Dynamic,
+            weak: false,
+            section: SymbolSection::Common,
+            flags: object::SymbolFlags::None,
+        });
+        let err = parse_bytes(obj.write().unwrap()).err().expect("a slim LTO object must be refused");
+        assert!(err.to_string().contains("-ffat-lto-objects"), "{}", err);
+    }
 
     #[test]
     fn init_priorities_follow_ld() {

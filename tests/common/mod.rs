@@ -12,7 +12,13 @@
 //! // jitrun-test: libs=-lm          extra link inputs (given to both)
 //! // jitrun-test: env=KEY=VALUE     extra environment variable (repeatable)
 //! // jitrun-test: cflags=-pthread   extra compile flags for every flag set
+//! // jitrun-test: gcc-cflags=-mtls-dialect=gnu2   extra flags for gcc only
+//! // jitrun-test: clang-cflags=-fno-builtin       extra flags for clang only
 //! ```
+//!
+//! Programs are compiled by a [`Toolchain`]: the system `cc`/`g++` (gcc),
+//! or clang 14 when it is installed (CI installs it; set
+//! `JITRUN_REQUIRE_CLANG=1` to make its absence a failure rather than a skip).
 #![allow(dead_code)]
 
 use std::io::Write;
@@ -22,6 +28,41 @@ use std::time::{Duration, Instant};
 
 /// The flag sets every differential test runs under.
 pub const C_FLAG_SETS: &[&str] = &["-O0", "-O2", "-O2 -fPIC", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large"];
+
+/// The flag sets for clang: the same models, plus what clang does
+/// differently from gcc at `-O0 -fno-pic` (absolute `mov stdout, %rdi`).
+pub const CLANG_FLAG_SETS: &[&str] =
+    &["-O0", "-O2", "-O2 -fPIC", "-O0 -fno-pic -fno-pie", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large"];
+
+/// The compiler that builds the objects; the native link always uses `cc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Toolchain {
+    Gcc,
+    Clang,
+}
+
+impl Toolchain {
+    fn compiler(self, cxx: bool) -> &'static str {
+        match (self, cxx) {
+            (Toolchain::Gcc, false) => "cc",
+            (Toolchain::Gcc, true) => "g++",
+            (Toolchain::Clang, false) => "clang-14",
+            (Toolchain::Clang, true) => "clang++-14",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Toolchain::Gcc => "gcc",
+            Toolchain::Clang => "clang",
+        }
+    }
+
+    /// Whether the compiler can be run here.
+    pub fn available(self) -> bool {
+        Command::new(self.compiler(false)).arg("--version").output().is_ok_and(|o| o.status.success())
+    }
+}
 
 pub fn jitrun_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_jitrun"))
@@ -46,6 +87,19 @@ pub struct Directives {
     pub libs: Vec<String>,
     pub env: Vec<(String, String)>,
     pub cflags: Vec<String>,
+    pub gcc_cflags: Vec<String>,
+    pub clang_cflags: Vec<String>,
+}
+
+impl Directives {
+    /// Extra compile flags for objects built by `toolchain`.
+    pub fn cflags_for(&self, toolchain: Toolchain) -> Vec<String> {
+        let specific = match toolchain {
+            Toolchain::Gcc => &self.gcc_cflags,
+            Toolchain::Clang => &self.clang_cflags,
+        };
+        self.cflags.iter().chain(specific).cloned().collect()
+    }
 }
 
 pub fn read_directives(source: &Path) -> Directives {
@@ -65,6 +119,8 @@ pub fn read_directives(source: &Path) -> Directives {
                 d.env.push((k.to_string(), v.to_string()));
             }
             "cflags" => d.cflags.extend(value.split_whitespace().map(str::to_string)),
+            "gcc-cflags" => d.gcc_cflags.extend(value.split_whitespace().map(str::to_string)),
+            "clang-cflags" => d.clang_cflags.extend(value.split_whitespace().map(str::to_string)),
             other => panic!("{}: unknown directive {}", source.display(), other),
         }
     }
@@ -99,13 +155,23 @@ pub fn run_checked(cmd: &mut Command) {
 
 /// Compiles every source with `flags` into `dir`; returns the objects.
 pub fn compile(sources: &[PathBuf], flags: &str, extra: &[String], dir: &Path) -> Vec<PathBuf> {
+    compile_with(Toolchain::Gcc, sources, flags, extra, dir)
+}
+
+/// Like [`compile`], with `toolchain`'s compiler.
+pub fn compile_with(
+    toolchain: Toolchain,
+    sources: &[PathBuf],
+    flags: &str,
+    extra: &[String],
+    dir: &Path,
+) -> Vec<PathBuf> {
     sources
         .iter()
         .map(|src| {
             let obj = dir.join(src.file_stem().unwrap()).with_extension("o");
-            let compiler = if is_cxx(src) { "g++" } else { "cc" };
             run_checked(
-                Command::new(compiler)
+                Command::new(toolchain.compiler(is_cxx(src)))
                     .arg("-c")
                     .args(flags.split_whitespace())
                     .args(extra)
@@ -179,15 +245,17 @@ pub fn shell_status(out: &Output) -> i32 {
     out.status.code().unwrap_or_else(|| 128 + out.status.signal().unwrap_or(0))
 }
 
-/// Builds `program` under `flags`, runs it natively and under jitrun, and
-/// returns a description of every difference (empty when identical).
-pub fn differential(program: &Path, flags: &str, scratch_dir: &Path) -> Vec<String> {
+/// Builds `program` with `toolchain` under `flags`, runs it natively and
+/// under jitrun, and returns a description of every difference (empty when
+/// identical).
+pub fn differential(toolchain: Toolchain, program: &Path, flags: &str, scratch_dir: &Path) -> Vec<String> {
     let srcs = sources(program);
     let directives = read_directives(&srcs[0]);
     let cxx = srcs.iter().any(|s| is_cxx(s));
-    let objects = compile(&srcs, flags, &directives.cflags, scratch_dir);
+    let cflags = directives.cflags_for(toolchain);
+    let objects = compile_with(toolchain, &srcs, flags, &cflags, scratch_dir);
     let exe = scratch_dir.join("a.out");
-    link_native(&objects, flags, cxx, &directives.libs, &directives.cflags, &exe);
+    link_native(&objects, flags, cxx, &directives.libs, &cflags, &exe);
 
     let timeout = Duration::from_secs(20);
     let mut native = Command::new(&exe);
@@ -198,7 +266,7 @@ pub fn differential(program: &Path, flags: &str, scratch_dir: &Path) -> Vec<Stri
     jit.args(&objects).args(&directives.libs).arg("--").args(&directives.args).envs(directives.env.iter().cloned());
     let jit = run_with(&mut jit, &directives.stdin, timeout);
 
-    let name = format!("{} [{}]", program.file_name().unwrap().to_string_lossy(), flags);
+    let name = format!("{} [{} {}]", program.file_name().unwrap().to_string_lossy(), toolchain.name(), flags);
     output_diffs(&name, &native, &jit)
 }
 
@@ -249,12 +317,23 @@ pub fn jitrun<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
 
 /// Runs `program` under every flag set and fails with all differences.
 pub fn check_program(suite: &str, name: &str, flag_sets: &[&str]) {
+    check_program_with(Toolchain::Gcc, suite, name, flag_sets)
+}
+
+/// Like [`check_program`], with objects built by `toolchain`. Clang being
+/// absent skips the check (with a note) unless `JITRUN_REQUIRE_CLANG` is set.
+pub fn check_program_with(toolchain: Toolchain, suite: &str, name: &str, flag_sets: &[&str]) {
     let program = testdata().join(suite).join(name);
     assert!(program.exists(), "{} does not exist", program.display());
+    if toolchain == Toolchain::Clang && !toolchain.available() {
+        assert!(std::env::var_os("JITRUN_REQUIRE_CLANG").is_none(), "clang-14 is required but not installed");
+        eprintln!("note: clang-14 is not installed; skipping {} under clang", name);
+        return;
+    }
     let mut all = Vec::new();
     for (i, flags) in flag_sets.iter().enumerate() {
-        let dir = scratch(&format!("{}-{}-{}", suite, name.replace('.', "_"), i));
-        all.extend(differential(&program, flags, &dir));
+        let dir = scratch(&format!("{}-{}-{}-{}", suite, toolchain.name(), name.replace('.', "_"), i));
+        all.extend(differential(toolchain, &program, flags, &dir));
     }
     assert!(all.is_empty(), "{}", all.join("\n\n"));
 }
