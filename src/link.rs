@@ -65,6 +65,8 @@ pub struct Linker {
     archives: Vec<(PathBuf, Archive)>,
     /// `--whole-archive` is in effect for archives added now.
     whole_archive: bool,
+    /// The format of the relocatable objects (the first one's) and its name.
+    object_format: Option<(FileKind, String)>,
 }
 
 impl Linker {
@@ -76,6 +78,7 @@ impl Linker {
             opened_libraries: HashSet::new(),
             archives: Vec::new(),
             whole_archive: false,
+            object_format: None,
         }
     }
 
@@ -100,12 +103,18 @@ impl Linker {
                 if is_elf_shared_object(data.bytes()) {
                     self.add_shared_library(path)
                 } else {
+                    self.note_object_format(FileKind::Elf, &name)?;
                     let graph = format::elf::parse(&name, data, &self.options.limits)?;
                     self.graphs.push(graph);
                     Ok(())
                 }
             }
-            FileKind::MachO => bail!("{}: Mach-O objects are not supported yet", name),
+            FileKind::MachO => {
+                self.note_object_format(FileKind::MachO, &name)?;
+                let graph = format::macho::parse(&name, data, &self.options.limits)?;
+                self.graphs.push(graph);
+                Ok(())
+            }
             FileKind::Archive | FileKind::ThinArchive => self.add_archive(path, data),
             FileKind::Text if depth < 8 => {
                 let text = std::str::from_utf8(data.bytes()).with_context(|| format!("{}: not UTF-8", name))?;
@@ -134,6 +143,25 @@ impl Linker {
         if self.whole_archive {
             let members = self.archives[index].1.load_all(&self.options.limits)?;
             self.graphs.extend(members);
+        }
+        Ok(())
+    }
+
+    /// Remembers the format of the first relocatable object and refuses
+    /// objects of the other one: Mach-O and ELF objects follow different
+    /// symbol naming and runtime conventions, so one image holds one kind.
+    fn note_object_format(&mut self, kind: FileKind, name: &str) -> Result<()> {
+        let format_name = |k: FileKind| if k == FileKind::MachO { "Mach-O" } else { "ELF" };
+        match &self.object_format {
+            None => self.object_format = Some((kind, name.to_string())),
+            Some((first, first_name)) if *first != kind => bail!(
+                "{}: {} objects cannot be linked with {} objects (like {}) in one image",
+                name,
+                format_name(kind),
+                format_name(*first),
+                first_name
+            ),
+            Some(_) => {}
         }
         Ok(())
     }
@@ -569,7 +597,7 @@ fn apply_block_fixups(
                 "{}: section {}+{:#x}: relocation {} against `{}` {}",
                 graph.name,
                 graph.block_section(b).name,
-                edge.offset,
+                block.input_offset + edge.offset,
                 edge.kind,
                 sym_name,
                 what
@@ -602,6 +630,9 @@ fn apply_block_fixups(
             values.g = slot.and_then(|s| addrs.got_entry(s));
         } else {
             values.s = addrs.address(target).map_err(|e| fail(&e))?;
+            if let Some(subtrahend) = kind.subtrahend() {
+                values.b = addrs.address(addrs.res.targets[g][subtrahend as usize]).map_err(|e| fail(&e))?;
+            }
             if kind.uses_address_got() {
                 values.g = addrs.got_entry(GotSlot::Address(target));
             }
