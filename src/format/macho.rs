@@ -719,7 +719,17 @@ impl EdgeBuilder<'_> {
                 }
             }
             (X86_64_RELOC_GOT_LOAD | X86_64_RELOC_TLV, true, 2) => {
-                Ok((EdgeKind::GotPcRelX { rex: true }, target_of(self)?, inplace - 4))
+                let target = target_of(self)?;
+                if r.r_type == X86_64_RELOC_TLV {
+                    // The target is a descriptor. Marking the reference lets
+                    // the linker refuse one that binds to a shared library's
+                    // thread-local variable, which has no descriptor.
+                    let symbol = &mut self.graph.symbols[target as usize];
+                    if symbol.def == SymbolDef::Undefined {
+                        symbol.kind = SymbolKind::Tls;
+                    }
+                }
+                Ok((EdgeKind::GotPcRelX { rex: true }, target, inplace - 4))
             }
             (X86_64_RELOC_GOT, true, 2) => Ok((EdgeKind::GotPcRel32, target_of(self)?, inplace - 4)),
             (X86_64_RELOC_SUBTRACTOR, false, 2 | 3) => {
