@@ -1,4 +1,4 @@
-//! jitrun: load relocatable ELF (and Mach-O) objects into memory, link them
+//! jitrun: load relocatable ELF and Mach-O objects into memory, link them
 //! and run them, with no linker and no executable on disk.
 //!
 //! The pipeline, one module per step:

@@ -74,6 +74,8 @@ pub struct Linker {
     /// `--whole-archive` is in effect for archives added now.
     whole_archive: bool,
     on_linked: Option<LinkedGraphsHook>,
+    /// The format of the relocatable objects (the first one's) and its name.
+    object_format: Option<(FileKind, String)>,
 }
 
 impl Linker {
@@ -86,6 +88,7 @@ impl Linker {
             archives: Vec::new(),
             whole_archive: false,
             on_linked: None,
+            object_format: None,
         }
     }
 
@@ -110,7 +113,9 @@ impl Linker {
         for path in paths {
             let data = Arc::new(InputData::open(path)?);
             if detect(data.bytes()) == FileKind::Elf && !is_elf_shared_object(data.bytes()) {
-                objects.push((path.display().to_string(), data));
+                let name = path.display().to_string();
+                self.note_object_format(FileKind::Elf, &name)?;
+                objects.push((name, data));
             } else {
                 // Keep command-line order: flush the objects before this input.
                 let parsed = crate::parallel::parse_objects(std::mem::take(&mut objects), &self.options.limits)?;
@@ -137,12 +142,18 @@ impl Linker {
                 if is_elf_shared_object(data.bytes()) {
                     self.add_shared_library(path)
                 } else {
+                    self.note_object_format(FileKind::Elf, &name)?;
                     let graph = format::elf::parse(&name, data, &self.options.limits)?;
                     self.graphs.push(graph);
                     Ok(())
                 }
             }
-            FileKind::MachO => bail!("{}: Mach-O objects are not supported yet", name),
+            FileKind::MachO => {
+                self.note_object_format(FileKind::MachO, &name)?;
+                let graph = format::macho::parse(&name, data, &self.options.limits)?;
+                self.graphs.push(graph);
+                Ok(())
+            }
             FileKind::LlvmBitcode => {
                 bail!("{}: LLVM bitcode (clang -flto), not machine code; rebuild without -flto", name)
             }
@@ -174,6 +185,25 @@ impl Linker {
         if self.whole_archive {
             let members = self.archives[index].1.load_all(&self.options.limits)?;
             self.graphs.extend(members);
+        }
+        Ok(())
+    }
+
+    /// Remembers the format of the first relocatable object and refuses
+    /// objects of the other one: Mach-O and ELF objects follow different
+    /// symbol naming and runtime conventions, so one image holds one kind.
+    fn note_object_format(&mut self, kind: FileKind, name: &str) -> Result<()> {
+        let format_name = |k: FileKind| if k == FileKind::MachO { "Mach-O" } else { "ELF" };
+        match &self.object_format {
+            None => self.object_format = Some((kind, name.to_string())),
+            Some((first, first_name)) if *first != kind => bail!(
+                "{}: {} objects cannot be linked with {} objects (like {}) in one image",
+                name,
+                format_name(kind),
+                format_name(*first),
+                first_name
+            ),
+            Some(_) => {}
         }
         Ok(())
     }
@@ -615,7 +645,7 @@ fn apply_block_fixups(
                 "{}: section {}+{:#x}: relocation {} against `{}` {}",
                 graph.name,
                 graph.block_section(b).name,
-                edge.offset,
+                block.input_offset + edge.offset,
                 edge.kind,
                 sym_name,
                 what
@@ -648,6 +678,9 @@ fn apply_block_fixups(
             values.g = slot.and_then(|s| addrs.got_entry(s));
         } else {
             values.s = addrs.address(target).map_err(|e| fail(&e))?;
+            if let Some(subtrahend) = kind.subtrahend() {
+                values.b = addrs.address(addrs.res.targets[g][subtrahend as usize]).map_err(|e| fail(&e))?;
+            }
             if kind.uses_address_got() {
                 values.g = addrs.got_entry(GotSlot::Address(target));
             }

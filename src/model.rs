@@ -80,6 +80,10 @@ pub enum Content {
 
 pub struct Block {
     pub section: SectionId,
+    /// Where the block starts in its input section: 0 unless the front-end
+    /// split the section into several blocks (Mach-O atoms). Messages add
+    /// it to edge offsets so they name section offsets, as tools show them.
+    pub input_offset: u64,
     pub content: Content,
     pub size: u64,
     pub align: u64,
@@ -183,7 +187,7 @@ impl LinkGraph {
 
     pub fn add_block(&mut self, section: SectionId, content: Content, size: u64, align: u64) -> BlockId {
         let id = self.blocks.len() as BlockId;
-        self.blocks.push(Block { section, content, size, align: align.max(1), edges: Vec::new() });
+        self.blocks.push(Block { section, input_offset: 0, content, size, align: align.max(1), edges: Vec::new() });
         self.sections[section as usize].blocks.push(id);
         id
     }

@@ -12,6 +12,18 @@
 //! | `__stack_chk_fail_local` | tail call to `__stack_chk_fail`                      |
 //! | `__jitrun_call_entry`    | calls constructors and the entry (no unwind info)     |
 //! | `__jitrun_tlsdesc_static`| TLS descriptor function: returns the stored offset   |
+//!
+//! For Mach-O objects (see `format::macho::DARWIN_COMPAT`, which maps the
+//! Darwin names onto these):
+//!
+//! | symbol                     | what it does                                       |
+//! |----------------------------|----------------------------------------------------|
+//! | `__jitrun_tlv_get_addr`    | thread-local descriptor thunk: `%fs:0 + desc->offset`, clobbers only `%rax` and flags |
+//! | `__jitrun_stack_chk_guard` | the image's stack-protector guard word (random)    |
+//! | `__jitrun_NSGetEnviron`    | returns `&environ`                                 |
+//! | `__jitrun_sincos_stret`    | `sincos(x)` with sin in `%xmm0`, cos in `%xmm1`    |
+//! | `__jitrun_sincosf_stret`   | `sincosf(x)` with `{sin, cos}` packed in `%xmm0`   |
+//! | `__jitrun_assert_rtn`      | Darwin `__assert_rtn(func, file, line, expr)` → glibc `__assert_fail(expr, file, line, func)` |
 
 use std::collections::HashSet;
 
@@ -29,6 +41,10 @@ pub const DSO_HANDLE: &str = "__dso_handle";
 pub const CALL_ENTRY: &str = "__jitrun_call_entry";
 /// The resolver of TLS descriptors (`-mtls-dialect=gnu2`); always present.
 pub const TLSDESC_STATIC: &str = "__jitrun_tlsdesc_static";
+/// The thunk of Mach-O thread-local descriptors.
+pub const TLV_GET_ADDR: &str = "__jitrun_tlv_get_addr";
+/// The stack-protector guard word Darwin code reads from memory.
+pub const STACK_CHK_GUARD: &str = "__jitrun_stack_chk_guard";
 
 struct Piece {
     name: &'static str,
@@ -71,6 +87,47 @@ const PIECES: &[Piece] = &[
         fixups: &[],
     },
     Piece {
+        name: TLV_GET_ADDR,
+        // mov %fs:0,%rax; add 16(%rdi),%rax; ret -- %rdi is the descriptor
+        // {thunk, key, offset}; offset holds the thread-pointer offset.
+        code: &[0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x03, 0x47, 0x10, 0xc3],
+        fixups: &[],
+    },
+    Piece {
+        name: "__jitrun_NSGetEnviron",
+        // mov environ@GOTPCREL(%rip),%rax; ret
+        code: &[0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3],
+        fixups: &[(3, EdgeKind::GotPcRel32, "environ", -4)],
+    },
+    Piece {
+        name: "__jitrun_sincos_stret",
+        // sub $24,%rsp; lea 8(%rsp),%rdi; mov %rsp,%rsi; call sincos;
+        // movsd 8(%rsp),%xmm0; movsd (%rsp),%xmm1; add $24,%rsp; ret
+        code: &[
+            0x48, 0x83, 0xec, 0x18, 0x48, 0x8d, 0x7c, 0x24, 0x08, 0x48, 0x89, 0xe6, 0xe8, 0, 0, 0, 0, 0xf2, 0x0f, 0x10,
+            0x44, 0x24, 0x08, 0xf2, 0x0f, 0x10, 0x0c, 0x24, 0x48, 0x83, 0xc4, 0x18, 0xc3,
+        ],
+        fixups: &[(13, EdgeKind::Branch32, "sincos", -4)],
+    },
+    Piece {
+        name: "__jitrun_sincosf_stret",
+        // sub $24,%rsp; lea 12(%rsp),%rdi; lea 8(%rsp),%rsi; call sincosf;
+        // movss 12(%rsp),%xmm0; movss 8(%rsp),%xmm1; unpcklps %xmm1,%xmm0;
+        // add $24,%rsp; ret
+        code: &[
+            0x48, 0x83, 0xec, 0x18, 0x48, 0x8d, 0x7c, 0x24, 0x0c, 0x48, 0x8d, 0x74, 0x24, 0x08, 0xe8, 0, 0, 0, 0, 0xf3,
+            0x0f, 0x10, 0x44, 0x24, 0x0c, 0xf3, 0x0f, 0x10, 0x4c, 0x24, 0x08, 0x0f, 0x14, 0xc1, 0x48, 0x83, 0xc4, 0x18,
+            0xc3,
+        ],
+        fixups: &[(15, EdgeKind::Branch32, "sincosf", -4)],
+    },
+    Piece {
+        name: "__jitrun_assert_rtn",
+        // xchg %rcx,%rdi; jmp __assert_fail
+        code: &[0x48, 0x87, 0xcf, 0xe9, 0, 0, 0, 0],
+        fixups: &[(4, EdgeKind::Branch32, "__assert_fail", -4)],
+    },
+    Piece {
         name: "__stack_chk_fail_local",
         // jmp __stack_chk_fail
         code: &[0xe9, 0, 0, 0, 0],
@@ -80,7 +137,7 @@ const PIECES: &[Piece] = &[
 
 /// Names the runtime can define.
 pub fn provides(name: &str) -> bool {
-    name == DSO_HANDLE || PIECES.iter().any(|p| p.name == name)
+    name == DSO_HANDLE || name == STACK_CHK_GUARD || PIECES.iter().any(|p| p.name == name)
 }
 
 /// Builds the runtime object with `__dso_handle` and the pieces in `needed`.
@@ -90,6 +147,10 @@ pub fn build(needed: &HashSet<&str>) -> LinkGraph {
     // Eight bytes so the handle is a real, unique address in this image.
     let handle_block = graph.add_block(data, Content::Owned(vec![0; 8]), 8, 8);
     define(&mut graph, DSO_HANDLE, handle_block, SymbolKind::Data, 8);
+    if needed.contains(STACK_CHK_GUARD) {
+        let guard = graph.add_block(data, Content::Owned(random_guard().to_le_bytes().to_vec()), 8, 8);
+        define(&mut graph, STACK_CHK_GUARD, guard, SymbolKind::Data, 8);
+    }
 
     let text = graph.add_section(".text", SectionKind::Code);
     for piece in PIECES.iter().filter(|p| needed.contains(p.name) || p.name == TLSDESC_STATIC || p.name == CALL_ENTRY) {
@@ -101,6 +162,16 @@ pub fn build(needed: &HashSet<&str>) -> LinkGraph {
         }
     }
     graph
+}
+
+/// A random guard word with a zero low byte, as glibc makes its canary
+/// (a string overflow cannot reproduce it). `RandomState` is seeded from
+/// the OS's random source.
+fn random_guard() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(std::process::id().into());
+    hasher.finish() & !0xff
 }
 
 fn define(graph: &mut LinkGraph, name: &str, block: BlockId, kind: SymbolKind, size: u64) {

@@ -131,12 +131,25 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                         "{}: section {}+{:#x}: {} refers to {} in a section jitrun does not load (a discarded COMDAT copy or a non-allocated section)",
                         graph.name,
                         graph.block_section(b as BlockId).name,
-                        edge.offset,
+                        block.input_offset + edge.offset,
                         edge.kind,
                         sym.name.as_deref().map_or_else(|| "a section symbol".to_string(), |n| format!("`{}`", n))
                     );
                 }
                 let kind = edge.kind;
+                let sym = &graph.symbols[edge.target as usize];
+                if sym.kind == SymbolKind::Tls && !kind.is_tls() && matches!(target, Target::External(_)) {
+                    // A Mach-O TLV reference expects a descriptor; a shared
+                    // library's thread-local variable is not one.
+                    bail!(
+                        "{}: section {}+{:#x}: {} refers to `{}`, a thread-local variable of a shared library; Mach-O thread-local references (X86_64_RELOC_TLV) to shared libraries are not supported",
+                        graph.name,
+                        graph.block_section(b as BlockId).name,
+                        block.input_offset + edge.offset,
+                        kind,
+                        sym.display_name()
+                    );
+                }
                 if kind.is_tls() {
                     tables.uses_tls = true;
                     plan_tls(&mut tables, kind, target);

@@ -5,7 +5,8 @@
 //! Names follow the psABI: `S` symbol address, `A` addend, `P` place,
 //! `GOT` address of the global offset table, `G` address of the symbol's GOT
 //! entry (we pass the entry's address, not its offset), `L` the symbol's stub
-//! (PLT entry), `Z` the symbol's size. For TLS kinds the caller passes in `S`
+//! (PLT entry), `Z` the symbol's size, `B` the subtracted symbol of a
+//! Mach-O `SUBTRACTOR` pair. For TLS kinds the caller passes in `S`
 //! the value the equation needs (thread-pointer offset or offset inside the
 //! TLS block) and in `G` the GOT slot it reserved.
 
@@ -81,6 +82,12 @@ pub enum EdgeKind {
     TlsDescGot32,
     /// `R_X86_64_TLSDESC_CALL`: marks the descriptor call; nothing to patch.
     TlsDescCall,
+    /// Mach-O `X86_64_RELOC_SUBTRACTOR` + `UNSIGNED` pair, 32 bits:
+    /// `S + A - B` with `B` the address of `subtrahend` (a symbol of the
+    /// same graph), must fit i32.
+    Delta32 { subtrahend: u32 },
+    /// The 64-bit `SUBTRACTOR` pair: `S + A - B`, 64 bits.
+    Delta64 { subtrahend: u32 },
 }
 
 impl EdgeKind {
@@ -162,6 +169,8 @@ impl EdgeKind {
             EdgeKind::DtpMod64 => "R_X86_64_DTPMOD64",
             EdgeKind::TlsDescGot32 => "R_X86_64_GOTPC32_TLSDESC",
             EdgeKind::TlsDescCall => "R_X86_64_TLSDESC_CALL",
+            EdgeKind::Delta32 { .. } => "X86_64_RELOC_SUBTRACTOR (32-bit)",
+            EdgeKind::Delta64 { .. } => "X86_64_RELOC_SUBTRACTOR (64-bit)",
         }
     }
 
@@ -181,7 +190,8 @@ impl EdgeKind {
             | EdgeKind::Size64
             | EdgeKind::TpOff64
             | EdgeKind::DtpOff64
-            | EdgeKind::DtpMod64 => 8,
+            | EdgeKind::DtpMod64
+            | EdgeKind::Delta64 { .. } => 8,
             _ => 4,
         }
     }
@@ -207,6 +217,14 @@ impl EdgeKind {
     /// lie in the low 2 or 4 GiB.
     pub fn is_abs32(self) -> bool {
         matches!(self, EdgeKind::Abs32 | EdgeKind::Abs32S)
+    }
+
+    /// The symbol whose address is subtracted (`B`), for the delta kinds.
+    pub fn subtrahend(self) -> Option<u32> {
+        match self {
+            EdgeKind::Delta32 { subtrahend } | EdgeKind::Delta64 { subtrahend } => Some(subtrahend),
+            _ => None,
+        }
     }
 
     pub fn is_tls(self) -> bool {
@@ -249,6 +267,8 @@ pub struct FixupValues {
     pub stub: Option<u64>,
     /// `Z`: size of the target symbol.
     pub z: u64,
+    /// `B`: address of the subtracted symbol (`Delta32`/`Delta64`).
+    pub b: u64,
 }
 
 /// How a fixup was satisfied, for statistics and maps.
@@ -450,6 +470,14 @@ pub fn apply_fixup(kind: EdgeKind, data: &mut [u8], offset: usize, v: &FixupValu
             put32(data, offset, s + a, I32)?;
             Ok(Resolution::Direct)
         }
+        EdgeKind::Delta32 { .. } => {
+            put32(data, offset, s + a - (v.b as i64 as i128), I32)?;
+            Ok(Resolution::Direct)
+        }
+        EdgeKind::Delta64 { .. } => {
+            put64(data, offset, s + a - (v.b as i64 as i128))?;
+            Ok(Resolution::Direct)
+        }
     }
 }
 
@@ -592,7 +620,7 @@ mod tests {
         let mut d = [0u8; 8];
         apply_fixup(EdgeKind::Pc64, &mut d, 0, &values(0x7f00_0000_0000, 0x1000, 0)).unwrap();
         assert_eq!(i64::from_le_bytes(d), 0x1000 - 0x7f00_0000_0000);
-        let v = FixupValues { p: 0x1000, s: 0x5000, a: 8, got: 0x4000, g: Some(0x4010), z: 24, stub: None };
+        let v = FixupValues { p: 0x1000, s: 0x5000, a: 8, got: 0x4000, g: Some(0x4010), z: 24, ..Default::default() };
         apply_fixup(EdgeKind::GotOff64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), 0x1008);
         apply_fixup(EdgeKind::GotPc64, &mut d, 0, &v).unwrap();
@@ -680,6 +708,27 @@ mod tests {
         );
         let v = FixupValues { g: Some(0), ..Default::default() };
         assert_eq!(apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut d, 1, &v), Err(FixupError::OutOfBounds));
+    }
+
+    #[test]
+    fn deltas_subtract_the_second_symbol() {
+        let mut d = [0u8; 8];
+        let v = FixupValues { s: 0x1000, b: 0x1010, a: -2, ..Default::default() };
+        apply_fixup(EdgeKind::Delta64 { subtrahend: 7 }, &mut d, 0, &v).unwrap();
+        assert_eq!(i64::from_le_bytes(d), -0x12);
+        apply_fixup(EdgeKind::Delta32 { subtrahend: 7 }, &mut d, 4, &v).unwrap();
+        assert_eq!(i32::from_le_bytes(d[4..].try_into().unwrap()), -0x12);
+        // Far apart: the 64-bit form holds it, the 32-bit form refuses.
+        let far = FixupValues { s: 0x7f00_0000_0000, b: 0x1000, a: 0, ..Default::default() };
+        apply_fixup(EdgeKind::Delta64 { subtrahend: 0 }, &mut d, 0, &far).unwrap();
+        assert_eq!(i64::from_le_bytes(d), 0x7eff_ffff_f000);
+        assert!(matches!(
+            apply_fixup(EdgeKind::Delta32 { subtrahend: 0 }, &mut d, 0, &far),
+            Err(FixupError::OutOfRange { .. })
+        ));
+        assert_eq!(EdgeKind::Delta32 { subtrahend: 3 }.subtrahend(), Some(3));
+        assert_eq!(EdgeKind::Delta64 { subtrahend: 0 }.width(), 8);
+        assert_eq!(EdgeKind::Pc32.subtrahend(), None);
     }
 
     #[test]

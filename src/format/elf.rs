@@ -82,30 +82,11 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                 MAX_SECTION_ALIGN
             );
         }
-        total_size = total_size.saturating_add(size);
-        if total_size > limits.max_image_size {
-            bail!(
-                "{}: section {}: the object asks for {} bytes, more than the limit of {} bytes (raise it with --max-image-size)",
-                name,
-                sec_name,
-                total_size,
-                limits.max_image_size
-            );
-        }
+        total_size = super::add_section_size(name, &sec_name, total_size, size, limits)?;
         let content = if section.sh_type(endian) == elf::SHT_NOBITS {
             Content::Zero
         } else {
-            let offset = section.sh_offset(endian);
-            let end = offset.checked_add(size).filter(|&end| end <= data.len() as u64).ok_or_else(|| {
-                err(&format_args!(
-                    "section {}: contents at offset {:#x} size {:#x} lie outside the file ({:#x} bytes)",
-                    sec_name,
-                    offset,
-                    size,
-                    data.len()
-                ))
-            })?;
-            Content::File(offset as usize..end as usize)
+            Content::File(super::file_range(name, &sec_name, section.sh_offset(endian), size, data.len())?)
         };
         let sid = graph.add_section(&sec_name, kind);
         graph.sections[sid as usize].priority = init_priority(kind, &sec_name);

@@ -3,3 +3,47 @@
 
 pub mod archive;
 pub mod elf;
+pub mod macho;
+
+/// Adds a loaded section's size to the object's running total, refusing
+/// objects that ask for more than the image-size limit.
+pub(crate) fn add_section_size(
+    file: &str,
+    section: &str,
+    total: u64,
+    size: u64,
+    limits: &crate::Limits,
+) -> anyhow::Result<u64> {
+    let total = total.saturating_add(size);
+    if total > limits.max_image_size {
+        anyhow::bail!(
+            "{}: section {}: the object asks for {} bytes, more than the limit of {} bytes (raise it with --max-image-size)",
+            file,
+            section,
+            total,
+            limits.max_image_size
+        );
+    }
+    Ok(total)
+}
+
+/// The file range of a section's contents, checked against the file size.
+pub(crate) fn file_range(
+    file: &str,
+    section: &str,
+    offset: u64,
+    size: u64,
+    file_len: usize,
+) -> anyhow::Result<std::ops::Range<usize>> {
+    match offset.checked_add(size).filter(|&end| end <= file_len as u64) {
+        Some(end) => Ok(offset as usize..end as usize),
+        None => anyhow::bail!(
+            "{}: section {}: contents at offset {:#x} size {:#x} lie outside the file ({:#x} bytes)",
+            file,
+            section,
+            offset,
+            size,
+            file_len
+        ),
+    }
+}

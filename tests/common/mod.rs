@@ -249,6 +249,22 @@ pub fn shell_status(out: &Output) -> i32 {
 /// under jitrun, and returns a description of every difference (empty when
 /// identical).
 pub fn differential(toolchain: Toolchain, program: &Path, flags: &str, scratch_dir: &Path) -> Vec<String> {
+    differential_with(toolchain, program, flags, scratch_dir, None)
+}
+
+/// Builds the objects jitrun runs from the sources and directives, when
+/// they are not the native ones (Mach-O builds of the same program).
+pub type JitObjects<'a> = &'a dyn Fn(&[PathBuf], &Directives) -> Vec<PathBuf>;
+
+/// Like [`differential`]; with `jit_objects`, jitrun runs the objects it
+/// builds instead of the ones linked natively.
+pub fn differential_with(
+    toolchain: Toolchain,
+    program: &Path,
+    flags: &str,
+    scratch_dir: &Path,
+    jit_objects: Option<JitObjects>,
+) -> Vec<String> {
     let srcs = sources(program);
     let directives = read_directives(&srcs[0]);
     let cxx = srcs.iter().any(|s| is_cxx(s));
@@ -256,6 +272,10 @@ pub fn differential(toolchain: Toolchain, program: &Path, flags: &str, scratch_d
     let objects = compile_with(toolchain, &srcs, flags, &cflags, scratch_dir);
     let exe = scratch_dir.join("a.out");
     link_native(&objects, flags, cxx, &directives.libs, &cflags, &exe);
+    let objects = match jit_objects {
+        Some(build) => build(&srcs, &directives),
+        None => objects,
+    };
 
     let timeout = Duration::from_secs(20);
     let mut native = Command::new(&exe);
@@ -334,6 +354,102 @@ pub fn check_program_with(toolchain: Toolchain, suite: &str, name: &str, flag_se
     for (i, flags) in flag_sets.iter().enumerate() {
         let dir = scratch(&format!("{}-{}-{}-{}", suite, toolchain.name(), name.replace('.', "_"), i));
         all.extend(differential(toolchain, &program, flags, &dir));
+    }
+    assert!(all.is_empty(), "{}", all.join("\n\n"));
+}
+
+/// The target triple of Mach-O test objects.
+pub const MACHO_TRIPLE: &str = "x86_64-apple-macosx10.15";
+
+/// Compiles C sources into Mach-O x86-64 objects in `dir`: clang-14 emits
+/// LLVM IR with this machine's headers (glibc's ABI), llc-14 turns the IR
+/// into a Mach-O object. The objects are named `NAME_macho.o`.
+pub fn compile_macho(sources: &[PathBuf], flags: &str, extra: &[String], dir: &Path) -> Vec<PathBuf> {
+    sources
+        .iter()
+        .map(|src| {
+            let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
+            let ir = dir.join(format!("{}.ll", stem));
+            let obj = dir.join(format!("{}_macho.o", stem));
+            let compiler = if is_cxx(src) { "clang++-14" } else { "clang-14" };
+            run_checked(
+                Command::new(compiler)
+                    .args(["-S", "-emit-llvm"])
+                    .args(flags.split_whitespace())
+                    .args(extra)
+                    .arg(src)
+                    .arg("-o")
+                    .arg(&ir),
+            );
+            let text = std::fs::read_to_string(&ir).unwrap();
+            std::fs::write(&ir, ir_for_macho(&text)).unwrap();
+            run_checked(
+                Command::new("llc-14")
+                    .arg(format!("-mtriple={}", MACHO_TRIPLE))
+                    .arg("-filetype=obj")
+                    .arg(&ir)
+                    .arg("-o")
+                    .arg(&obj),
+            );
+            obj
+        })
+        .collect()
+}
+
+/// Removes what Linux IR has and Mach-O cannot express: COMDATs (C++
+/// inline functions become weak definitions, as on Darwin) and ELF section
+/// names such as `.text.startup`.
+pub fn ir_for_macho(ir: &str) -> String {
+    fn drop_between(line: &str, start: &str, end: char) -> String {
+        let mut out = line.to_string();
+        while let Some(at) = out.find(start) {
+            let rest = &out[at + start.len()..];
+            let stop = rest.find(end).map_or(out.len(), |i| at + start.len() + i + 1);
+            out.replace_range(at..stop, "");
+        }
+        out
+    }
+    let mut out = String::with_capacity(ir.len());
+    for line in ir.lines() {
+        if line.starts_with('$') && line.contains("= comdat ") {
+            continue;
+        }
+        let line = drop_between(line, ", comdat($", ')');
+        let line = drop_between(&line, " comdat($", ')');
+        let line = line.replace(", comdat,", ",").replace(" comdat ", " ");
+        let line = line.strip_suffix(", comdat").or_else(|| line.strip_suffix(" comdat")).unwrap_or(&line).to_string();
+        let line = drop_between(&line, ", section \".", '"');
+        let line = drop_between(&line, " section \".", '"');
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Assembles a Mach-O x86-64 object with llvm-mc-14.
+pub fn assemble_macho(source: &Path, dir: &Path) -> PathBuf {
+    let obj = dir.join(source.file_stem().unwrap()).with_extension("o");
+    run_checked(
+        Command::new("llvm-mc-14")
+            .arg(format!("-triple={}", MACHO_TRIPLE))
+            .arg("-filetype=obj")
+            .arg(source)
+            .arg("-o")
+            .arg(&obj),
+    );
+    obj
+}
+
+/// Runs `program` built as Mach-O under every flag set against its native
+/// ELF build and fails with all differences.
+pub fn check_macho_program(suite: &str, name: &str, flag_sets: &[&str]) {
+    let program = testdata().join(suite).join(name);
+    assert!(program.exists(), "{} does not exist", program.display());
+    let mut all = Vec::new();
+    for (i, flags) in flag_sets.iter().enumerate() {
+        let dir = scratch(&format!("macho-{}-{}-{}", suite, name.replace('.', "_"), i));
+        let build = |srcs: &[PathBuf], d: &Directives| compile_macho(srcs, flags, &d.cflags, &dir);
+        all.extend(differential_with(Toolchain::Gcc, &program, flags, &dir, Some(&build)));
     }
     assert!(all.is_empty(), "{}", all.join("\n\n"));
 }

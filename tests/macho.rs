@@ -1,0 +1,342 @@
+//! Mach-O x86-64 objects: differential runs of C programs built as Mach-O
+//! against their native ELF builds, relocated bytes of every relocation
+//! kind at a fixed base, and the errors for what is refused.
+//!
+//! Needs clang-14, llc-14 and llvm-mc-14 (Debian: clang-14, llvm-14).
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use jitrun::{Image, LinkOptions, Linker};
+
+/// Flag sets of the Mach-O builds (Mach-O code is always PIC; the ELF
+/// code-model variants do not apply).
+const MACHO_FLAG_SETS: &[&str] = &["-O0", "-O2"];
+
+macro_rules! macho_programs {
+    ($($test:ident => ($suite:literal, $file:literal),)*) => {
+        $(
+            #[test]
+            fn $test() {
+                common::check_macho_program($suite, $file, MACHO_FLAG_SETS);
+            }
+        )*
+        const LISTED: &[(&str, &str)] = &[$(($suite, $file)),*];
+    };
+}
+
+// Programs of testdata/c (shared with the ELF differential tests) and the
+// Mach-O specific ones of testdata/macho. Add new ones here.
+macho_programs! {
+    c_hello => ("c", "hello.c"),
+    tls_models => ("tls", "models.c"),
+    tls_concurrent => ("tls", "concurrent.c"),
+    tls_big_static => ("tls", "big_static_tls.c"),
+    cxx_exceptions_shared => ("cxx", "exceptions.cpp"),
+    cxx_iostream_io => ("cxx", "iostream_io.cpp"),
+    cxx_rtti_stl => ("cxx", "rtti_stl.cpp"),
+    // cxx/threads.cpp is left out: its std::call_once reads libstdc++'s
+    // thread-locals through X86_64_RELOC_TLV, which jitrun refuses for
+    // shared libraries (see mach_o_tlv_to_a_library_is_refused).
+    cxx_uncaught => ("cxx", "uncaught.cpp"),
+    cxx_registry => ("cxx", "registry"),
+    darwin_runtime => ("macho", "darwin_runtime.c"),
+    tls_threads => ("macho", "tls_threads.c"),
+    cxx_exceptions => ("macho", "exceptions.cpp"),
+}
+
+#[test]
+fn every_c_program_in_testdata_macho_has_a_test() {
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(common::testdata().join("macho")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if (name.ends_with(".c") || name.ends_with(".cpp")) && !LISTED.contains(&("macho", name.as_str())) {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "add these to macho_programs!: {:?}", missing);
+}
+
+fn link_at(objects: &[PathBuf], base: u64, defines: &[(&str, u64)]) -> anyhow::Result<Image> {
+    let options = LinkOptions {
+        base: Some(base),
+        defines: defines.iter().map(|(n, v)| (n.to_string(), *v)).collect::<HashMap<_, _>>(),
+        ..Default::default()
+    };
+    let mut linker = Linker::new(options);
+    for object in objects {
+        linker.add_file(object)?;
+    }
+    linker.link()
+}
+
+/// Reads relocated bytes of a linked (not running) image.
+struct Memory<'a>(&'a Image);
+
+impl Memory<'_> {
+    fn bytes<const N: usize>(&self, addr: u64) -> [u8; N] {
+        let range = self.0.range();
+        assert!(range.start <= addr && addr + N as u64 <= range.end, "{:#x} is outside the image {:x?}", addr, range);
+        // SAFETY: the range lies inside the mapped image (checked above),
+        // whose segments are all readable once linked.
+        unsafe { std::ptr::read_unaligned(addr as *const [u8; N]) }
+    }
+
+    fn u64(&self, addr: u64) -> u64 {
+        u64::from_le_bytes(self.bytes(addr))
+    }
+
+    fn i32(&self, addr: u64) -> i64 {
+        i32::from_le_bytes(self.bytes(addr)) as i64
+    }
+
+    fn u8(&self, addr: u64) -> u8 {
+        self.bytes::<1>(addr)[0]
+    }
+
+    /// The target of a rip-relative field at `field` in an instruction
+    /// that ends at `next_pc`.
+    fn rip_target(&self, field: u64, next_pc: u64) -> u64 {
+        (next_pc as i64 + self.i32(field)) as u64
+    }
+
+    /// Reads a 64-bit word outside the image (a GOT entry is inside; the
+    /// host's variables are not).
+    fn host_u64(addr: u64) -> u64 {
+        // SAFETY: only called with addresses of live host variables.
+        unsafe { std::ptr::read(addr as *const u64) }
+    }
+}
+
+const FAR_DATA: u64 = 0xdead_beef;
+const FAR_FUNC: u64 = 0xcafe_f00d;
+
+extern "C" {
+    static stdout: *mut std::ffi::c_void;
+    static stderr: *mut std::ffi::c_void;
+    static environ: *mut *mut std::ffi::c_char;
+    fn __errno_location() -> *mut i32;
+    fn bzero(p: *mut std::ffi::c_void, n: usize);
+}
+
+#[test]
+fn every_relocation_kind_is_applied() {
+    let dir = common::scratch("macho-relocations");
+    let object = common::assemble_macho(&common::testdata().join("macho/relocations.s"), &dir);
+    let base = 0x4000_0000;
+    let image = link_at(&[object], base, &[("far_data", FAR_DATA), ("far_func", FAR_FUNC)]).unwrap();
+    assert_eq!(image.range().start, base);
+    let m = Memory(&image);
+    let sym = |name: &str| image.lookup(name).unwrap_or_else(|| panic!("{} is not defined", name));
+    let local_target = sym("local_target");
+    let private_func = local_target - 16;
+    let data_word = sym("data_word");
+    let private_data = data_word - 24;
+
+    // BRANCH: e8 rel32.
+    let t = sym("t_branch_local");
+    assert_eq!(m.rip_target(t + 1, t + 5), local_target);
+    // BRANCH to a far function: through a stub `jmp *GOT(%rip)`.
+    let t = sym("t_branch_far");
+    let stub = m.rip_target(t + 1, t + 5);
+    assert_eq!(m.bytes::<2>(stub), [0xff, 0x25]);
+    assert_eq!(m.u64(m.rip_target(stub + 2, stub + 6)), FAR_FUNC);
+    // GOT_LOAD, far: the movq stays and reads the GOT entry.
+    let t = sym("t_gotload_far");
+    assert_eq!(m.bytes::<3>(t), [0x48, 0x8b, 0x05]);
+    let far_data_got = m.rip_target(t + 3, t + 7);
+    assert_eq!(m.u64(far_data_got), FAR_DATA);
+    // GOT_LOAD, near: relaxed to leaq of the symbol itself.
+    let t = sym("t_gotload_near");
+    assert_eq!(m.bytes::<3>(t), [0x48, 0x8d, 0x0d]);
+    assert_eq!(m.rip_target(t + 3, t + 7), data_word);
+    // GOT with an immediate after the field: cmpq $0, x@GOTPCREL(%rip).
+    let t = sym("t_got_cmp");
+    assert_eq!(m.rip_target(t + 3, t + 8), far_data_got);
+    // SIGNED and SIGNED_1/2/4: the field sits 0/1/2/4 bytes before the end.
+    for (name, field, len, target) in [
+        ("t_signed", 3, 7, data_word),
+        ("t_signed1", 2, 7, data_word),
+        ("t_signed2", 3, 9, data_word),
+        ("t_signed4", 2, 10, data_word),
+        ("t_signed_anon", 3, 7, private_data + 8),
+        ("t_signed1_anon", 2, 7, private_data),
+        ("t_signed2_anon", 3, 9, private_data),
+        ("t_signed4_anon", 2, 10, private_data),
+    ] {
+        let t = sym(name);
+        assert_eq!(m.rip_target(t + field, t + len), target, "{}", name);
+    }
+    // The immediates after the fields are untouched.
+    assert_eq!(m.u8(sym("t_signed1") + 6), 0x11);
+    assert_eq!(m.bytes::<4>(sym("t_signed4") + 6), [0x44; 4]);
+    // TLV: leaq of the descriptor {thunk, key, thread-pointer offset}.
+    let t = sym("t_tlv");
+    assert_eq!(m.bytes::<3>(t), [0x48, 0x8d, 0x3d]);
+    let descriptor = sym("tls_var");
+    assert_eq!(m.rip_target(t + 3, t + 7), descriptor);
+    assert_eq!(m.u64(descriptor), sym("__jitrun_tlv_get_addr"));
+    let tp_offset = m.u64(descriptor + 16) as i64;
+    assert!(tp_offset < 0 && tp_offset % 4 == 0, "thread-pointer offset {}", tp_offset);
+
+    // UNSIGNED, 64 and 32 bits, extern and section-relative.
+    assert_eq!(m.u64(sym("u64_extern")), local_target + 5);
+    assert_eq!(m.i32(sym("u32_extern")) as u32 as u64, FAR_FUNC);
+    assert_eq!(m.u64(sym("u64_anon")), private_func);
+    assert_eq!(m.i32(sym("u32_anon")) as u64, private_data + 4);
+    // SUBTRACTOR pairs: private minuends, both directions, 64 and 32 bits,
+    // an alt-entry minuend, symbols in different sections.
+    let delta = |a: u64, b: u64, c: i64| (a as i64 - b as i64 + c) as u64;
+    assert_eq!(m.u64(private_data + 8), delta(private_data + 8, data_word, -3));
+    assert_eq!(m.i32(private_data + 16) as u64, delta(private_data + 16, data_word, -3));
+    let s = sym("sub_minuend_here64");
+    assert_eq!(m.u64(s), delta(s, data_word, 7));
+    let s = sym("sub_subtrahend_here64");
+    assert_eq!(m.u64(s), delta(data_word, s, -7));
+    let s = sym("sub_minuend_here32");
+    assert_eq!(m.i32(s) as u64, delta(s, data_word, 7));
+    let s = sym("sub_subtrahend_here32");
+    assert_eq!(m.i32(s) as u64, delta(data_word, s, -7));
+    let s = sym("sub_anon_minuend64");
+    assert_eq!(m.u64(s), delta(private_data, s, 1));
+    assert_eq!(sym("data_word_alt"), data_word + 8);
+    assert_eq!(m.u64(sym("sub_alt_entry64")), delta(data_word + 8, sym("u64_extern"), 0));
+    assert_eq!(m.u64(sym("sub_far_apart64")), delta(local_target, data_word, 0));
+    // GOT in data: the entry's distance from the field.
+    let s = sym("got_in_data");
+    assert_eq!(m.i32(s) as u64, delta(far_data_got, s, 0));
+
+    // Weak definitions, private externs, absolute symbols, weak references.
+    assert_eq!(m.u64(sym("weak_word")), 0x77);
+    assert_eq!(m.u64(sym("hidden_word")), sym("hidden_word"));
+    assert_eq!(sym("absolute_sym"), 0x12345);
+    assert_eq!(m.u64(sym("abs_ref")), 0x12345);
+    assert_eq!(m.u64(sym("weak_ref")), 0);
+    // Darwin libc names bound to glibc.
+    let names = sym("darwin_names");
+    let expected = [
+        std::ptr::addr_of!(stdout) as u64,
+        std::ptr::addr_of!(stderr) as u64,
+        __errno_location as *const () as u64,
+        std::ptr::addr_of!(environ) as u64,
+        bzero as *const () as u64,
+    ];
+    for (i, want) in expected.iter().enumerate() {
+        assert_eq!(m.u64(names + 8 * i as u64), *want, "darwin_names[{}]", i);
+    }
+    assert_ne!(Memory::host_u64(expected[0]), 0);
+    // Common, zero-fill and aligned sections.
+    let common = sym("common_sym");
+    assert_eq!(common % 32, 0);
+    assert_eq!(m.bytes::<16>(common), [0; 16]);
+    let zerofill = sym("zerofill_sym");
+    assert_eq!(zerofill % 16, 0);
+    assert_eq!(m.bytes::<24>(zerofill), [0; 24]);
+    let aligned = sym("aligned_byte");
+    assert_eq!(aligned % 64, 0);
+    assert_eq!(m.u8(aligned), 1);
+}
+
+fn jitrun(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(common::jitrun_bin()).args(args).output().unwrap()
+}
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn arm64_objects_are_refused_clearly() {
+    let dir = common::scratch("macho-arm64");
+    let source = dir.join("arm.s");
+    std::fs::write(&source, ".globl _main\n_main:\n  ret\n").unwrap();
+    let object = dir.join("arm.o");
+    common::run_checked(
+        Command::new("llvm-mc-14")
+            .args(["-triple=arm64-apple-macosx11", "-filetype=obj"])
+            .arg(&source)
+            .arg("-o")
+            .arg(&object),
+    );
+    let out = jitrun(&[object.as_os_str()]);
+    assert_eq!(out.status.code(), Some(125));
+    let err = stderr_of(&out);
+    assert!(err.contains("arm.o") && err.contains("arm64"), "{}", err);
+}
+
+#[test]
+fn mach_o_and_elf_objects_do_not_mix() {
+    let dir = common::scratch("macho-mix");
+    let hello = common::testdata().join("c/hello.c");
+    let elf = common::compile(std::slice::from_ref(&hello), "-O2", &[], &dir);
+    let macho = common::compile_macho(&[hello], "-O2", &[], &dir);
+    let out = jitrun(&[elf[0].as_os_str(), macho[0].as_os_str()]);
+    assert_eq!(out.status.code(), Some(125));
+    let err = stderr_of(&out);
+    assert!(err.contains("Mach-O objects cannot be linked with ELF objects"), "{}", err);
+}
+
+/// Offset in the file of the first relocation entry of `section`.
+fn relocations_offset(object: &Path, section: &[u8]) -> u64 {
+    use object::read::macho::{MachHeader, Section, Segment};
+    let data = std::fs::read(object).unwrap();
+    let header = object::macho::MachHeader64::<object::Endianness>::parse(&*data, 0).unwrap();
+    let endian = header.endian().unwrap();
+    let mut commands = header.load_commands(endian, &*data, 0).unwrap();
+    while let Some(command) = commands.next().unwrap() {
+        if let Some((segment, section_data)) = command.segment_64().unwrap() {
+            for s in segment.sections(endian, section_data).unwrap() {
+                if s.name() == section {
+                    return u64::from(s.reloff(endian));
+                }
+            }
+        }
+    }
+    panic!("no section {:?}", String::from_utf8_lossy(section));
+}
+
+#[test]
+fn unknown_relocations_name_file_section_and_offset() {
+    let dir = common::scratch("macho-bad-reloc");
+    let object = common::assemble_macho(&common::testdata().join("macho/relocations.s"), &dir);
+    let mut bytes = std::fs::read(&object).unwrap();
+    // The first entry of __text is the TLV at 0x7e; make its type 15.
+    let at = relocations_offset(&object, b"__text") as usize;
+    let address = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    bytes[at + 7] = (bytes[at + 7] & 0x0f) | 0xf0;
+    let bad = dir.join("bad.o");
+    std::fs::write(&bad, bytes).unwrap();
+    let out = jitrun(&[std::ffi::OsStr::new("--noexec"), bad.as_os_str()]);
+    assert_eq!(out.status.code(), Some(125));
+    let err = stderr_of(&out);
+    let place = format!("bad.o: section __TEXT,__text+{:#x}", address);
+    assert!(err.contains(&place) && err.contains("type 15"), "{}", err);
+}
+
+#[test]
+fn truncated_objects_are_errors_not_panics() {
+    let dir = common::scratch("macho-truncated");
+    let object = common::assemble_macho(&common::testdata().join("macho/relocations.s"), &dir);
+    let bytes = std::fs::read(&object).unwrap();
+    for len in [16, 40, 200, bytes.len() / 2, bytes.len() - 8] {
+        let cut = dir.join(format!("cut{}.o", len));
+        std::fs::write(&cut, &bytes[..len]).unwrap();
+        let out = jitrun(&[std::ffi::OsStr::new("--noexec"), cut.as_os_str()]);
+        assert_eq!(out.status.code(), Some(125), "length {}: {}", len, stderr_of(&out));
+        assert!(stderr_of(&out).starts_with("jitrun: error: "), "{}", stderr_of(&out));
+    }
+}
+
+#[test]
+fn mach_o_tlv_to_a_library_is_refused() {
+    let dir = common::scratch("macho-tlv-library");
+    let program = common::testdata().join("cxx/threads.cpp");
+    let objects = common::compile_macho(&[program], "-O2", &["-pthread".to_string()], &dir);
+    let out = jitrun(&[objects[0].as_os_str()]);
+    assert_eq!(out.status.code(), Some(125));
+    let err = stderr_of(&out);
+    assert!(err.contains("_ZSt11__once_call") && err.contains("X86_64_RELOC_TLV"), "{}", err);
+}
