@@ -56,6 +56,8 @@ pub struct Image {
     /// Keeps argv alive for as long as the program may look at it.
     argv_storage: Vec<CString>,
     argv_ptrs: Vec<*mut c_char>,
+    /// What the link made, for maps, reports and tools.
+    pub(crate) link_info: std::sync::Arc<crate::linkinfo::LinkInfo>,
 }
 
 // SAFETY: the image's memory belongs to the process, not to a thread; the
@@ -89,12 +91,18 @@ impl Image {
             _libraries: libraries,
             argv_storage: Vec::new(),
             argv_ptrs: Vec::new(),
+            link_info: Default::default(),
         }
     }
 
     /// Address of a global symbol defined by the image.
     pub fn lookup(&self, name: &str) -> Option<u64> {
         self.symbols.get(name).copied()
+    }
+
+    /// Segments, sections, symbols, GOT entries and stubs of the link.
+    pub fn link_info(&self) -> &crate::linkinfo::LinkInfo {
+        &self.link_info
     }
 
     /// The address range the image occupies.
@@ -134,6 +142,7 @@ impl Image {
         let call_entry = unsafe { std::mem::transmute::<u64, CallEntryFn>(call_entry) };
 
         self.register_finalizer();
+        crate::report::RUN_CLOCK.mark(&crate::report::RUN_CLOCK.init_start);
         for f in self.read_array(self.preinit).into_iter().chain(self.read_array(self.init)) {
             if f == 0 || f == u64::MAX {
                 continue;
@@ -142,10 +151,12 @@ impl Image {
             // arrays; calling it is what loading a program means.
             unsafe { call_entry(f, argc, argv, envp) };
         }
+        crate::report::RUN_CLOCK.mark(&crate::report::RUN_CLOCK.entry_start);
         log::debug!("calling {} at {:#x}", entry, entry_addr);
         // SAFETY: the entry is a function in the image's executable segment
         // with the C `main` signature.
         let status = unsafe { call_entry(entry_addr, argc, argv, envp) };
+        crate::report::RUN_CLOCK.mark(&crate::report::RUN_CLOCK.entry_end);
         Ok(status)
     }
 

@@ -19,8 +19,11 @@
 //! ```
 
 pub mod arch;
+pub mod check;
 pub mod cli;
 pub mod copyreloc;
+pub mod crash;
+pub mod debugger;
 pub mod ehframe;
 pub mod format;
 pub mod host;
@@ -30,8 +33,11 @@ pub mod layout;
 pub mod ldcache;
 pub mod libsearch;
 pub mod link;
+pub mod linkinfo;
+pub mod map;
 pub mod mapper;
 pub mod model;
+pub mod report;
 pub mod resolve;
 pub mod runtime;
 pub mod tables;
