@@ -39,6 +39,8 @@ struct Range {
     name: Box<str>,
     place: Box<str>,
     is_function: bool,
+    /// jitrun's own runtime pieces (the entry trampoline): left out of backtraces.
+    is_runtime: bool,
 }
 
 /// Prepared before the program runs; read by the handler only.
@@ -100,6 +102,7 @@ fn build_ranges(info: &LinkInfo) -> Vec<Range> {
             name: sym.name.clone().into(),
             place: format!(" ({}, {})", sym.object, sym.section).into(),
             is_function: sym.kind == "function",
+            is_runtime: sym.object == crate::runtime::RUNTIME_OBJECT,
         });
     }
     // Stubs are code too: name them by their target.
@@ -110,6 +113,7 @@ fn build_ranges(info: &LinkInfo) -> Vec<Range> {
             name: format!("stub for {}", stub.target).into(),
             place: " (<linker tables>, .plt)".into(),
             is_function: true,
+            is_runtime: false,
         });
     }
     ranges.sort_by_key(|r| (r.start, r.end));
@@ -301,7 +305,8 @@ extern "C" fn trace_frame(context: *mut c_void, arg: *mut c_void) -> c_int {
     }
     // A return address points after the call; symbolize the call itself.
     let lookup = if before != 0 { ip } else { ip.wrapping_sub(1) };
-    if walk.table.image.contains(&lookup) {
+    let is_runtime = walk.table.lookup(lookup).is_some_and(|(range, _)| range.is_runtime);
+    if walk.table.image.contains(&lookup) && !is_runtime {
         let mut line = StderrLine::new();
         let _ = write!(line, "jitrun:   #{} ", walk.printed);
         walk.table.describe(&mut line, ip, lookup);
