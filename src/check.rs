@@ -3,13 +3,15 @@
 //! for it run with jitrun.
 //!
 //! A check line holds `jitlink-check: LHS = RHS` (or `rtdyld-check:`;
-//! `==` is accepted too). Expressions, evaluated on 64-bit values with
+//! `==` is accepted too); a line ending in `\` continues on the next
+//! check line. Expressions, evaluated on 64-bit values with
 //! wrapping arithmetic, binary operators left to right without precedence
 //! (as in LLVM):
 //!
 //! - numbers (decimal or `0x` hex) and symbol names (their address);
 //! - `*{N}EXPR`: the N-byte (1, 2, 4, 8) little-endian value at address EXPR
-//!   in the image;
+//!   in the image, where EXPR extends to the end of the enclosing expression
+//!   (`*{1}label+5` reads at `label+5`);
 //! - `got_addr(file, sym)`, `stub_addr(file, sym)` (a middle section
 //!   argument, as RuntimeDyld had, is accepted and ignored),
 //!   `section_addr(file, section)`;
@@ -46,19 +48,42 @@ pub fn run_file(image: &Image, path: &Path) -> Result<(usize, Vec<CheckFailure>)
 
 pub fn run_text(image: &Image, text: &str) -> (usize, Vec<CheckFailure>) {
     let checker = Checker { image, info: image.link_info() };
-    let mut checked = 0;
     let mut failures = Vec::new();
+    let checks = check_lines(text);
+    for (line, expr) in &checks {
+        if let Err(message) = checker.check(expr) {
+            failures.push(CheckFailure { line: *line, text: expr.clone(), message });
+        }
+    }
+    (checks.len(), failures)
+}
+
+/// The check expressions of a file with the line each starts on; a check
+/// ending in `\` continues on the next check line, as in LLVM's tests.
+fn check_lines(text: &str) -> Vec<(usize, String)> {
+    let mut checks: Vec<(usize, String)> = Vec::new();
+    let mut continuing = false;
     for (i, line) in text.lines().enumerate() {
         let Some(expr) = ["jitlink-check:", "rtdyld-check:"].iter().find_map(|p| line.split_once(p).map(|x| x.1))
         else {
+            continuing = false;
             continue;
         };
-        checked += 1;
-        if let Err(message) = checker.check(expr.trim()) {
-            failures.push(CheckFailure { line: i + 1, text: expr.trim().to_string(), message });
+        let expr = expr.trim();
+        let (body, continues) = match expr.strip_suffix('\\') {
+            Some(body) => (body.trim_end(), true),
+            None => (expr, false),
+        };
+        match checks.last_mut() {
+            Some((_, previous)) if continuing => {
+                previous.push(' ');
+                previous.push_str(body);
+            }
+            _ => checks.push((i + 1, body.to_string())),
         }
+        continuing = continues;
     }
-    (checked, failures)
+    checks
 }
 
 struct Checker<'a> {
@@ -111,6 +136,9 @@ impl Checker<'_> {
     fn symbol(&self, name: &str) -> Eval<u64> {
         if let Some(addr) = self.image.lookup(name) {
             return Ok(addr);
+        }
+        if name == "_GLOBAL_OFFSET_TABLE_" {
+            return self.info.got_base.ok_or_else(|| "the image has no GOT".to_string());
         }
         if let Some(sym) = self.info.symbols.iter().find(|s| s.name == name) {
             return Ok(sym.address);
@@ -233,7 +261,11 @@ impl Checker<'_> {
                 if args.len() != 2 && args.len() != 3 {
                     return Err(format!("stub_addr takes 2 arguments, got {}", args.len()));
                 }
-                let (file, sym) = (args[0], args[args.len() - 1]);
+                // Three arguments are RuntimeDyld's (file, section, symbol) or
+                // newer llvm-jitlink's (file, symbol, stub kind).
+                let is_section = |a: &str| a.starts_with('.') || a.starts_with("__");
+                let sym = if args.len() == 3 && is_section(args[1]) { args[2] } else { args[1] };
+                let file = args[0];
                 self.info
                     .stubs
                     .iter()
@@ -372,7 +404,9 @@ impl<'a> Parser<'a, '_> {
             self.expect("{")?;
             let size = self.number()?;
             self.expect("}")?;
-            let addr = self.sliced()?;
+            // As in LLVM, the address is everything up to the end of the
+            // enclosing expression: `*{1}label+5` reads the byte at label+5.
+            let addr = self.expr()?;
             return self.checker.read(addr, size);
         }
         self.skip_space();
@@ -434,4 +468,28 @@ pub fn run_files(image: &Image, files: &[std::path::PathBuf]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_lines_join_continuations_and_keep_their_first_line() {
+        let text = "x\n# jitlink-check: a = \\\n# jitlink-check:   b + 1\n# jitlink-check: c = d\n";
+        assert_eq!(check_lines(text), vec![(2, "a = b + 1".to_string()), (4, "c = d".to_string())]);
+    }
+
+    #[test]
+    fn equations_split_at_the_top_level_equals() {
+        assert_eq!(split_equation("*{8}(x) == y").unwrap(), ("*{8}(x) ", " y"));
+        assert_eq!(split_equation("f(a, b)[3:0] = 1").unwrap(), ("f(a, b)[3:0] ", " 1"));
+        assert!(split_equation("no equation").is_err());
+    }
+
+    #[test]
+    fn arguments_split_at_top_level_commas() {
+        assert_eq!(split_top_level("file.o, f(a, b) , sym"), vec!["file.o", "f(a, b)", "sym"]);
+        assert!(split_top_level("  ").is_empty());
+    }
 }

@@ -80,7 +80,7 @@ CHECKS (--check FILE):
     names, *{N}ADDR memory reads, got_addr(file, sym), stub_addr(file, sym),
     section_addr(file, sec), next_pc(label), decode_operand(label, N), + - & | << >>, (),
     EXPR[HI:LO]. Each failing line is printed with both values; then jitrun fails with 125.
-    llvm-jitlink spellings are accepted: -noexec, -check, -abs (= --define), -entry,
+    llvm-jitlink spellings are accepted: -noexec, -check, -abs and -define-abs (= --define), -entry,
     -slab-address (= --base); -slab-allocate and -slab-page-size are ignored.
 
 EXAMPLES:
@@ -194,15 +194,16 @@ pub enum MapFormat {
 }
 
 /// Rewrites llvm-jitlink's single-dash spellings (`-noexec`, `-check`,
-/// `-abs`, `-entry`, `-slab-address`) to jitrun's options, so test lines
+/// `-abs`/`-define-abs`, `-entry`, `-slab-address`) to jitrun's options, so test lines
 /// written for llvm-jitlink run unchanged; `-slab-allocate` and
 /// `-slab-page-size` have no meaning here and are dropped with their value.
 /// Arguments after `--` belong to the program and are left alone.
 pub fn llvm_jitlink_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    const RENAMED: [(&str, &str); 5] = [
+    const RENAMED: [(&str, &str); 6] = [
         ("-noexec", "--noexec"),
         ("-check", "--check"),
         ("-abs", "--define"),
+        ("-define-abs", "--define"),
         ("-entry", "--entry"),
         ("-slab-address", "--base"),
     ];

@@ -483,7 +483,7 @@ pub(crate) struct Addresses<'a> {
     pub(crate) res: &'a Resolution,
     pub(crate) tables: &'a Tables,
     table_graph: u32,
-    table_blocks: &'a TableBlocks,
+    pub(crate) table_blocks: &'a TableBlocks,
     copies_in_use: &'a [bool],
     tls: Option<&'a TlsModule>,
 }

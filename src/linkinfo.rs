@@ -32,6 +32,8 @@ pub struct LinkInfo {
     /// Every defined, named symbol placed in the image (local ones too).
     pub symbols: Vec<SymbolInfo>,
     pub got: Vec<GotEntryInfo>,
+    /// `_GLOBAL_OFFSET_TABLE_`, when the image has a GOT.
+    pub got_base: Option<u64>,
     pub stubs: Vec<StubInfo>,
     /// Symbols found outside the image, with the library that had them.
     pub externals: Vec<ExternalInfo>,
@@ -353,6 +355,7 @@ pub(crate) fn collect(
         input_sections,
         symbols,
         got,
+        got_base: addrs.table_blocks.got.map(|_| addrs.got()),
         stubs,
         externals,
         counts,

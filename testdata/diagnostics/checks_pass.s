@@ -13,6 +13,10 @@ main:
 test_call_ext:
         callq   ext_func@PLT
 # jitlink-check: decode_operand(test_call_local, 0) = named_func - next_pc(test_call_local)
+# A load's address runs to the end of the expression; `\` continues a check.
+# jitlink-check: *{1}test_call_local = 0xe8
+# jitlink-check: *{4}test_call_local + 1 = \
+# jitlink-check:     named_func - next_pc(test_call_local)
         .globl  test_call_local
 test_call_local:
         callq   named_func
@@ -23,6 +27,9 @@ test_gotpcrel:
 # jitlink-check: decode_operand(test_lea, 4) = named_data - next_pc(test_lea)
 test_lea:
         leaq    named_data(%rip), %rax
+# jitlink-check: decode_operand(test_gotoff64, 1) = named_func - _GLOBAL_OFFSET_TABLE_
+test_gotoff64:
+        movabsq $named_func@GOTOFF, %rax
         .globl  named_func
         .type   named_func,@function
 named_func:
