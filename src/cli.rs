@@ -7,11 +7,10 @@ use clap::{ArgAction, CommandFactory, FromArgMatches, Parser};
 
 use crate::run::{GlobalValue, DEFAULT_OUTPUT_LIMIT};
 
-const AFTER_HELP: &str = "\
-EXIT STATUS:
+const AFTER_HELP: &str = r#"EXIT STATUS:
     The program's own exit status when it returns from its entry point or calls exit().
-    128+N when the program dies from signal N (jitrun re-raises nothing; the shell sees
-    the signal itself, as for a native executable).
+    128+N when the program dies from signal N: jitrun dies from the same signal, so the shell
+    sees it as for a native executable.
     125 for jitrun's own failures: usage, I/O, malformed objects, unresolved symbols,
     relocation errors. jitrun then prints one line starting with 'jitrun: error:'.
 
@@ -40,12 +39,61 @@ UNRESOLVED SYMBOLS:
     HINT is the library that usually provides the symbol (e.g. -lm) or '-'.
     It exits 0 when nothing is missing, 125 otherwise.
 
+CRASH REPORTS:
+    When loaded code dies from SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT, jitrun prints on
+    stderr the signal, the fault address, the pc as function+0xOFF (object, section) and a
+    backtrace of the loaded frames (unwound with the image's .eh_frame; a stack scan marked `?`
+    when unwinding cannot start), then dies from the same signal. The handler is installed
+    before constructors run, so a handler the program installs replaces it.
+    --no-crash-handler leaves these signals alone: stderr then holds exactly what a native run
+    prints (the differential tests use it).
+
+LINK MAP (--map):
+    Segments with protections, output and input sections, every defined symbol (address, size,
+    kind, scope, object, section), GOT entries and stubs with their targets, and the library
+    that satisfied each external. --map=json or --map-format json gives the same as JSON.
+    Without =FILE it goes to stdout under --noexec and to stderr otherwise. Layout is
+    deterministic: the same inputs at the same --base give the same addresses.
+
+RUN REPORT (--report FILE), schema 1:
+    {"schema": 1, "jitrun_version", "inputs": [{"path", "size", "format"}],
+     "image": {"base", "size"}, "counts": {"objects", "sections", "symbols",
+     "relocations": {TYPE: n}, "got_entries", "stubs"},
+     "phases": {"parse", "resolve", "layout", "map", "fixups", "init", "run", "fini"} (seconds;
+     null when unknown: "fini" when the program called exit() itself, "run" then includes the
+     exit handlers), "peak_rss_kib",
+     "outcome": {"status": "exited", "exit_code"} | {"status": "signal", "signal", "signal_name",
+     "exit_code"} | {"status": "noexec"} | {"status": "error", "message"} | {"status": "running"}}
+    The file says "running" from the moment the entry is called until the process ends; a
+    process killed by a signal jitrun does not handle (SIGKILL, or with --no-crash-handler)
+    leaves it so.
+
+PERF MAP (--perf-map):
+    /tmp/perf-PID.map lists "START SIZE NAME" (hex) for every loaded function and stub. It is
+    kept after jitrun exits, because perf report reads it later; remove it yourself.
+
+DEBUGGING:
+    Every image registers with the GDB JIT interface (__jit_debug_register_code), so
+    `gdb --args jitrun app.o` can break on loaded functions by name (set breakpoint pending on)
+    and name them in backtraces. Dropping the image unregisters it.
+
+CHECKS (--check FILE):
+    Evaluates llvm-jitlink's `jitlink-check: LHS = RHS` lines after linking: numbers, symbol
+    names, *{N}ADDR memory reads, got_addr(file, sym), stub_addr(file, sym),
+    section_addr(file, sec), next_pc(label), decode_operand(label, N), + - & | << >>, (),
+    EXPR[HI:LO]. Each failing line is printed with both values; then jitrun fails with 125.
+    llvm-jitlink spellings are accepted: -noexec, -check, -abs and -define-abs (= --define), -entry,
+    -slab-address (= --base); -slab-allocate and -slab-page-size are ignored.
+
 EXAMPLES:
     cc -c -O2 hello.c && jitrun hello.o -- world
     jitrun main.o util.o -lm --entry main -- a b
     jitrun main.o libutil.a -lz -lm -- args
     jitrun --whole-archive libplugins.a --no-whole-archive main.o
-    jitrun --noexec --print-unresolved main.o";
+    jitrun --noexec --print-unresolved main.o
+
+    jitrun --map=json --noexec --base 0x10000000 main.o > map.json
+    jitrun --report run.json main.o"#;
 
 /// Load relocatable objects into memory, link them and run them.
 #[derive(Parser, Debug, Clone)]
@@ -83,7 +131,7 @@ pub struct Cli {
     pub noexec: bool,
 
     /// Define NAME as an absolute symbol at ADDRESS (decimal or 0x hex); wins over every other definition
-    #[arg(long, value_name = "NAME=ADDRESS", action = ArgAction::Append)]
+    #[arg(long, visible_alias = "abs", value_name = "NAME=ADDRESS", action = ArgAction::Append)]
     pub define: Vec<String>,
 
     /// Let missing symbols resolve to 0 instead of failing (for --noexec link checks)
@@ -143,6 +191,30 @@ pub struct Cli {
     #[arg(long, value_name = "NAME=VALUE", action = ArgAction::Append)]
     pub set: Vec<String>,
 
+    /// Leave SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT alone: no crash report
+    #[arg(long)]
+    pub no_crash_handler: bool,
+
+    /// Print the link map to FILE, or to stdout with --noexec and stderr otherwise; `--map=json` prints JSON
+    #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true, default_missing_value = "-")]
+    pub map: Option<String>,
+
+    /// Format of --map
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = MapFormat::Text)]
+    pub map_format: MapFormat,
+
+    /// Write a JSON run report (schema below) to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
+    /// Write /tmp/perf-PID.map naming every loaded function for `perf report`; kept after exit
+    #[arg(long)]
+    pub perf_map: bool,
+
+    /// After linking, evaluate the `jitlink-check:` lines of FILE; fail (125) if any is false
+    #[arg(long, value_name = "FILE", action = ArgAction::Append)]
+    pub check: Vec<PathBuf>,
+
     /// More log output on stderr (-v: debug, -vv: trace); RUST_LOG also works
     #[arg(short, long, action = ArgAction::Count)]
     pub verbose: u8,
@@ -194,6 +266,59 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     }
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapFormat {
+    Text,
+    Json,
+}
+
+/// Rewrites llvm-jitlink's single-dash spellings (`-noexec`, `-check`,
+/// `-abs`/`-define-abs`, `-entry`, `-slab-address`) to jitrun's options, so test lines
+/// written for llvm-jitlink run unchanged; `-slab-allocate` and
+/// `-slab-page-size` have no meaning here and are dropped with their value.
+/// Arguments after `--` belong to the program and are left alone.
+pub fn llvm_jitlink_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    const RENAMED: [(&str, &str); 6] = [
+        ("-noexec", "--noexec"),
+        ("-check", "--check"),
+        ("-abs", "--define"),
+        ("-define-abs", "--define"),
+        ("-entry", "--entry"),
+        ("-slab-address", "--base"),
+    ];
+    const DROPPED: [&str; 2] = ["-slab-allocate", "-slab-page-size"];
+    let mut out = Vec::with_capacity(args.len());
+    let mut iter = args.into_iter();
+    while let Some(arg) = iter.next() {
+        let Some(text) = arg.to_str().map(str::to_string) else {
+            out.push(arg);
+            continue;
+        };
+        if text == "--" {
+            out.push(arg);
+            out.extend(iter);
+            break;
+        }
+        let (flag, value) = match text.split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (text.as_str(), None),
+        };
+        if DROPPED.contains(&flag) {
+            if value.is_none() {
+                iter.next();
+            }
+        } else if let Some((_, long)) = RENAMED.iter().find(|(short, _)| *short == flag) {
+            out.push(match value {
+                Some(v) => format!("{}={}", long, v).into(),
+                None => long.into(),
+            });
+        } else {
+            out.push(arg);
+        }
+    }
+    out
+}
+
 /// Parses `0x`-prefixed hex or decimal.
 pub fn parse_address(s: &str) -> Result<u64, String> {
     let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -224,6 +349,7 @@ impl Cli {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
+        let args = llvm_jitlink_spellings(args.into_iter().map(Into::into).collect());
         let matches = Self::command().try_get_matches_from(args)?;
         let cli = Cli::from_arg_matches(&matches)?;
         let mut ordered: Vec<(usize, Input)> = Vec::new();
@@ -256,6 +382,19 @@ impl Cli {
                 Ok((name.to_string(), GlobalValue::parse(value)))
             })
             .collect()
+    }
+
+    /// Where `--map` goes and whether it is JSON; `None` without `--map`.
+    pub fn map_request(&self) -> Option<(crate::map::MapDestination, bool)> {
+        use crate::map::MapDestination;
+        let value = self.map.as_deref()?;
+        let json = self.map_format == MapFormat::Json;
+        Some(match value {
+            "-" | "" => (MapDestination::Default, json),
+            "json" => (MapDestination::Default, true),
+            "text" => (MapDestination::Default, false),
+            file => (MapDestination::File(file.into()), json),
+        })
     }
 
     /// `--define` values as a map.
@@ -327,6 +466,43 @@ mod tests {
         assert!(cli.aliases().is_err());
         let (cli, _) = Cli::parse_ordered(["jitrun", "a.o", "--alias", "malloc=my_malloc"]).unwrap();
         assert_eq!(cli.aliases().unwrap(), vec![("malloc".to_string(), "my_malloc".to_string())]);
+    }
+
+    #[test]
+    fn llvm_jitlink_spellings_are_accepted() {
+        let (cli, ordered) = Cli::parse_ordered([
+            "jitrun",
+            "-noexec",
+            "-abs",
+            "ext=0x1000",
+            "-slab-allocate",
+            "100Kb",
+            "-check=t.s",
+            "-entry",
+            "start",
+            "a.o",
+            "--",
+            "-noexec",
+        ])
+        .unwrap();
+        assert!(cli.noexec);
+        assert_eq!(cli.define, vec!["ext=0x1000"]);
+        assert_eq!(cli.check, vec![PathBuf::from("t.s")]);
+        assert_eq!(cli.entry, "start");
+        assert_eq!(ordered, vec![Input::File("a.o".into())]);
+        assert_eq!(cli.args, vec!["-noexec"]);
+    }
+
+    #[test]
+    fn map_takes_an_optional_value_only_with_equals() {
+        use crate::map::MapDestination;
+        let (cli, ordered) = Cli::parse_ordered(["jitrun", "--map", "a.o"]).unwrap();
+        assert_eq!(cli.map_request(), Some((MapDestination::Default, false)));
+        assert_eq!(ordered, vec![Input::File("a.o".into())]);
+        let (cli, _) = Cli::parse_ordered(["jitrun", "--map=json", "a.o"]).unwrap();
+        assert_eq!(cli.map_request(), Some((MapDestination::Default, true)));
+        let (cli, _) = Cli::parse_ordered(["jitrun", "--map=out.map", "--map-format", "json", "a.o"]).unwrap();
+        assert_eq!(cli.map_request(), Some((MapDestination::File("out.map".into()), true)));
     }
 
     #[test]

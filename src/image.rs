@@ -58,6 +58,8 @@ pub struct Image {
     /// Keeps argv alive for as long as the program may look at it.
     argv_storage: Vec<CString>,
     argv_ptrs: Vec<*mut c_char>,
+    /// What the link made, for maps, reports and tools.
+    pub(crate) link_info: std::sync::Arc<crate::linkinfo::LinkInfo>,
 }
 
 // SAFETY: the image's memory belongs to the process, not to a thread; the
@@ -92,6 +94,7 @@ impl Image {
             _libraries: libraries,
             argv_storage: Vec::new(),
             argv_ptrs: Vec::new(),
+            link_info: Default::default(),
         }
     }
 
@@ -109,6 +112,11 @@ impl Image {
     pub(crate) fn with_symbol_sizes(mut self, sizes: HashMap<Box<str>, u64>) -> Image {
         self.symbol_sizes = sizes;
         self
+    }
+
+    /// Segments, sections, symbols, GOT entries and stubs of the link.
+    pub fn link_info(&self) -> &crate::linkinfo::LinkInfo {
+        &self.link_info
     }
 
     /// The address range the image occupies.
@@ -186,6 +194,7 @@ impl Image {
         let call_entry = self.lookup(crate::runtime::CALL_ENTRY).context("internal: no entry trampoline")?;
         // SAFETY: the trampoline is the runtime piece in the image's text.
         let call_entry = unsafe { std::mem::transmute::<u64, CallEntryFn>(call_entry) };
+        crate::report::RUN_CLOCK.mark(&crate::report::RUN_CLOCK.init_start);
         for f in self.read_array(self.preinit).into_iter().chain(self.read_array(self.init)) {
             if f == 0 || f == u64::MAX {
                 continue;
@@ -194,10 +203,13 @@ impl Image {
             // arrays; calling it is what loading a program means.
             unsafe { call_entry(f, argc, argv, envp) };
         }
+        crate::report::RUN_CLOCK.mark(&crate::report::RUN_CLOCK.entry_start);
         log::debug!("calling the entry at {:#x}", entry_addr);
         // SAFETY: the entry is a function in the image's executable segment
         // with the C `main` signature (the caller's contract).
-        Ok(unsafe { call_entry(entry_addr, argc, argv, envp) })
+        let status = unsafe { call_entry(entry_addr, argc, argv, envp) };
+        crate::report::RUN_CLOCK.mark(&crate::report::RUN_CLOCK.entry_end);
+        Ok(status)
     }
 
     /// Ends the process the way returning from `main` does: `exit(status)`

@@ -24,8 +24,11 @@
 
 pub mod arch;
 pub mod batch;
+pub mod check;
 pub mod cli;
 pub mod copyreloc;
+pub mod crash;
+pub mod debugger;
 pub mod ehframe;
 pub mod format;
 pub mod host;
@@ -35,9 +38,12 @@ pub mod layout;
 pub mod ldcache;
 pub mod libsearch;
 pub mod link;
+pub mod linkinfo;
+pub mod map;
 pub mod mapper;
 pub mod model;
 pub mod parallel;
+pub mod report;
 pub mod resolve;
 pub mod run;
 pub mod runtime;

@@ -12,6 +12,7 @@ use crate::host::{HostResolver, SharedLibrary};
 use crate::image::{FunctionArray, Image};
 use crate::input::{detect, FileKind, InputData};
 use crate::layout::{self, Layout, SegmentKind, NOT_PLACED};
+use crate::linkinfo::{self, InputInfo, PhaseTimer};
 use crate::mapper::{ActionPair, AllocInfo, InProcessMapper, MemoryMapper, Placement, SegmentProtection};
 use crate::model::*;
 use crate::resolve::{Boundary, Resolution, SymbolTable, Target};
@@ -76,6 +77,9 @@ pub struct Linker {
     on_linked: Option<LinkedGraphsHook>,
     /// The format of the relocatable objects (the first one's) and its name.
     object_format: Option<(FileKind, String)>,
+    /// Inputs and parse time, for link maps and run reports.
+    inputs: Vec<InputInfo>,
+    timer: PhaseTimer,
 }
 
 impl Linker {
@@ -89,6 +93,8 @@ impl Linker {
             whole_archive: false,
             on_linked: None,
             object_format: None,
+            inputs: Vec::new(),
+            timer: PhaseTimer::default(),
         }
     }
 
@@ -115,15 +121,28 @@ impl Linker {
             if detect(data.bytes()) == FileKind::Elf && !is_elf_shared_object(data.bytes()) {
                 let name = path.display().to_string();
                 self.note_object_format(FileKind::Elf, &name)?;
+                self.inputs.push(InputInfo {
+                    path: name.clone(),
+                    size: data.bytes().len() as u64,
+                    format: input_format(FileKind::Elf, data.bytes()).to_string(),
+                });
                 objects.push((name, data));
             } else {
                 // Keep command-line order: flush the objects before this input.
-                let parsed = crate::parallel::parse_objects(std::mem::take(&mut objects), &self.options.limits)?;
-                self.graphs.extend(parsed);
+                self.parse_objects(std::mem::take(&mut objects))?;
                 self.add_file(path)?;
             }
         }
+        self.parse_objects(objects)
+    }
+
+    fn parse_objects(&mut self, objects: Vec<(String, Arc<InputData>)>) -> Result<()> {
+        if objects.is_empty() {
+            return Ok(());
+        }
+        self.timer.start();
         let parsed = crate::parallel::parse_objects(objects, &self.options.limits)?;
+        self.timer.mark("parse");
         self.graphs.extend(parsed);
         Ok(())
     }
@@ -137,13 +156,21 @@ impl Linker {
     fn add_file_nested(&mut self, path: &Path, depth: u32) -> Result<()> {
         let data = Arc::new(InputData::open(path)?);
         let name = path.display().to_string();
-        match detect(data.bytes()) {
+        let kind = detect(data.bytes());
+        self.inputs.push(InputInfo {
+            path: name.clone(),
+            size: data.bytes().len() as u64,
+            format: input_format(kind, data.bytes()).to_string(),
+        });
+        self.timer.start();
+        match kind {
             FileKind::Elf => {
                 if is_elf_shared_object(data.bytes()) {
                     self.add_shared_library(path)
                 } else {
                     self.note_object_format(FileKind::Elf, &name)?;
                     let graph = format::elf::parse(&name, data, &self.options.limits)?;
+                    self.timer.mark("parse");
                     self.graphs.push(graph);
                     Ok(())
                 }
@@ -157,7 +184,12 @@ impl Linker {
             FileKind::LlvmBitcode => {
                 bail!("{}: LLVM bitcode (clang -flto), not machine code; rebuild without -flto", name)
             }
-            FileKind::Archive | FileKind::ThinArchive => self.add_archive(path, data),
+            FileKind::Archive | FileKind::ThinArchive => {
+                // Members loaded on demand are parsed during resolution.
+                let added = self.add_archive(path, data);
+                self.timer.mark("parse");
+                added
+            }
             FileKind::Text if depth < 8 => {
                 let text = std::str::from_utf8(data.bytes()).with_context(|| format!("{}: not UTF-8", name))?;
                 let files = libsearch::expand_script(path, text, &self.options.search_paths)?;
@@ -237,7 +269,8 @@ impl Linker {
 
     /// Links everything added so far and maps it, ready to run.
     pub fn link(self) -> Result<Image> {
-        let Linker { options, mut graphs, mut libraries, archives, on_linked, .. } = self;
+        let Linker { options, mut graphs, mut libraries, archives, on_linked, inputs, mut timer, .. } = self;
+        timer.start();
 
         // One copy of each COMDAT group: the first object's, as ld keeps.
         // FDEs of discarded functions would describe code that is not there.
@@ -274,6 +307,7 @@ impl Linker {
         load_cxx_runtime_if_needed(&table, &mut libraries);
         let mut host = HostResolver::default();
         let res = table.finish(&mut graphs, &libraries, &mut host, options.allow_unresolved)?;
+        timer.mark("resolve");
 
         // One scan over all edges sizes the GOT, stubs and copy slots.
         let tables = tables::plan(&graphs, &res)?;
@@ -284,6 +318,7 @@ impl Linker {
 
         // Layout: every block gets an offset in a segment.
         let layout = layout::compute(&graphs);
+        timer.mark("layout");
         let total: u64 = layout.size;
         if total > options.limits.max_image_size {
             bail!(
@@ -302,6 +337,7 @@ impl Linker {
         let mut mapper = InProcessMapper::new();
         let base = mapper.reserve(layout.size, layout.align, placement)?;
         log::debug!("image at {:#x}, {} bytes, {:?}", base, layout.size, placement);
+        timer.mark("map");
 
         let copies_in_use = decide_copies(&tables, &res, base, layout.size);
         let mut addrs = Addresses {
@@ -366,6 +402,9 @@ impl Linker {
             }
             write_tables(memory, &addrs)?;
         }
+        timer.mark("fixups");
+        let library_paths: Vec<String> = libraries.iter().map(|l| l.path.display().to_string()).collect();
+        let info = Arc::new(linkinfo::collect(&graphs, &addrs, &library_paths, inputs, timer.phases));
         let symbols: HashMap<Box<str>, u64> = res
             .globals
             .iter()
@@ -420,6 +459,7 @@ impl Linker {
                 protection: s.kind.final_protection(),
             })
             .collect();
+        actions.extend(crate::debugger::action(&info));
         let key = mapper.initialize(AllocInfo { segments, actions })?;
 
         let array = |name: &str| {
@@ -431,12 +471,27 @@ impl Linker {
         let arrays = [array(".preinit_array"), array(".init_array"), array(".fini_array")];
         let dso_handle = *symbols.get(runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
         let sizes = res.sizes.iter().filter(|(n, _)| symbols.contains_key(*n)).map(|(n, &s)| (n.clone(), s)).collect();
-        let image = Image::new(mapper, base, layout.size, key, symbols, arrays, dso_handle, libraries);
+        let mut image = Image::new(mapper, base, layout.size, key, symbols, arrays, dso_handle, libraries);
+        image.link_info = info;
         // The graphs are dropped here unless the caller asked for them back.
         if let Some(hook) = on_linked {
             hook(graphs);
         }
         Ok(image.with_symbol_sizes(sizes))
+    }
+}
+
+/// How a run report names an input's format.
+fn input_format(kind: FileKind, bytes: &[u8]) -> &'static str {
+    match kind {
+        FileKind::Elf if is_elf_shared_object(bytes) => "elf-shared-library",
+        FileKind::Elf => "elf-relocatable",
+        FileKind::MachO => "mach-o",
+        FileKind::Archive => "archive",
+        FileKind::ThinArchive => "thin-archive",
+        FileKind::Text => "linker-script",
+        FileKind::LlvmBitcode => "llvm-bitcode",
+        FileKind::Unknown => "unknown",
     }
 }
 
@@ -511,13 +566,13 @@ struct TlsFacts {
 }
 
 /// Turns targets into addresses once the base is known.
-struct Addresses<'a> {
-    base: u64,
-    layout: &'a Layout,
-    res: &'a Resolution,
-    tables: &'a Tables,
+pub(crate) struct Addresses<'a> {
+    pub(crate) base: u64,
+    pub(crate) layout: &'a Layout,
+    pub(crate) res: &'a Resolution,
+    pub(crate) tables: &'a Tables,
     table_graph: u32,
-    table_blocks: &'a TableBlocks,
+    pub(crate) table_blocks: &'a TableBlocks,
     copies_in_use: &'a [bool],
     tls: Option<&'a TlsModule>,
 }
@@ -531,12 +586,12 @@ impl Addresses<'_> {
         block.map_or(self.base, |b| self.block_addr(self.table_graph, b))
     }
 
-    fn got(&self) -> u64 {
+    pub(crate) fn got(&self) -> u64 {
         self.table_addr(self.table_blocks.got)
     }
 
     /// `S` for a target.
-    fn address(&self, target: Target) -> Result<u64> {
+    pub(crate) fn address(&self, target: Target) -> Result<u64> {
         Ok(match target {
             Target::Block { graph, block, offset } => {
                 let placed = self.layout.block_offsets[graph as usize][block as usize];
@@ -614,11 +669,11 @@ impl Addresses<'_> {
         self.tls.ok_or_else(|| anyhow!("internal: TLS used without a TLS module"))
     }
 
-    fn got_entry(&self, slot: GotSlot) -> Option<u64> {
+    pub(crate) fn got_entry(&self, slot: GotSlot) -> Option<u64> {
         self.tables.got_word(slot).map(|w| self.got() + 8 * w)
     }
 
-    fn stub(&self, target: Target) -> Option<u64> {
+    pub(crate) fn stub(&self, target: Target) -> Option<u64> {
         self.tables.stub_of(target).map(|i| self.table_addr(self.table_blocks.stubs) + STUB_SIZE * i as u64)
     }
 }

@@ -33,6 +33,11 @@ fn main() {
             if let Some(exhausted) = e.downcast_ref::<jitrun::tls::TlsExhausted>() {
                 reexec_with_more_static_tls(exhausted.needed);
             }
+            if let Some(path) = &cli.report {
+                if let Err(report_error) = jitrun::report::write_error(path, &format!("{:#}", e)) {
+                    eprintln!("jitrun: error: {:#}", report_error);
+                }
+            }
             eprintln!("jitrun: error: {:#}", e);
             std::process::exit(EXIT_JITRUN_ERROR);
         }
@@ -142,9 +147,25 @@ fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
         return print_unresolved(linker);
     }
     let mut image = linker.link()?;
+    let info = image.link_info();
+    if let Some((destination, json)) = cli.map_request() {
+        jitrun::map::write_map(info, json, &destination, cli.noexec)?;
+    }
+    if !cli.check.is_empty() {
+        jitrun::check::run_files(&image, &cli.check)?;
+    }
+    if cli.perf_map {
+        jitrun::map::write_perf_map(info, &jitrun::map::perf_map_path())?;
+    }
     if cli.noexec {
+        if let Some(path) = &cli.report {
+            jitrun::report::write(path, &jitrun::report::head(info), jitrun::report::Outcome::NoExec)?;
+        }
         return Ok(0);
     }
+    // Before run_main: the report's exit hook must run after the image's
+    // finalizer, and the crash handler must be in place before constructors.
+    let sink = cli.report.as_deref().map(|path| jitrun::report::arm(path, info)).transpose()?;
     let program = cli.inputs[0].to_string_lossy().into_owned();
     let sets = cli.sets().map_err(anyhow::Error::msg)?;
     if let Some(plan) = &cli.batch {
@@ -153,7 +174,11 @@ fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
     if cli.isolated() {
         return run_isolated(cli, &image, program, sets);
     }
+    // This restores default signal actions, so the crash handler comes after.
     jitrun::image::prepare_process_for_program(&program);
+    if !cli.no_crash_handler {
+        jitrun::crash::install(info, true, sink);
+    }
     for (name, value) in &sets {
         image.write_global(name, value)?;
     }

@@ -283,6 +283,9 @@ pub fn differential_with(
     let native = run_with(&mut native, &directives.stdin, timeout);
 
     let mut jit = Command::new(jitrun_bin());
+    // A native program that dies from a signal prints nothing itself; the
+    // crash report would be the only difference (the status still compares).
+    jit.arg("--no-crash-handler");
     jit.args(&objects).args(&directives.libs).arg("--").args(&directives.args).envs(directives.env.iter().cloned());
     let jit = run_with(&mut jit, &directives.stdin, timeout);
 

@@ -1,0 +1,407 @@
+//! Crash reports: when loaded code dies from SIGSEGV, SIGBUS, SIGILL,
+//! SIGFPE or SIGABRT, say which signal, where, and through which loaded
+//! functions, then die from the same signal so the exit status is 128+N as
+//! for a native executable.
+//!
+//! Everything the handler needs is prepared before the program runs (a
+//! sorted table of address ranges with preformatted names) and published
+//! through one atomic pointer; the handler itself only reads it, formats
+//! into a stack buffer with `core::fmt` (no allocation, no locks) and calls
+//! `write(2)`.
+//!
+//! Backtrace: `_Unwind_Backtrace` from the handler. libgcc's unwinder steps
+//! through the kernel's signal frame (it recognizes `__restore_rt`) into
+//! the faulting frame and then through the loaded code with the
+//! `.eh_frame` jitrun registered, so it is right at `-O2` where frame
+//! pointers are gone. Limits: the unwinder is not formally
+//! async-signal-safe (it takes libgcc's object mutex, and
+//! `dl_iterate_phdr`'s lock for frames outside the image); to keep it from
+//! allocating in the handler, [`install`] makes it sort the image's
+//! registered FDEs beforehand. A crash inside malloc or the loader can still
+//! deadlock the report. When the unwinder cannot start (a jump to address 0
+//! or into data has no FDE), a conservative scan of the stack lists words
+//! that are return addresses into the image (the byte before them ends a
+//! `call`), which may include stale frames; those lines are marked `?`.
+
+use std::ffi::{c_int, c_void, CString};
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+use crate::linkinfo::LinkInfo;
+
+const SIGNALS: [c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, libc::SIGABRT];
+
+/// One symbolizable range: `[start, end)` is `name`, in `place`
+/// (`" (object.o, .text)"`).
+struct Range {
+    start: u64,
+    end: u64,
+    name: Box<str>,
+    place: Box<str>,
+    is_function: bool,
+    /// jitrun's own runtime pieces (the entry trampoline): left out of backtraces.
+    is_runtime: bool,
+}
+
+/// Prepared before the program runs; read by the handler only.
+struct CrashTable {
+    image: std::ops::Range<u64>,
+    /// Executable ranges of the image, for the stack scan.
+    code: Vec<std::ops::Range<u64>>,
+    ranges: Vec<Range>,
+    /// Where the report's outcome goes, if `--report` was given.
+    report: Option<ReportSink>,
+    print: bool,
+    /// Highest stack address the scan may read on the main thread.
+    stack_top: u64,
+}
+
+/// The run report's preformatted head and its file, written by the handler.
+pub struct ReportSink {
+    pub path: CString,
+    pub head: Vec<u8>,
+}
+
+static TABLE: AtomicPtr<CrashTable> = AtomicPtr::new(std::ptr::null_mut());
+static ALT_STACK: AtomicUsize = AtomicUsize::new(0);
+
+fn build_ranges(info: &LinkInfo) -> Vec<Range> {
+    let code_sections: Vec<_> = info
+        .input_sections
+        .iter()
+        .filter(|s| {
+            info.sections
+                .iter()
+                .any(|o| o.segment == "text" && o.address <= s.address && s.address < o.address + o.size.max(1))
+        })
+        .collect();
+    let mut ranges = Vec::new();
+    let symbols: Vec<_> = info
+        .symbols
+        .iter()
+        .filter(|s| s.kind == "function" || code_sections.iter().any(|c| c.object == s.object && c.name == s.section))
+        .collect();
+    for (i, sym) in symbols.iter().enumerate() {
+        let section_end = code_sections
+            .iter()
+            .find(|c| c.object == sym.object && c.name == sym.section)
+            .map_or(sym.address + sym.size, |c| c.address + c.size);
+        let end = if sym.size > 0 {
+            sym.address + sym.size
+        } else {
+            symbols[i + 1..]
+                .iter()
+                .map(|s| s.address)
+                .find(|&a| a > sym.address)
+                .unwrap_or(section_end)
+                .min(section_end)
+        };
+        ranges.push(Range {
+            start: sym.address,
+            end: end.max(sym.address + 1),
+            name: sym.name.clone().into(),
+            place: format!(" ({}, {})", sym.object, sym.section).into(),
+            is_function: sym.kind == "function",
+            is_runtime: sym.object == crate::runtime::RUNTIME_OBJECT,
+        });
+    }
+    // Stubs are code too: name them by their target.
+    for stub in &info.stubs {
+        ranges.push(Range {
+            start: stub.address,
+            end: stub.address + crate::arch::x86_64::STUB_SIZE,
+            name: format!("stub for {}", stub.target).into(),
+            place: " (<linker tables>, .plt)".into(),
+            is_function: true,
+            is_runtime: false,
+        });
+    }
+    ranges.sort_by_key(|r| (r.start, r.end));
+    ranges
+}
+
+/// Installs the handler for the image described by `info`. `print` says
+/// whether to print the crash report on stderr; `report` receives the
+/// outcome for `--report`. Call before the program's constructors run, so
+/// handlers the program installs itself replace this one.
+pub fn install(info: &LinkInfo, print: bool, report: Option<ReportSink>) {
+    let stack_marker = 0u8;
+    let code = info
+        .segments
+        .iter()
+        .filter(|s| s.protection.contains('x'))
+        .map(|s| s.address..s.address + s.size)
+        .collect::<Vec<_>>();
+    let table = Box::new(CrashTable {
+        image: info.base..info.base + info.size,
+        code,
+        ranges: build_ranges(info),
+        report,
+        print,
+        stack_top: &stack_marker as *const u8 as u64,
+    });
+    warm_up_unwinder(&table);
+    let old = TABLE.swap(Box::into_raw(table), Ordering::AcqRel);
+    if !old.is_null() {
+        // The old table may still be read by a handler running on another
+        // thread; a few bytes are not worth that race, so it is leaked.
+        log::trace!("replacing the crash table");
+    }
+    ensure_alternate_stack();
+    for sig in SIGNALS {
+        // SAFETY: installing a handler with a zeroed, then filled sigaction.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = handle_signal as *const () as usize;
+            action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESETHAND;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(sig, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Removes the handler and restores the default actions.
+pub fn uninstall() {
+    for sig in SIGNALS {
+        // SAFETY: restoring the default disposition.
+        unsafe { libc::signal(sig, libc::SIG_DFL) };
+    }
+}
+
+/// A stack overflow in loaded code must still reach the handler: give this
+/// thread an alternate signal stack large enough for the unwinder.
+fn ensure_alternate_stack() {
+    const SIZE: usize = 256 * 1024;
+    if ALT_STACK.load(Ordering::Acquire) != 0 {
+        return;
+    }
+    let memory = Box::leak(vec![0u8; SIZE].into_boxed_slice());
+    ALT_STACK.store(memory.as_ptr() as usize, Ordering::Release);
+    let stack = libc::stack_t { ss_sp: memory.as_mut_ptr() as *mut c_void, ss_flags: 0, ss_size: SIZE };
+    // SAFETY: the memory is leaked, so it outlives every signal delivery.
+    unsafe { libc::sigaltstack(&stack, std::ptr::null_mut()) };
+}
+
+extern "C" {
+    fn _Unwind_Find_FDE(pc: *const c_void, bases: *mut [usize; 3]) -> *const c_void;
+    fn _Unwind_Backtrace(trace: extern "C" fn(*mut c_void, *mut c_void) -> c_int, arg: *mut c_void) -> c_int;
+    fn _Unwind_GetIPInfo(context: *mut c_void, ip_before_insn: *mut c_int) -> usize;
+}
+
+/// libgcc sorts a registered `.eh_frame` (allocating) on the first lookup
+/// that reaches it; do that lookup now rather than in the signal handler.
+fn warm_up_unwinder(table: &CrashTable) {
+    if let Some(first) = table.ranges.first() {
+        let mut bases = [0usize; 3];
+        // SAFETY: a lookup only reads the registered unwind tables.
+        unsafe { _Unwind_Find_FDE(first.start as *const c_void, &mut bases) };
+    }
+}
+
+/// A fixed buffer that formats without allocating and flushes with write(2).
+struct StderrLine {
+    buf: [u8; 512],
+    len: usize,
+}
+
+impl StderrLine {
+    fn new() -> Self {
+        StderrLine { buf: [0; 512], len: 0 }
+    }
+
+    fn flush_to(&mut self, fd: c_int) {
+        let mut done = 0;
+        while done < self.len {
+            // SAFETY: writing initialized bytes of our own buffer.
+            let n = unsafe { libc::write(fd, self.buf[done..].as_ptr() as *const c_void, self.len - done) };
+            if n <= 0 {
+                break;
+            }
+            done += n as usize;
+        }
+        self.len = 0;
+    }
+}
+
+impl std::fmt::Write for StderrLine {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let n = s.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+pub fn signal_name(sig: c_int) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGABRT => "SIGABRT",
+        _ => "signal",
+    }
+}
+
+fn signal_description(sig: c_int) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "Segmentation fault",
+        libc::SIGBUS => "Bus error",
+        libc::SIGILL => "Illegal instruction",
+        libc::SIGFPE => "Floating point exception",
+        libc::SIGABRT => "Aborted",
+        _ => "",
+    }
+}
+
+impl CrashTable {
+    fn lookup(&self, addr: u64) -> Option<(&Range, u64)> {
+        let idx = self.ranges.partition_point(|r| r.start <= addr);
+        let candidates = || self.ranges[..idx].iter().rev().take(32).filter(|r| addr < r.end);
+        // A function wins over a label inside it.
+        candidates().find(|r| r.is_function).or_else(|| candidates().next()).map(|r| (r, addr - r.start))
+    }
+
+    /// Writes `addr` and the function holding `within` (the address itself,
+    /// or for a return address the call just before it).
+    fn describe(&self, out: &mut StderrLine, addr: u64, within: u64) {
+        let _ = match self.lookup(within) {
+            Some((range, _)) => write!(out, "{:#x} {}+{:#x}{}", addr, range.name, addr - range.start, range.place),
+            None if self.image.contains(&addr) => write!(out, "{:#x} (in the image)", addr),
+            None => write!(out, "{:#x} (outside the image)", addr),
+        };
+    }
+
+    fn in_code(&self, addr: u64) -> bool {
+        self.code.iter().any(|c| c.contains(&addr))
+    }
+}
+
+struct Walk<'a> {
+    table: &'a CrashTable,
+    frames: usize,
+    printed: usize,
+    /// Frames are skipped until the signal frame (the handler's own).
+    past_signal_frame: bool,
+}
+
+extern "C" fn trace_frame(context: *mut c_void, arg: *mut c_void) -> c_int {
+    // SAFETY: `arg` is the Walk passed to _Unwind_Backtrace below.
+    let walk = unsafe { &mut *(arg as *mut Walk) };
+    let mut before = 0;
+    // SAFETY: `context` is the unwinder's context for this frame.
+    let ip = unsafe { _Unwind_GetIPInfo(context, &mut before) } as u64;
+    if !walk.past_signal_frame {
+        // The interrupted frame is the first one the kernel's signal frame
+        // describes exactly (ip_before_insn is set for it).
+        if before == 0 {
+            return 0;
+        }
+        walk.past_signal_frame = true;
+    }
+    walk.frames += 1;
+    if walk.frames > 256 {
+        return 5; // _URC_END_OF_STACK
+    }
+    // A return address points after the call; symbolize the call itself.
+    let lookup = if before != 0 { ip } else { ip.wrapping_sub(1) };
+    let is_runtime = walk.table.lookup(lookup).is_some_and(|(range, _)| range.is_runtime);
+    if walk.table.image.contains(&lookup) && !is_runtime {
+        let mut line = StderrLine::new();
+        let _ = write!(line, "jitrun:   #{} ", walk.printed);
+        walk.table.describe(&mut line, ip, lookup);
+        let _ = line.write_str("\n");
+        line.flush_to(2);
+        walk.printed += 1;
+    }
+    0
+}
+
+/// Conservative fallback: words on the stack that are return addresses
+/// into the image's code.
+fn scan_stack(table: &CrashTable, rsp: u64, first: usize) {
+    if rsp == 0 || rsp > table.stack_top || table.stack_top - rsp > (64 << 20) {
+        return;
+    }
+    let end = table.stack_top.min(rsp + 64 * 1024);
+    let mut printed = first;
+    let mut at = rsp;
+    while at + 8 <= end && printed < 64 {
+        // SAFETY: [rsp, stack_top) is this thread's live stack.
+        let word = unsafe { std::ptr::read_volatile(at as *const u64) };
+        if table.in_code(word) && table.in_code(word.wrapping_sub(6)) && follows_call(word) {
+            let mut line = StderrLine::new();
+            let _ = write!(line, "jitrun:   #{} ? ", printed);
+            table.describe(&mut line, word, word - 1);
+            let _ = line.write_str("\n");
+            line.flush_to(2);
+            printed += 1;
+        }
+        at += 8;
+    }
+}
+
+/// Whether the bytes before `ret` end a call: `call rel32`, `call *%reg`,
+/// `call *disp8(%reg)`, `call *disp32(%reg)` or `call *disp32(%rip)`.
+fn follows_call(ret: u64) -> bool {
+    // SAFETY: the caller checked that ret-6..ret lies in the image's code.
+    let b = unsafe { std::ptr::read_unaligned((ret - 6) as *const [u8; 6]) };
+    let is_call_modrm = |modrm: u8, mode: u8| (modrm >> 3) & 7 == 2 && modrm >> 6 == mode && modrm & 7 != 4;
+    b[1] == 0xe8
+        || (b[4] == 0xff && is_call_modrm(b[5], 3))
+        || (b[3] == 0xff && is_call_modrm(b[4], 1))
+        || (b[0] == 0xff && (b[1] == 0x15 || is_call_modrm(b[1], 2)))
+}
+
+extern "C" fn handle_signal(sig: c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
+    let table_ptr = TABLE.load(Ordering::Acquire);
+    // SAFETY: published once by `install`, never freed.
+    if let Some(table) = unsafe { table_ptr.as_ref() } {
+        // SAFETY: the kernel passes a valid ucontext_t for SA_SIGINFO handlers.
+        let (pc, rsp) = unsafe {
+            let uc = &*(context as *const libc::ucontext_t);
+            (uc.uc_mcontext.gregs[libc::REG_RIP as usize] as u64, uc.uc_mcontext.gregs[libc::REG_RSP as usize] as u64)
+        };
+        if table.print {
+            report_crash(table, sig, info, pc, rsp);
+        }
+        if let Some(sink) = &table.report {
+            crate::report::write_signal_outcome(sink, sig);
+        }
+    }
+    // Die from the same signal: default action, re-raised; it is blocked
+    // while this handler runs and is delivered when it returns.
+    // SAFETY: signal and raise are async-signal-safe.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+fn report_crash(table: &CrashTable, sig: c_int, info: *mut libc::siginfo_t, pc: u64, rsp: u64) {
+    let mut line = StderrLine::new();
+    let _ = write!(line, "jitrun: the program died from {} ({})", signal_name(sig), signal_description(sig));
+    if sig != libc::SIGABRT {
+        // SAFETY: si_addr is valid for these fault signals.
+        let addr = unsafe { (*info).si_addr() } as u64;
+        let _ = write!(line, ", fault address {:#x}", addr);
+    }
+    let _ = line.write_str("\njitrun:   pc ");
+    table.describe(&mut line, pc, pc);
+    let _ = line.write_str("\njitrun: backtrace of loaded code (innermost first):\n");
+    line.flush_to(2);
+    let mut walk = Walk { table, frames: 0, printed: 0, past_signal_frame: false };
+    // SAFETY: the callback only reads the context and our table.
+    unsafe { _Unwind_Backtrace(trace_frame, &mut walk as *mut Walk as *mut c_void) };
+    if walk.printed == 0 {
+        if table.image.contains(&pc) {
+            let mut line = StderrLine::new();
+            let _ = line.write_str("jitrun:   #0 ");
+            table.describe(&mut line, pc, pc);
+            let _ = line.write_str("\n");
+            line.flush_to(2);
+            walk.printed = 1;
+        }
+        scan_stack(table, rsp, walk.printed);
+    }
+}

@@ -1,0 +1,217 @@
+//! The GDB JIT interface: tell a debugger about loaded code.
+//!
+//! GDB (and LLDB) put a breakpoint on `__jit_debug_register_code` and read
+//! `__jit_debug_descriptor` whenever it is called: a doubly linked list of
+//! in-memory object files, and which entry was just added or removed. Each
+//! image registers a small ELF symbol file: one `SHF_ALLOC` `.text`
+//! section (no bits) at the real address of the image's code segment and a
+//! `.symtab` naming every loaded function there. It is registered as a
+//! finalize action and unregistered by its dealloc pair, so the debugger
+//! forgets the code before it is unmapped.
+
+use std::sync::Mutex;
+
+use anyhow::Result;
+use object::elf;
+use object::write::elf::{FileHeader, SectionHeader, Sym, Writer};
+use object::Endianness;
+
+use crate::linkinfo::LinkInfo;
+use crate::mapper::ActionPair;
+
+#[repr(C)]
+pub struct JitCodeEntry {
+    next: *mut JitCodeEntry,
+    prev: *mut JitCodeEntry,
+    symfile_addr: *const u8,
+    symfile_size: u64,
+}
+
+#[repr(C)]
+pub struct JitDescriptor {
+    version: u32,
+    /// 0: no action, 1: register `relevant_entry`, 2: unregister it.
+    action_flag: u32,
+    relevant_entry: *mut JitCodeEntry,
+    first_entry: *mut JitCodeEntry,
+}
+
+const JIT_NOACTION: u32 = 0;
+const JIT_REGISTER: u32 = 1;
+const JIT_UNREGISTER: u32 = 2;
+
+/// Read by the debugger; the name and layout are the protocol.
+#[no_mangle]
+#[used]
+pub static mut __jit_debug_descriptor: JitDescriptor = JitDescriptor {
+    version: 1,
+    action_flag: JIT_NOACTION,
+    relevant_entry: std::ptr::null_mut(),
+    first_entry: std::ptr::null_mut(),
+};
+
+/// The debugger breaks here; it must be a real call, never inlined away.
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn __jit_debug_register_code() {
+    // An empty asm block keeps the call and the function from being folded.
+    // SAFETY: no instructions.
+    unsafe { std::arch::asm!("", options(nomem, nostack, preserves_flags)) };
+}
+
+/// Serializes changes to the descriptor's list.
+static LIST_LOCK: Mutex<()> = Mutex::new(());
+
+/// A registered entry and the symbol file it points to.
+struct Registration {
+    entry: *mut JitCodeEntry,
+    _symfile: Box<[u8]>,
+}
+
+// SAFETY: the entry is only touched under LIST_LOCK.
+unsafe impl Send for Registration {}
+
+fn register(symfile: Box<[u8]>) -> Registration {
+    let entry = Box::into_raw(Box::new(JitCodeEntry {
+        next: std::ptr::null_mut(),
+        prev: std::ptr::null_mut(),
+        symfile_addr: symfile.as_ptr(),
+        symfile_size: symfile.len() as u64,
+    }));
+    let _guard = LIST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: the descriptor and the list are only changed under LIST_LOCK;
+    // `entry` is a fresh allocation.
+    unsafe {
+        let descriptor = &mut *std::ptr::addr_of_mut!(__jit_debug_descriptor);
+        (*entry).next = descriptor.first_entry;
+        if !descriptor.first_entry.is_null() {
+            (*descriptor.first_entry).prev = entry;
+        }
+        descriptor.first_entry = entry;
+        descriptor.relevant_entry = entry;
+        descriptor.action_flag = JIT_REGISTER;
+        __jit_debug_register_code();
+    }
+    Registration { entry, _symfile: symfile }
+}
+
+fn unregister(registration: Registration) {
+    let _guard = LIST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let entry = registration.entry;
+    // SAFETY: `entry` is in the list (registered above, removed only here).
+    unsafe {
+        let descriptor = &mut *std::ptr::addr_of_mut!(__jit_debug_descriptor);
+        if !(*entry).prev.is_null() {
+            (*(*entry).prev).next = (*entry).next;
+        } else {
+            descriptor.first_entry = (*entry).next;
+        }
+        if !(*entry).next.is_null() {
+            (*(*entry).next).prev = (*entry).prev;
+        }
+        descriptor.relevant_entry = entry;
+        descriptor.action_flag = JIT_UNREGISTER;
+        __jit_debug_register_code();
+        descriptor.relevant_entry = std::ptr::null_mut();
+        descriptor.action_flag = JIT_NOACTION;
+        drop(Box::from_raw(entry));
+    }
+}
+
+/// An ELF relocatable symbol file for the image's code: `.text` (no bits)
+/// with `sh_addr` at the code segment, function symbols relative to it.
+pub fn symbol_file(info: &LinkInfo) -> Result<Vec<u8>> {
+    let text = info.segments.iter().find(|s| s.protection.contains('x'));
+    let (text_addr, text_size) = text.map_or((info.base, 0), |s| (s.address, s.size));
+    let mut functions: Vec<_> =
+        info.functions().filter(|f| f.address >= text_addr && f.address < text_addr + text_size).collect();
+    // ELF wants local symbols before global ones.
+    functions.sort_by_key(|f| f.scope != "local");
+    let num_local = 1 + functions.iter().filter(|f| f.scope == "local").count() as u32;
+
+    let mut buffer = Vec::new();
+    let mut writer = Writer::new(Endianness::Little, true, &mut buffer);
+    writer.reserve_file_header();
+    writer.reserve_null_section_index();
+    let text_name = writer.add_section_name(b".text");
+    let text_index = writer.reserve_section_index();
+    writer.reserve_null_symbol_index();
+    let names: Vec<_> = functions.iter().map(|f| writer.add_string(f.name.as_bytes())).collect();
+    for _ in &functions {
+        writer.reserve_symbol_index(Some(text_index));
+    }
+    writer.reserve_symtab_section_index();
+    writer.reserve_strtab_section_index();
+    writer.reserve_shstrtab_section_index();
+    writer.reserve_symtab();
+    writer.reserve_strtab();
+    writer.reserve_shstrtab();
+    writer.reserve_section_headers();
+
+    writer.write_file_header(&FileHeader {
+        os_abi: elf::ELFOSABI_NONE,
+        abi_version: 0,
+        e_type: elf::ET_REL,
+        e_machine: elf::EM_X86_64,
+        e_entry: 0,
+        e_flags: 0,
+    })?;
+    writer.write_null_symbol();
+    for (f, name) in functions.iter().zip(&names) {
+        let bind = if f.scope == "local" { elf::STB_LOCAL } else { elf::STB_GLOBAL };
+        writer.write_symbol(&Sym {
+            name: Some(*name),
+            section: Some(text_index),
+            st_info: (bind << 4) | elf::STT_FUNC,
+            st_other: elf::STV_DEFAULT,
+            st_shndx: 0,
+            st_value: f.address - text_addr,
+            st_size: f.size,
+        });
+    }
+    writer.write_strtab();
+    writer.write_shstrtab();
+    writer.write_null_section_header();
+    writer.write_section_header(&SectionHeader {
+        name: Some(text_name),
+        sh_type: elf::SHT_NOBITS,
+        sh_flags: (elf::SHF_ALLOC | elf::SHF_EXECINSTR) as u64,
+        sh_addr: text_addr,
+        sh_offset: 0,
+        sh_size: text_size,
+        sh_link: 0,
+        sh_info: 0,
+        sh_addralign: 16,
+        sh_entsize: 0,
+    });
+    writer.write_symtab_section_header(num_local);
+    writer.write_strtab_section_header();
+    writer.write_shstrtab_section_header();
+    Ok(buffer)
+}
+
+/// The finalize/dealloc pair that registers the image with the debugger.
+pub fn action(info: &LinkInfo) -> Option<ActionPair> {
+    info.functions().next()?;
+    let symfile = match symbol_file(info) {
+        Ok(bytes) => bytes.into_boxed_slice(),
+        Err(e) => {
+            log::warn!("cannot build the debugger symbol file: {}", e);
+            return None;
+        }
+    };
+    let slot = std::sync::Arc::new(Mutex::new(None));
+    let slot2 = slot.clone();
+    Some(ActionPair {
+        name: "register with the debugger",
+        finalize: Box::new(move || {
+            *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(register(symfile));
+            Ok(())
+        }),
+        dealloc: Box::new(move || {
+            if let Some(registration) = slot2.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                unregister(registration);
+            }
+        }),
+    })
+}

@@ -1,0 +1,243 @@
+//! `--report FILE`: machine-readable facts about one run, for CI.
+//!
+//! Schema version 1 (documented in the man page):
+//!
+//! ```json
+//! {"schema": 1, "jitrun_version": "0.1.0",
+//!  "inputs": [{"path", "size", "format"}],
+//!  "image": {"base", "size"},
+//!  "counts": {"objects", "sections", "symbols", "relocations": {"R_X86_64_PC32": n}, "got_entries", "stubs"},
+//!  "phases": {"parse", "resolve", "layout", "map", "fixups", "init", "run", "fini"},   (seconds; null if unknown)
+//!  "peak_rss_kib": n,
+//!  "outcome": {"status": "exited", "exit_code": n}
+//!           | {"status": "signal", "signal": n, "signal_name": "SIGSEGV", "exit_code": 128+n}
+//!           | {"status": "noexec"} | {"status": "running"} | {"status": "error", "message": "..."}}
+//! ```
+//!
+//! The file is written before the entry runs with status `running`, then
+//! rewritten when the process ends: by an `on_exit` hook (registered before
+//! the image's finalizer, so it runs after `.fini_array` and knows the exit
+//! status) or by the crash handler. A process killed by a signal jitrun does
+//! not handle (SIGKILL, a timeout's SIGTERM, or with `--no-crash-handler`)
+//! leaves `running`.
+
+use std::ffi::{c_int, c_void, CString};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::crash::{signal_name, ReportSink};
+use crate::linkinfo::{Counts, InputInfo, LinkInfo};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Monotonic timestamps (ns) of the run's phase boundaries; atomics so the
+/// crash handler can read them.
+pub struct RunClock {
+    pub init_start: AtomicU64,
+    pub entry_start: AtomicU64,
+    pub entry_end: AtomicU64,
+}
+
+pub static RUN_CLOCK: RunClock =
+    RunClock { init_start: AtomicU64::new(0), entry_start: AtomicU64::new(0), entry_end: AtomicU64::new(0) };
+
+impl RunClock {
+    pub fn mark(&self, at: &AtomicU64) {
+        at.store(monotonic_ns(), Ordering::Release);
+    }
+}
+
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime is async-signal-safe and writes `ts` only.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+#[derive(Serialize)]
+struct Head<'a> {
+    schema: u32,
+    jitrun_version: &'static str,
+    inputs: &'a [InputInfo],
+    image: ImageFacts,
+    counts: &'a Counts,
+}
+
+#[derive(Serialize)]
+struct ImageFacts {
+    base: u64,
+    size: u64,
+}
+
+/// The report up to and including the link phases, ending in a comma
+/// inside `"phases": {`: the rest depends on how the run ends.
+pub fn head(info: &LinkInfo) -> Vec<u8> {
+    let head = Head {
+        schema: SCHEMA_VERSION,
+        jitrun_version: env!("CARGO_PKG_VERSION"),
+        inputs: &info.inputs,
+        image: ImageFacts { base: info.base, size: info.size },
+        counts: &info.counts,
+    };
+    let mut text = serde_json::to_string(&head).expect("serializing plain data");
+    text.pop(); // the closing brace
+    text.push_str(",\"phases\":{");
+    for phase in ["parse", "resolve", "layout", "map", "fixups"] {
+        let seconds = info.phases.get(phase).copied().unwrap_or(0.0);
+        let _ = write!(text, "\"{}\":{},", phase, seconds);
+    }
+    text.into_bytes()
+}
+
+/// How the run ended, for the report's tail.
+#[derive(Clone, Copy)]
+pub enum Outcome {
+    Running,
+    NoExec,
+    Exited(i32),
+    Signal(i32),
+}
+
+/// Formats the run phases, peak memory and outcome without allocating.
+fn write_tail(out: &mut impl std::fmt::Write, outcome: Outcome) -> std::fmt::Result {
+    let now = monotonic_ns();
+    let load = |a: &AtomicU64| a.load(Ordering::Acquire);
+    let (init, entry, end) = (load(&RUN_CLOCK.init_start), load(&RUN_CLOCK.entry_start), load(&RUN_CLOCK.entry_end));
+    let seconds = |from: u64, to: u64| (to.saturating_sub(from)) as f64 / 1e9;
+    let running = matches!(outcome, Outcome::Exited(_) | Outcome::Signal(_));
+    let optional = |out: &mut dyn std::fmt::Write, name: &str, value: Option<f64>, last: bool| {
+        let sep = if last { "" } else { "," };
+        match value {
+            Some(v) => write!(out, "\"{}\":{}{}", name, v, sep),
+            None => write!(out, "\"{}\":null{}", name, sep),
+        }
+    };
+    optional(out, "init", (init != 0 && entry != 0).then(|| seconds(init, entry)), false)?;
+    // Without entry_end the program called exit() itself: run then spans
+    // its exit handlers too, and fini is unknown.
+    let run_end = if end != 0 { end } else { now };
+    optional(out, "run", (running && entry != 0).then(|| seconds(entry, run_end)), false)?;
+    optional(out, "fini", (running && end != 0).then(|| seconds(end, now)), true)?;
+    // SAFETY: getrusage fills the struct we pass.
+    let rss = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage.ru_maxrss
+    };
+    write!(out, "}},\"peak_rss_kib\":{},\"outcome\":", rss)?;
+    match outcome {
+        Outcome::Running => write!(out, "{{\"status\":\"running\"}}")?,
+        Outcome::NoExec => write!(out, "{{\"status\":\"noexec\"}}")?,
+        Outcome::Exited(code) => write!(out, "{{\"status\":\"exited\",\"exit_code\":{}}}", code & 0xff)?,
+        Outcome::Signal(sig) => write!(
+            out,
+            "{{\"status\":\"signal\",\"signal\":{},\"signal_name\":\"{}\",\"exit_code\":{}}}",
+            sig,
+            signal_name(sig),
+            128 + sig
+        )?,
+    }
+    writeln!(out, "}}")
+}
+
+/// Writes a complete report for `outcome` (not from a signal handler).
+pub fn write(path: &Path, head: &[u8], outcome: Outcome) -> Result<()> {
+    let mut tail = String::new();
+    let _ = write_tail(&mut tail, outcome);
+    let mut bytes = head.to_vec();
+    bytes.extend_from_slice(tail.as_bytes());
+    std::fs::write(path, bytes).with_context(|| format!("--report {}: cannot write", path.display()))
+}
+
+/// Writes a report for a link that failed before an image existed.
+pub fn write_error(path: &Path, message: &str) -> Result<()> {
+    let report = serde_json::json!({
+        "schema": SCHEMA_VERSION,
+        "jitrun_version": env!("CARGO_PKG_VERSION"),
+        "outcome": {"status": "error", "message": message},
+    });
+    std::fs::write(path, format!("{}\n", report)).with_context(|| format!("--report {}: cannot write", path.display()))
+}
+
+/// Fixed-size buffer for the crash path.
+struct Buffer {
+    bytes: [u8; 1024],
+    len: usize,
+}
+
+impl std::fmt::Write for Buffer {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let n = s.len().min(self.bytes.len() - self.len);
+        self.bytes[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+fn write_all(fd: c_int, mut bytes: &[u8]) {
+    while !bytes.is_empty() {
+        // SAFETY: writing bytes we own to a descriptor we opened.
+        let n = unsafe { libc::write(fd, bytes.as_ptr() as *const c_void, bytes.len()) };
+        if n <= 0 {
+            return;
+        }
+        bytes = &bytes[n as usize..];
+    }
+}
+
+/// The crash handler's half: async-signal-safe (open, write, close and
+/// formatting into a stack buffer).
+pub fn write_signal_outcome(sink: &ReportSink, sig: c_int) {
+    let mut tail = Buffer { bytes: [0; 1024], len: 0 };
+    let _ = write_tail(&mut tail, Outcome::Signal(sig));
+    // SAFETY: open/close are async-signal-safe; the path is NUL-terminated.
+    let fd = unsafe { libc::open(sink.path.as_ptr(), libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC, 0o644) };
+    if fd < 0 {
+        return;
+    }
+    write_all(fd, &sink.head);
+    write_all(fd, &tail.bytes[..tail.len]);
+    // SAFETY: closing the descriptor opened above.
+    unsafe { libc::close(fd) };
+}
+
+/// What the exit hook needs.
+struct ExitReport {
+    path: std::path::PathBuf,
+    head: Vec<u8>,
+}
+
+static EXIT_REPORT: OnceLock<ExitReport> = OnceLock::new();
+
+extern "C" {
+    fn on_exit(function: extern "C" fn(c_int, *mut c_void), arg: *mut c_void) -> c_int;
+}
+
+extern "C" fn write_at_exit(status: c_int, _: *mut c_void) {
+    if let Some(report) = EXIT_REPORT.get() {
+        if let Err(e) = write(&report.path, &report.head, Outcome::Exited(status)) {
+            eprintln!("jitrun: error: {:#}", e);
+        }
+    }
+}
+
+/// Prepares the report for a run: writes it with status `running`, arranges
+/// for `exit()` to rewrite it with the exit status (call this before the
+/// image registers its finalizer, so the hook runs after it), and returns
+/// the sink the crash handler writes a signal outcome to.
+pub fn arm(path: &Path, info: &LinkInfo) -> Result<ReportSink> {
+    let head = head(info);
+    write(path, &head, Outcome::Running)?;
+    let c_path = CString::new(path.as_os_str().as_encoded_bytes())
+        .with_context(|| format!("--report {}: path contains a NUL byte", path.display()))?;
+    if EXIT_REPORT.set(ExitReport { path: path.to_path_buf(), head: head.clone() }).is_ok() {
+        // SAFETY: registering a plain function with no argument.
+        unsafe { on_exit(write_at_exit, std::ptr::null_mut()) };
+    }
+    Ok(ReportSink { path: c_path, head })
+}

@@ -1,0 +1,262 @@
+//! Diagnostics: crash reports, link maps, run reports, `--check`, perf maps
+//! and the GDB JIT interface, checked against what the image really holds
+//! (read back through the library API at the same fixed base).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::{jitrun_bin, run_with, scratch, shell_status, testdata};
+
+fn source(name: &str) -> PathBuf {
+    testdata().join("diagnostics").join(name)
+}
+
+fn build(name: &str, flags: &str, dir: &Path) -> PathBuf {
+    common::compile(&[source(name)], flags, &[], dir).remove(0)
+}
+
+fn jitrun(args: &[&str]) -> Output {
+    run_with(Command::new(jitrun_bin()).args(args), b"", Duration::from_secs(60))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn null_dereference_names_the_function_and_exits_139() {
+    for (i, flags) in ["-O0", "-O2"].iter().enumerate() {
+        let dir = scratch(&format!("diag-null-{}", i));
+        let obj = build("null_deref.c", flags, &dir);
+        let out = jitrun(&[path(&obj)]);
+        let stderr = text(&out.stderr);
+        assert_eq!(shell_status(&out), 139, "{}: {}", flags, stderr);
+        assert!(stderr.contains("SIGSEGV") && stderr.contains("fault address 0x0"), "{}: {}", flags, stderr);
+        assert!(stderr.contains("pc 0x") && stderr.contains("crash_here+0x"), "{}: {}", flags, stderr);
+        assert!(stderr.contains("null_deref.o, .text)"), "{}: {}", flags, stderr);
+        // The backtrace goes through the callers, in order.
+        let frames: Vec<&str> = stderr.lines().filter(|l| l.contains(" #")).collect();
+        let names: Vec<&str> = ["crash_here+", "middle+", "main+"].to_vec();
+        assert_eq!(frames.len(), 3, "{}: {}", flags, stderr);
+        for (frame, name) in frames.iter().zip(names) {
+            assert!(frame.contains(name), "{}: {} should name {}", flags, frame, name);
+        }
+
+        let quiet = jitrun(&["--no-crash-handler", path(&obj)]);
+        assert_eq!(shell_status(&quiet), 139);
+        assert!(quiet.stderr.is_empty(), "{}", text(&quiet.stderr));
+    }
+}
+
+#[test]
+fn abort_is_reported_and_exits_134() {
+    let dir = scratch("diag-abort");
+    let obj = build("aborts.c", "-O2", &dir);
+    let out = jitrun(&[path(&obj)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(shell_status(&out), 134, "{}", stderr);
+    assert!(stderr.contains("SIGABRT") && stderr.contains("give_up+0x"), "{}", stderr);
+}
+
+#[test]
+fn the_programs_own_signal_handler_wins() {
+    let dir = scratch("diag-own-handler");
+    let obj = build("own_handler.c", "-O2", &dir);
+    let out = jitrun(&[path(&obj)]);
+    assert_eq!(shell_status(&out), 3, "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "handled\n");
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+}
+
+/// Links `objects` in this process at `base` through the library API.
+fn link_in_process(objects: &[&Path], base: u64) -> jitrun::Image {
+    let mut linker = jitrun::Linker::new(jitrun::LinkOptions { base: Some(base), ..Default::default() });
+    for o in objects {
+        linker.add_file(o).unwrap();
+    }
+    linker.link().unwrap()
+}
+
+#[test]
+fn json_map_matches_the_linked_image_and_is_deterministic() {
+    let dir = scratch("diag-map");
+    let obj = build("null_deref.c", "-O2", &dir);
+    let base = "0x31000000";
+    let map_file = dir.join("map.json");
+    let out =
+        jitrun(&["--noexec", "--base", base, &format!("--map={}", path(&map_file)), "--map-format=json", path(&obj)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let map: serde_json::Value = serde_json::from_slice(&std::fs::read(&map_file).unwrap()).unwrap();
+
+    // `--map=json` with --noexec goes to stdout; the image's layout is the
+    // same for the same inputs (library addresses move with ASLR).
+    let again = jitrun(&["--noexec", "--base", base, "--map=json", path(&obj)]);
+    let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    for field in ["segments", "sections", "input_sections", "symbols"] {
+        assert_eq!(map[field], again[field], "{} differs between two links", field);
+    }
+
+    let image = link_in_process(&[&obj], 0x3100_0000);
+    assert_eq!(map["base"], 0x3100_0000u64);
+    let symbols = map["symbols"].as_array().unwrap();
+    for name in ["crash_here", "middle", "main"] {
+        let sym = symbols.iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("{} not in the map", name));
+        assert_eq!(sym["address"].as_u64(), image.lookup(name), "{}", name);
+        assert_eq!(sym["kind"], "function");
+        assert!(sym["size"].as_u64().unwrap() > 0);
+    }
+    let segments = map["segments"].as_array().unwrap();
+    assert!(segments.iter().any(|s| s["name"] == "text" && s["protection"] == "r-x"));
+    // printf is an external reached through a stub and its GOT entry.
+    let stub = map["stubs"].as_array().unwrap().iter().find(|s| s["target"] == "printf").expect("a stub for printf");
+    let got = map["got"].as_array().unwrap().iter().find(|g| g["target"] == "printf").expect("a GOT entry for printf");
+    assert_eq!(stub["got_entry"], got["address"]);
+    assert_eq!(got["value"], stub["target_address"]);
+    let printf = map["externals"].as_array().unwrap().iter().find(|e| e["name"] == "printf").unwrap();
+    assert_eq!(printf["address"], stub["target_address"]);
+
+    // The readable map holds the same facts.
+    let table = jitrun(&["--noexec", "--base", base, "--map", path(&obj)]);
+    let table = text(&table.stdout);
+    let main = image.lookup("main").unwrap();
+    assert!(table.contains(&format!("{:#018x}", main)) && table.contains("null_deref.o(.text"), "{}", table);
+    assert!(table.contains("Segments") && table.contains("GOT entries") && table.contains("Stubs"));
+}
+
+#[test]
+fn run_report_records_inputs_counts_phases_and_outcome() {
+    let dir = scratch("diag-report");
+    let obj = build("null_deref.c", "-O2", &dir);
+    let report = dir.join("run.json");
+    // With six arguments the program does not crash: it prints and exits 7.
+    let out = jitrun(&["--report", path(&report), path(&obj), "--", "1", "2", "3", "4", "5"]);
+    assert_eq!(shell_status(&out), 7, "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["schema"], 1);
+    assert_eq!(r["inputs"][0]["path"], path(&obj));
+    assert_eq!(r["inputs"][0]["size"], std::fs::metadata(&obj).unwrap().len());
+    assert_eq!(r["inputs"][0]["format"], "elf-relocatable");
+    assert!(r["counts"]["relocations"]["R_X86_64_PLT32"].as_u64().unwrap() >= 2);
+    assert_eq!(r["counts"]["stubs"], 1);
+    for phase in ["parse", "resolve", "layout", "map", "fixups", "init", "run", "fini"] {
+        assert!(r["phases"][phase].as_f64().is_some(), "phase {} missing: {}", phase, r);
+    }
+    assert!(r["peak_rss_kib"].as_u64().unwrap() > 0);
+    assert_eq!(r["outcome"], serde_json::json!({"status": "exited", "exit_code": 7}));
+
+    let crashed = jitrun(&["--report", path(&report), path(&obj)]);
+    assert_eq!(shell_status(&crashed), 139);
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["outcome"]["status"], "signal");
+    assert_eq!(r["outcome"]["signal_name"], "SIGSEGV");
+    assert_eq!(r["outcome"]["exit_code"], 139);
+
+    let failed = jitrun(&["--report", path(&report), path(&dir.join("missing.o"))]);
+    assert_eq!(shell_status(&failed), 125);
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["outcome"]["status"], "error");
+    assert!(r["outcome"]["message"].as_str().unwrap().contains("missing.o"));
+}
+
+#[test]
+fn perf_map_lists_every_function_at_its_address() {
+    let dir = scratch("diag-perf");
+    let obj = build("gdb_target.c", "-O2", &dir);
+    let map_file = dir.join("map.json");
+    let mut cmd = Command::new(jitrun_bin());
+    cmd.args(["--perf-map", "--base", "0x32000000", "--map-format=json"]).arg(format!("--map={}", path(&map_file)));
+    let child = cmd.arg(&obj).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(text(&out.stdout), "x=21\n");
+    let perf_path = PathBuf::from(format!("/tmp/perf-{}.map", pid));
+    let perf = std::fs::read_to_string(&perf_path).unwrap();
+    std::fs::remove_file(&perf_path).unwrap();
+
+    let image = link_in_process(&[&obj], 0x3200_0000);
+    let map: serde_json::Value = serde_json::from_slice(&std::fs::read(&map_file).unwrap()).unwrap();
+    let functions: Vec<&serde_json::Value> =
+        map["symbols"].as_array().unwrap().iter().filter(|s| s["kind"] == "function").collect();
+    assert!(functions.len() >= 2);
+    for f in functions {
+        let name = f["name"].as_str().unwrap();
+        let line = format!("{:x} {:x} {}", f["address"].as_u64().unwrap(), f["size"].as_u64().unwrap().max(1), name);
+        assert!(perf.lines().any(|l| l == line), "`{}` missing from the perf map:\n{}", line, perf);
+    }
+    for name in ["my_function", "main"] {
+        let addr = image.lookup(name).unwrap();
+        assert!(perf.lines().any(|l| l.starts_with(&format!("{:x} ", addr)) && l.ends_with(name)), "{}", perf);
+    }
+}
+
+fn assemble(name: &str, dir: &Path) -> PathBuf {
+    let obj = dir.join(Path::new(name).with_extension("o"));
+    let status = Command::new("llvm-mc-14")
+        .args(["-triple=x86_64-unknown-linux-gnu", "-filetype=obj", "-o"])
+        .arg(&obj)
+        .arg(source(name))
+        .status()
+        .expect("llvm-mc-14 (package llvm-14) is needed for the --check tests");
+    assert!(status.success());
+    obj
+}
+
+#[test]
+fn check_expressions_pass_and_fail_where_they_should() {
+    let dir = scratch("diag-check");
+    let good = assemble("checks_pass.s", &dir);
+    // The externals lie far (> 2 GiB) from the image, at a fixed address, so
+    // the call keeps its stub and the GOT load is not relaxed to a lea.
+    let defines = [
+        "-slab-allocate",
+        "100Kb",
+        "-slab-address",
+        "0x500000000000",
+        "-abs",
+        "ext_func=0x1000",
+        "-abs",
+        "ext_data=0x2000",
+    ];
+    let check = format!("-check={}", path(&source("checks_pass.s")));
+    let out = jitrun(&[&["-noexec"], &defines[..], &[check.as_str(), path(&good)]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+
+    let bad = assemble("checks_fail.s", &dir);
+    let out = jitrun(&["--noexec", "--check", path(&source("checks_fail.s")), path(&bad)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(shell_status(&out), 125, "{}", stderr);
+    let failures: Vec<&str> = stderr.lines().filter(|l| l.contains("check failed")).collect();
+    assert_eq!(failures.len(), 2, "{}", stderr);
+    assert!(failures[0].contains("checks_fail.s:7:") && failures[0].contains("is 0x"), "{}", stderr);
+    assert!(failures[1].contains("`*{4}value` is 0x2a but `43` is 0x2b"), "{}", stderr);
+    assert!(stderr.contains("2 of 3 checks failed"), "{}", stderr);
+}
+
+#[test]
+fn gdb_breaks_on_a_loaded_function_by_name() {
+    if Command::new("gdb").arg("--version").output().is_err() {
+        panic!("gdb is needed for this test");
+    }
+    let dir = scratch("diag-gdb");
+    let obj = build("gdb_target.c", "-O2", &dir);
+    let mut cmd = Command::new("gdb");
+    cmd.args(["-batch", "-nx", "-ex", "set breakpoint pending on", "-ex", "break my_function", "-ex", "run"])
+        .args(["-ex", "bt", "-ex", "kill", "--args"])
+        .arg(jitrun_bin())
+        .arg(&obj);
+    let out = run_with(&mut cmd, b"", Duration::from_secs(120));
+    let stdout = text(&out.stdout);
+    let breakpoint = stdout.lines().find(|l| l.starts_with("Breakpoint 1, ")).unwrap_or_else(|| panic!("{}", stdout));
+    assert!(breakpoint.contains("in my_function"), "{}", stdout);
+    let frames: Vec<&str> = stdout.lines().filter(|l| l.starts_with('#')).collect();
+    assert!(frames.first().is_some_and(|f| f.contains("my_function")), "{}", stdout);
+    assert!(frames.iter().any(|f| f.contains(" in main ")), "{}", stdout);
+    assert!(!stdout.contains("x=21"), "the breakpoint was not hit before the call: {}", stdout);
+}
