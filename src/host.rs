@@ -1,7 +1,6 @@
 //! The host process's dynamic loader: symbol lookup with `dlsym`, shared
 //! libraries with `dlopen`, symbol facts with `dladdr1`.
 
-use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
 
@@ -118,7 +117,7 @@ fn unsafe_zeroed_dl_info() -> libc::Dl_info {
 /// times across objects, and a large program for thousands.
 #[derive(Default)]
 pub struct HostResolver {
-    cache: HashMap<Box<str>, Option<(u64, Option<usize>)>>,
+    cache: rustc_hash::FxHashMap<Box<str>, Option<(u64, Option<usize>)>>,
     name_buf: Vec<u8>,
 }
 

@@ -7,7 +7,7 @@
 //! runs: GOT, init arrays, `.data.rel.ro`) · data (RW) · bss (RW, zero).
 //! Thread-local blocks are laid out separately as the TLS template.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::model::*;
 
@@ -156,7 +156,7 @@ pub fn compute(graphs: &[LinkGraph]) -> Layout {
         name: &'a str,
         blocks: Vec<(u32, u32, BlockId)>,
     }
-    let mut by_name: HashMap<(SegmentKind, &str), usize> = HashMap::new();
+    let mut by_name: FxHashMap<(SegmentKind, &str), usize> = FxHashMap::default();
     let mut pending: Vec<Pending> = Vec::new();
     let mut tls_blocks: Vec<(bool, u32, BlockId)> = Vec::new();
     for (g, graph) in graphs.iter().enumerate() {

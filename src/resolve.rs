@@ -21,10 +21,11 @@
 //! [`SymbolTable::finish`], every symbol of every graph has a [`Target`]
 //! and no new symbols appear; `-v` logs what satisfied each name.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use anyhow::{bail, Result};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::host::{HostResolver, SharedLibrary};
 use crate::model::*;
@@ -86,7 +87,9 @@ struct GlobalEntry {
 /// The global symbol table, filled one graph at a time.
 #[derive(Default)]
 pub struct SymbolTable {
-    index: HashMap<Box<str>, usize>,
+    /// FxHash: one lookup per global symbol of every object, the hottest
+    /// table of a link; SipHash's flooding resistance buys nothing here.
+    index: FxHashMap<Box<str>, usize>,
     entries: Vec<(Box<str>, GlobalEntry)>,
     defines: HashMap<String, u64>,
     /// `--alias NEW=OLD`, with chains followed: NEW → the last OLD.
@@ -99,9 +102,9 @@ pub struct Resolution {
     pub externals: Vec<External>,
     pub boundaries: Vec<Boundary>,
     /// Every global name and what it became, for lookups after linking.
-    pub globals: HashMap<Box<str>, Target>,
+    pub globals: FxHashMap<Box<str>, Target>,
     /// Sizes of global definitions, for `R_X86_64_SIZE*` from other objects.
-    pub sizes: HashMap<Box<str>, u64>,
+    pub sizes: FxHashMap<Box<str>, u64>,
 }
 
 /// The link failed because strongly referenced names have no definition.
@@ -374,17 +377,18 @@ impl SymbolTable {
         host: &mut HostResolver,
         allow_unresolved: bool,
     ) -> Result<Resolution> {
-        let section_names: HashSet<&str> =
+        let section_names: FxHashSet<&str> =
             graphs.iter().flat_map(|g| g.sections.iter().filter(|s| !s.discarded).map(|s| s.name.as_str())).collect();
         let mut commons = LinkGraph::new("<common symbols>".to_string(), None);
         let common_section = commons.add_section(".bss", SectionKind::ZeroFill);
         let commons_graph = graphs.len() as u32;
 
-        let mut globals: HashMap<Box<str>, Target> = HashMap::with_capacity(self.entries.len());
+        let mut globals: FxHashMap<Box<str>, Target> =
+            FxHashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
         let mut externals = Vec::new();
         let mut boundaries: Vec<Boundary> = Vec::new();
         let mut unresolved: BTreeMap<&str, &GlobalEntry> = BTreeMap::new();
-        let mut sizes = HashMap::new();
+        let mut sizes = FxHashMap::default();
         for (name, entry) in &self.entries {
             if self.aliases.contains_key(name) {
                 continue; // bound below, once its target is known
@@ -496,7 +500,7 @@ fn local_target(g: u32, sym: &Symbol, graph: &LinkGraph) -> Target {
 
 /// Names the linker defines: `Some(None)` is the GOT base, `Some(Some(b))`
 /// a boundary, `None` not linker-defined.
-fn linker_defined(name: &str, sections: &HashSet<&str>) -> Option<Option<Boundary>> {
+fn linker_defined(name: &str, sections: &FxHashSet<&str>) -> Option<Option<Boundary>> {
     let is_c_ident = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     let b = match name {
         "_GLOBAL_OFFSET_TABLE_" => return Some(None),

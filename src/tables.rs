@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use anyhow::{bail, Result};
+use rustc_hash::FxHashMap;
 
 use crate::arch::x86_64::{EdgeKind, STUB_SIZE};
 use crate::host;
@@ -51,13 +52,15 @@ pub struct CopySlot {
 pub struct Tables {
     /// Slots in order with their word index in the GOT.
     pub got: Vec<(GotSlot, u64)>,
-    got_index: HashMap<GotSlot, u64>,
+    // FxHash: these are asked once per edge while planning and again while
+    // applying fixups.
+    got_index: FxHashMap<GotSlot, u64>,
     pub got_words: u64,
     /// Stubs in order: (target, GOT word of its address).
     pub stubs: Vec<(Target, u64)>,
-    stub_index: HashMap<Target, u32>,
+    stub_index: FxHashMap<Target, u32>,
     pub copies: Vec<CopySlot>,
-    copy_index: HashMap<u32, u32>,
+    copy_index: FxHashMap<u32, u32>,
     /// Some fixup stores an image address in 32 bits.
     pub needs_low_image: bool,
     /// Every edge's kind, counted, for reports.
@@ -77,6 +80,11 @@ impl Tables {
     }
 
     pub fn stub_of(&self, target: Target) -> Option<u32> {
+        // Only targets outside the image get stubs (see `plan`); most calls
+        // are inside it and need no lookup.
+        if !matches!(target, Target::External(_) | Target::Absolute(_)) {
+            return None;
+        }
         self.stub_index.get(&target).copied()
     }
 
@@ -116,14 +124,17 @@ impl Tables {
 /// Scans every live edge once and reserves what the fixups may need.
 pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
     let mut tables = Tables::default();
-    let mut external_is_function: HashMap<u32, Option<host::HostSymbolInfo>> = HashMap::new();
+    let mut external_is_function: FxHashMap<u32, Option<host::HostSymbolInfo>> = FxHashMap::default();
+    // Counted per kind here, named once at the end: hashing a name per edge
+    // showed in profiles.
+    let mut kind_counts: FxHashMap<EdgeKind, u64> = FxHashMap::default();
     for (g, graph) in graphs.iter().enumerate() {
         for (b, block) in graph.blocks.iter().enumerate() {
             if !graph.is_block_live(b as BlockId) {
                 continue;
             }
             for edge in &block.edges {
-                *tables.edge_counts.entry(edge.kind.name()).or_insert(0) += 1;
+                *kind_counts.entry(edge.kind).or_insert(0) += 1;
                 let target = res.targets[g][edge.target as usize];
                 if target == Target::NotLoaded {
                     let sym = &graph.symbols[edge.target as usize];
@@ -199,6 +210,7 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
             }
         }
     }
+    tables.edge_counts = kind_counts.into_iter().map(|(kind, n)| (kind.name(), n)).collect();
     Ok(tables)
 }
 

@@ -51,6 +51,8 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
     let mut loaded: Vec<Option<(SectionId, BlockId)>> = vec![None; sections.len()];
     let mut total_size: u64 = 0;
 
+    graph.sections.reserve(sections.len());
+    graph.blocks.reserve(sections.len());
     for (index, section) in sections.enumerate() {
         let sec_name = sections
             .section_name(endian, section)
@@ -63,7 +65,12 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                 name
             );
         }
-        let sec_name = String::from_utf8_lossy(sec_name);
+        // Sections that take no memory (symbol and string tables, relocations,
+        // debug info) are not loaded: skip them before decoding the name.
+        if section.sh_flags(endian) & u64::from(elf::SHF_ALLOC) == 0 {
+            continue;
+        }
+        let sec_name = text(sec_name);
         let Some(kind) = classify(section, endian, &sec_name) else {
             continue;
         };
@@ -119,7 +126,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                 members_loaded.push(sid);
             }
         }
-        graph.comdats.push(Comdat { signature: String::from_utf8_lossy(signature).into(), sections: members_loaded });
+        graph.comdats.push(Comdat { signature: text(signature).into(), sections: members_loaded });
     }
 
     // Symbols keep their ELF index, so relocations map one to one.
@@ -212,11 +219,8 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                 }
             }
         };
-        let name_opt = if sym_name.is_empty() || st_type == elf::STT_SECTION {
-            None
-        } else {
-            Some(String::from_utf8_lossy(sym_name).into())
-        };
+        let name_opt =
+            if sym_name.is_empty() || st_type == elf::STT_SECTION { None } else { Some(text(sym_name).into()) };
         graph.symbols.push(Symbol { name: name_opt, def, scope, linkage, kind, size: sym.st_size(endian) });
     }
 
@@ -240,7 +244,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         let Some((sid, block)) = loaded[target_index] else {
             continue;
         };
-        let sec_name = graph.sections[sid as usize].name.clone();
+        let sec_name = graph.sections[sid as usize].name.as_str();
         let (relocs, link) = section
             .rela(endian, data)
             .map_err(|e| err(&format_args!("section {}: relocations: {}", sec_name, e)))?
@@ -302,6 +306,15 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         graph.blocks[block as usize].edges.extend(edges);
     }
     Ok(graph)
+}
+
+/// Names as text. Valid UTF-8 (nearly always) is borrowed after a fast
+/// check; anything else is replaced lossily for messages.
+fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// Decides whether and as what a section is loaded. `None` for sections

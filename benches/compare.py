@@ -1,0 +1,478 @@
+#!/usr/bin/env python3
+"""Benchmark jitrun against the other ways of running relocatable objects.
+
+Builds its inputs at benchmark time (nothing is checked in), then runs every
+contender interleaved, several times each, and prints medians, ratios and
+peak memory measured in the same run. It informs; it never fails a build.
+
+    python3 benches/compare.py                 # all scenarios, 15 runs each
+    python3 benches/compare.py --runs 31 hello # one scenario, more runs
+    python3 benches/compare.py --objects 1000 --functions 40000
+
+Scenarios:
+  hello  hello world: jitrun, the prelinked executable, cc link + run,
+         llvm-jitlink, tcc -run
+  many   a generated program of --objects objects (default 300)
+  large  a generated program of --functions functions (default 20000)
+         calling each other, with string tables, switch tables and function
+         pointer tables: tens of thousands of relocations
+
+Peak memory (max RSS) comes from wait4() for every run, so it needs no
+/usr/bin/time. Contenders that are not installed (tcc, llvm-jitlink-14) are
+skipped with a note. hyperfine is not needed.
+"""
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CC = os.environ.get("CC", "cc")
+CFLAGS = ["-O2"]
+
+
+# ---------------------------------------------------------------- inputs
+
+
+HELLO_C = r"""
+#include <stdio.h>
+int main(void) {
+    printf("hello, world\n");
+    return 0;
+}
+"""
+
+
+def many_objects_sources(count):
+    """`count` objects in a chain: each has strings, a switch table, a
+    function-pointer table, data, calls into libc and into the next object."""
+    files = {}
+    for i in range(count):
+        nxt = f"chain_{i + 1}" if i + 1 < count else None
+        call_next = f"{nxt}(x - 1, depth - 1)" if nxt else "x"
+        decl_next = f"int {nxt}(int, int);" if nxt else ""
+        files[f"obj{i:04}.c"] = f"""
+#include <string.h>
+#include <stdlib.h>
+{decl_next}
+static const char *names_{i}[] = {{"alpha{i}", "beta{i}", "gamma{i}", "delta{i}"}};
+int counter_{i};
+static int helper_{i}(int x) {{
+    switch (x & 7) {{
+    case 0: return x * 3 + {i};
+    case 1: return x ^ {i * 7 + 1};
+    case 2: return (int)strlen(names_{i}[x & 3]);
+    case 3: return x - {i};
+    case 4: return abs(x - {i * 13});
+    case 5: return x << 2;
+    case 6: return x % {i + 3};
+    default: return x + counter_{i};
+    }}
+}}
+static int twice_{i}(int x) {{ return 2 * x; }}
+static int (*ops_{i}[])(int) = {{ helper_{i}, twice_{i} }};
+int chain_{i}(int x, int depth) {{
+    counter_{i}++;
+    int v = ops_{i}[x & 1](x) + helper_{i}(x + 1);
+    if (depth <= 0) return v;
+    return v + {call_next};
+}}
+"""
+    calls = "\n".join(f"    sum += chain_{i}({i}, 3);" for i in range(count))
+    files["main.c"] = f"""
+#include <stdio.h>
+{"".join(f"int chain_{i}(int, int);" for i in range(count))}
+int main(void) {{
+    long sum = 0;
+{calls}
+    printf("many objects: %ld\\n", sum);
+    return 0;
+}}
+"""
+    return files
+
+
+def large_program_sources(functions, files_count):
+    """`functions` functions spread over `files_count` objects. Each calls
+    two earlier ones (often in another object), uses a switch table and a
+    string; every object has a table of its functions' addresses."""
+    per_file = max(1, functions // files_count)
+    files = {}
+    protos = []
+    for f in range(files_count):
+        for j in range(per_file):
+            protos.append(f"int fn_{f}_{j}(int, int);")
+    proto_text = "\n".join(protos)
+    # The prototypes are big; put them in a header every object includes.
+    files["protos.h"] = proto_text + "\n"
+    for f in range(files_count):
+        body = ["#include \"protos.h\"", "#include <string.h>"]
+        for j in range(per_file):
+            body.append(f'static const char str_{j}[] = "function {f} {j} of the large program";')
+        for j in range(per_file):
+            n = f * per_file + j
+            if n < 2:
+                callee_a = callee_b = None
+            else:
+                a = (n * 7919) % n
+                b = (n * 104729 + 13) % n
+                callee_a = f"fn_{a // per_file}_{a % per_file}"
+                callee_b = f"fn_{b // per_file}_{b % per_file}"
+            recurse = (
+                f"if (depth > 0) v += {callee_a}(x + 1, depth - 1) + {callee_b}(x, depth - 1);"
+                if callee_a else ""
+            )
+            body.append(f"""int fn_{f}_{j}(int x, int depth) {{
+    int v;
+    switch (x & 7) {{
+    case 0: v = x + {n}; break;
+    case 1: v = x * {n % 97 + 2}; break;
+    case 2: v = str_{j}[x & 15]; break;
+    case 3: v = x - {n % 31}; break;
+    case 4: v = x ^ {n}; break;
+    case 5: v = (int)strlen(str_{j}); break;
+    case 6: v = x >> 1; break;
+    default: v = {n};
+    }}
+    {recurse}
+    return v;
+}}""")
+        entries = ", ".join(f"fn_{f}_{j}" for j in range(per_file))
+        body.append(f"int (*const table_{f}[])(int, int) = {{ {entries} }};")
+        files[f"part{f:03}.c"] = "\n".join(body) + "\n"
+    externs = "\n".join(f"extern int (*const table_{f}[])(int, int);" for f in range(files_count))
+    files["main.c"] = f"""
+#include <stdio.h>
+{externs}
+int main(void) {{
+    long sum = 0;
+    for (int f = 0; f < {files_count}; f++) {{
+        int (*const *table)(int, int) = 0;
+        switch (f) {{
+{"".join(f"        case {f}: table = table_{f}; break;" + chr(10) for f in range(files_count))}
+        }}
+        for (int j = 0; j < {per_file}; j++) sum += table[j](j, 1);
+    }}
+    printf("large program: %ld\\n", sum);
+    return 0;
+}}
+"""
+    return files
+
+
+def compile_all(workdir, sources, jobs, cflags):
+    """Writes `sources` into `workdir` and compiles every .c to .o in parallel;
+    returns the objects with main.o last (so tcc -run can take it last)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    changed_header = False
+    for name, text in sources.items():
+        path = workdir / name
+        # Unchanged sources keep their objects (with --workdir, reruns are quick).
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+            changed_header |= name.endswith(".h")
+    c_files = sorted(n for n in sources if n.endswith(".c"))
+    stamp = workdir / "cflags.txt"
+    flags_text = " ".join([CC, *cflags])
+    if not stamp.exists() or stamp.read_text() != flags_text:
+        changed_header = True  # other flags: rebuild everything
+
+    def build(name):
+        out = workdir / (name[:-2] + ".o")
+        src = workdir / name
+        if changed_header or not out.exists() or out.stat().st_mtime < src.stat().st_mtime:
+            subprocess.run([CC, *cflags, "-c", name, "-o", out.name], cwd=workdir, check=True)
+        return out
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        objects = list(pool.map(build, c_files))
+    stamp.write_text(flags_text)
+    objects.sort(key=lambda p: (p.name == "main.o", p.name))
+    return objects
+
+
+def relocation_count(objects):
+    """Number of relocation entries in the objects (readelf, if present)."""
+    if not shutil.which("readelf"):
+        return None
+    total = 0
+    for obj in objects:
+        out = subprocess.run(["readelf", "-r", "-W", str(obj)], capture_output=True, text=True).stdout
+        total += sum(1 for line in out.splitlines() if line[:1] in "0123456789abcdef" and "R_X86_64" in line)
+    return total
+
+
+# ---------------------------------------------------------------- running
+
+
+class Contender:
+    """One way of running the program: a list of commands run in sequence
+    (cc link + run is two); time and peak RSS cover all of them."""
+
+    def __init__(self, name, steps, cwd):
+        self.name = name
+        self.steps = [[str(a) for a in argv] for argv in steps]
+        self.cwd = cwd
+        self.times = []
+        self.rss_kib = []
+        self.failed = None
+
+    def output(self):
+        """What the program prints (stdout), running the steps once."""
+        out = b""
+        for argv in self.steps:
+            res = subprocess.run(argv, cwd=self.cwd, capture_output=True)
+            if res.returncode != 0:
+                err = res.stderr.decode(errors="replace").strip()[:300]
+                raise RuntimeError(f"{' '.join(argv[:3])} ... exited with {res.returncode}: {err}")
+            out += res.stdout
+        return out
+
+
+def build_runner(directory):
+    """Compiles benches/runner.c, the C helper that spawns and times."""
+    exe = directory / "runner"
+    subprocess.run([CC, "-O2", "-o", str(exe), str(REPO / "benches" / "runner.c")], check=True)
+    return exe
+
+
+def measure(runner, contenders, runs, warmup=2):
+    """Checks that every contender prints what the native program prints,
+    then has the runner run them interleaved (a fresh random order each
+    round) so drift of the machine's load hits all of them alike."""
+    reference = None
+    for c in contenders:
+        try:
+            out = c.output()
+        except (RuntimeError, OSError) as e:
+            c.failed = str(e)
+            continue
+        if reference is None:
+            reference = out
+        elif out != reference:
+            c.failed = f"printed {out[:60]!r}..., expected {reference[:60]!r}..."
+    live = [c for c in contenders if not c.failed]
+    spec = [str(len(live))]
+    for c in live:
+        spec.append(str(len(c.steps)))
+        for argv in c.steps:
+            spec.append(str(len(argv)))
+            spec.extend(argv)
+    spec += [str(runs), str(warmup), str(random.randrange(1 << 30))]
+    res = subprocess.run(
+        [str(runner)], cwd=live[0].cwd, input="\n".join(spec) + "\n", capture_output=True, text=True
+    )
+    for line in res.stdout.splitlines():
+        index, value, extra = line.split()
+        c = live[int(index)]
+        if value == "fail":
+            c.failed = f"exited with {extra} during timing"
+            continue
+        c.times.append(int(value) / 1e9)
+        c.rss_kib.append(int(extra))
+    if res.returncode != 0 and not any(c.failed for c in live):
+        raise RuntimeError(f"runner failed: {res.stderr}")
+
+
+def report(title, contenders, baseline_name, extra=""):
+    print(f"\n== {title}{extra}")
+    base = next((c for c in contenders if c.name == baseline_name and not c.failed), None)
+    base_median = statistics.median(base.times) if base else None
+    print(f"{'contender':<28} {'median ms':>10} {'min ms':>8} {'max RSS MiB':>12} {'vs jitrun':>10}")
+    for c in contenders:
+        if c.failed:
+            print(f"{c.name:<28} {'failed: ' + c.failed[:200]}")
+            continue
+        med = statistics.median(c.times)
+        ratio = f"{med / base_median:9.2f}x" if base_median else ""
+        print(
+            f"{c.name:<28} {med * 1e3:10.2f} {min(c.times) * 1e3:8.2f} "
+            f"{max(c.rss_kib) / 1024:12.1f} {ratio:>10}"
+        )
+
+
+def median_of(contenders, name):
+    c = next((c for c in contenders if c.name == name and not c.failed and c.times), None)
+    return statistics.median(c.times) if c else None
+
+
+def rss_of(contenders, name):
+    c = next((c for c in contenders if c.name == name and not c.failed and c.rss_kib), None)
+    return statistics.median(c.rss_kib) if c else None
+
+
+def image_size(jitrun, objects, cwd):
+    """The image size jitrun reports with -v (its debug log)."""
+    res = subprocess.run(
+        [jitrun, "-v", "--noexec", *map(str, objects)], cwd=cwd, capture_output=True, text=True
+    )
+    for line in res.stderr.splitlines():
+        if "image at" in line and "bytes" in line:
+            try:
+                return int(line.split(",")[1].split()[0])
+            except (IndexError, ValueError):
+                pass
+    return None
+
+
+class Targets:
+    """The goals of issue 9, checked against this run's numbers."""
+
+    def __init__(self):
+        self.lines = []
+
+    def check(self, what, value, goal, ok):
+        if value is None:
+            self.lines.append(f"  ?    {what}: not measured")
+        else:
+            self.lines.append(f"  {'met ' if ok else 'MISS'} {what}: {value} (goal {goal})")
+
+    def print(self):
+        print("\n== targets (issue 9)")
+        for line in self.lines:
+            print(line)
+
+
+def ratio(a, b):
+    return a / b if a and b else None
+
+
+def fmt(x, suffix="x"):
+    return f"{x:.2f}{suffix}" if x is not None else None
+
+
+# ---------------------------------------------------------------- scenarios
+
+
+def contenders_for(objects, workdir, jitrun, native_exe):
+    objs = [o.name for o in objects]
+    cs = [Contender("jitrun", [[jitrun, *objs]], workdir)]
+    cs.append(Contender("prelinked ./a.out", [[str(native_exe)]], workdir))
+    cs.append(Contender("cc link + run", [[CC, *objs, "-o", "linked.out"], ["./linked.out"]], workdir))
+    if shutil.which("tcc"):
+        # tcc -run runs the first file after -run; the others come before it.
+        cs.append(Contender("tcc -run", [["tcc", *objs[:-1], "-run", objs[-1]]], workdir))
+    else:
+        print("note: tcc is not installed (apt-get install tcc); skipping tcc -run")
+    if shutil.which("llvm-jitlink-14"):
+        cs.append(Contender("llvm-jitlink-14", [["llvm-jitlink-14", *objs]], workdir))
+    else:
+        print("note: llvm-jitlink-14 is not installed; skipping it")
+    return cs
+
+
+def prepare(workdir, sources, jobs, cflags):
+    objects = compile_all(workdir, sources, jobs, cflags)
+    native = workdir / "prelinked.out"
+    subprocess.run([CC, *[o.name for o in objects], "-o", native.name], cwd=workdir, check=True)
+    return objects, native
+
+
+def scenario(name, title, workdir, sources, args, jitrun, targets, cflags=CFLAGS):
+    t0 = time.perf_counter()
+    objects, native = prepare(workdir, sources, args.jobs, cflags)
+    relocs = relocation_count(objects)
+    print(
+        f"\n[{name}] built {len(objects)} objects ({relocs} relocations, {' '.join(cflags)}) "
+        f"in {time.perf_counter() - t0:.1f}s",
+        flush=True,
+    )
+    cs = contenders_for(objects, workdir, jitrun, native)
+    measure(args.runner, cs, args.runs)
+    report(title, cs, "jitrun", f" ({len(objects)} objects, {relocs} relocations, {args.runs} runs)")
+    size = image_size(jitrun, objects, workdir)
+    native_rss = rss_of(cs, "prelinked ./a.out")
+    jit_rss = rss_of(cs, "jitrun")
+    if size is not None and native_rss is not None and jit_rss is not None:
+        over = (jit_rss * 1024 - native_rss * 1024 - size) / 2**20
+        print(
+            f"peak memory: jitrun {jit_rss / 1024:.1f} MiB, native {native_rss / 1024:.1f} MiB, "
+            f"image {size / 2**20:.2f} MiB: jitrun - native - image = {over:+.1f} MiB"
+        )
+        targets.check(f"{name}: peak RSS over native + image", f"{over:+.1f} MiB", "<= a few MiB", over <= 4.0)
+    return cs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scenarios", nargs="*", help="hello, many, large (default: all)")
+    parser.add_argument("--runs", type=int, default=15, help="timed runs of each contender (default 15)")
+    parser.add_argument("--objects", type=int, default=300, help="objects of the 'many' program (default 300)")
+    parser.add_argument("--functions", type=int, default=20000, help="functions of the 'large' program (default 20000)")
+    parser.add_argument("--large-files", type=int, default=8, help="objects the large program is split into (default 8)")
+    parser.add_argument(
+        "--large-cflags",
+        default="-O0",
+        help="flags of the large program (default -O0: gcc needs minutes for it at -O2 on a small machine; "
+        "the relocations are alike)",
+    )
+    parser.add_argument("--jitrun", help="jitrun binary (default: build target/release/jitrun)")
+    parser.add_argument("--workdir", help="keep inputs here instead of a temporary directory")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles")
+    args = parser.parse_args()
+    scenarios = args.scenarios or ["hello", "many", "large"]
+    unknown = set(scenarios) - {"hello", "many", "large"}
+    if unknown:
+        parser.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+
+    if args.jitrun:
+        jitrun = str(Path(args.jitrun).resolve())
+    else:
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
+        jitrun = str(REPO / "target" / "release" / "jitrun")
+
+    tmp = None
+    if args.workdir:
+        root = Path(args.workdir).resolve()
+        root.mkdir(parents=True, exist_ok=True)
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="jitrun-bench-")
+        root = Path(tmp.name)
+    print(f"jitrun: {jitrun}\ninputs: {root}\ncc: {CC} {' '.join(CFLAGS)}; {os.cpu_count()} CPUs")
+
+    args.runner = build_runner(root)
+    targets = Targets()
+    try:
+        if "hello" in scenarios:
+            cs = scenario("hello", "hello world", root / "hello", {"hello.c": HELLO_C}, args, jitrun, targets)
+            jit = median_of(cs, "jitrun")
+            r = ratio(jit, median_of(cs, "prelinked ./a.out"))
+            targets.check("hello: jitrun / prelinked", fmt(r), "<= 1.5x", r is not None and r <= 1.5)
+            r = ratio(median_of(cs, "tcc -run"), jit)
+            targets.check("hello: tcc -run / jitrun", fmt(r), "> 1x", r is not None and r > 1)
+        if "many" in scenarios:
+            cs = scenario(
+                "many", "many objects", root / "many", many_objects_sources(args.objects), args, jitrun, targets
+            )
+            jit = median_of(cs, "jitrun")
+            r = ratio(median_of(cs, "tcc -run"), jit)
+            targets.check("many: tcc -run / jitrun", fmt(r), "> 1x", r is not None and r > 1)
+            r = ratio(median_of(cs, "cc link + run"), jit)
+            targets.check("many: cc link + run / jitrun", fmt(r), ">= 10x", r is not None and r >= 10)
+        if "large" in scenarios:
+            sources = large_program_sources(args.functions, args.large_files)
+            cs = scenario(
+                "large", "large program", root / "large", sources, args, jitrun, targets, args.large_cflags.split()
+            )
+            jit = median_of(cs, "jitrun")
+            r = ratio(median_of(cs, "cc link + run"), jit)
+            targets.check("large: cc link + run / jitrun", fmt(r), ">= 10x", r is not None and r >= 10)
+            r = ratio(median_of(cs, "llvm-jitlink-14"), jit)
+            targets.check("large: llvm-jitlink / jitrun", fmt(r), ">= 50x", r is not None and r >= 50)
+        targets.print()
+    finally:
+        if tmp:
+            tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
