@@ -66,26 +66,25 @@ static TABLE: AtomicPtr<CrashTable> = AtomicPtr::new(std::ptr::null_mut());
 static ALT_STACK: AtomicUsize = AtomicUsize::new(0);
 
 fn build_ranges(info: &LinkInfo) -> Vec<Range> {
-    let code_sections: Vec<_> = info
+    // Input sections in the text segment, with their ends, by (object, name).
+    let text: Vec<(u64, u64)> =
+        info.sections.iter().filter(|o| o.segment == "text").map(|o| (o.address, o.address + o.size.max(1))).collect();
+    let code_sections: std::collections::HashMap<(&str, &str), u64> = info
         .input_sections
         .iter()
-        .filter(|s| {
-            info.sections
-                .iter()
-                .any(|o| o.segment == "text" && o.address <= s.address && s.address < o.address + o.size.max(1))
-        })
+        .filter(|s| text.iter().any(|&(start, end)| start <= s.address && s.address < end))
+        .map(|s| ((s.object.as_str(), s.name.as_str()), s.address + s.size))
         .collect();
     let mut ranges = Vec::new();
+    // `info.symbols` is sorted by address, so the next symbol is close by.
     let symbols: Vec<_> = info
         .symbols
         .iter()
-        .filter(|s| s.kind == "function" || code_sections.iter().any(|c| c.object == s.object && c.name == s.section))
+        .filter(|s| s.kind == "function" || code_sections.contains_key(&(s.object.as_str(), s.section.as_str())))
         .collect();
     for (i, sym) in symbols.iter().enumerate() {
-        let section_end = code_sections
-            .iter()
-            .find(|c| c.object == sym.object && c.name == sym.section)
-            .map_or(sym.address + sym.size, |c| c.address + c.size);
+        let section_end =
+            code_sections.get(&(sym.object.as_str(), sym.section.as_str())).copied().unwrap_or(sym.address + sym.size);
         let end = if sym.size > 0 {
             sym.address + sym.size
         } else {
@@ -140,7 +139,6 @@ pub fn install(info: &LinkInfo, print: bool, report: Option<ReportSink>) {
         print,
         stack_top: &stack_marker as *const u8 as u64,
     });
-    warm_up_unwinder(&table);
     let old = TABLE.swap(Box::into_raw(table), Ordering::AcqRel);
     if !old.is_null() {
         // The old table may still be read by a handler running on another
@@ -183,18 +181,54 @@ fn ensure_alternate_stack() {
 }
 
 extern "C" {
-    fn _Unwind_Find_FDE(pc: *const c_void, bases: *mut [usize; 3]) -> *const c_void;
     fn _Unwind_Backtrace(trace: extern "C" fn(*mut c_void, *mut c_void) -> c_int, arg: *mut c_void) -> c_int;
     fn _Unwind_GetIPInfo(context: *mut c_void, ip_before_insn: *mut c_int) -> usize;
 }
 
 /// libgcc sorts a registered `.eh_frame` (allocating) on the first lookup
 /// that reaches it; do that lookup now rather than in the signal handler.
-fn warm_up_unwinder(table: &CrashTable) {
-    if let Some(first) = table.ranges.first() {
-        let mut bases = [0usize; 3];
-        // SAFETY: a lookup only reads the registered unwind tables.
-        unsafe { _Unwind_Find_FDE(first.start as *const c_void, &mut bases) };
+/// The signal being reported, for the watchdog.
+static CRASH_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+/// Seconds the unwinder may take before the watchdog ends the process.
+const UNWIND_DEADLINE_SECONDS: u32 = 2;
+
+/// The unwinder sorts its tables (and allocates) on first use. Doing that
+/// ahead of time cost every run more than the link itself on programs
+/// with many functions, so it happens only when a crash is reported. If the
+/// crash left malloc's lock held, the unwinder would wait forever: a
+/// watchdog alarm then ends the process with the crash's own signal, so the
+/// exit status stays 128+N and CI never hangs.
+fn arm_unwind_watchdog(sig: c_int) {
+    CRASH_SIGNAL.store(sig, Ordering::Release);
+    // SAFETY: sigaction and alarm are async-signal-safe; the action is zeroed then filled.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = unwind_watchdog as *const () as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGALRM, &action, std::ptr::null_mut());
+        libc::alarm(UNWIND_DEADLINE_SECONDS);
+    }
+}
+
+fn disarm_unwind_watchdog() {
+    // SAFETY: alarm is async-signal-safe.
+    unsafe { libc::alarm(0) };
+}
+
+extern "C" fn unwind_watchdog(_: c_int) {
+    let sig = CRASH_SIGNAL.load(Ordering::Acquire);
+    let note = b"jitrun: (backtrace abandoned: the unwinder did not finish)\n";
+    // SAFETY: write, signal, sigprocmask and raise are async-signal-safe;
+    // the crash signal is unblocked so the re-raise takes effect at once.
+    unsafe {
+        libc::write(2, note.as_ptr() as *const c_void, note.len());
+        libc::signal(sig, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, sig);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(sig);
+        libc::_exit(128 + sig);
     }
 }
 
@@ -391,8 +425,10 @@ fn report_crash(table: &CrashTable, sig: c_int, info: *mut libc::siginfo_t, pc: 
     let _ = line.write_str("\njitrun: backtrace of loaded code (innermost first):\n");
     line.flush_to(2);
     let mut walk = Walk { table, frames: 0, printed: 0, past_signal_frame: false };
+    arm_unwind_watchdog(sig);
     // SAFETY: the callback only reads the context and our table.
     unsafe { _Unwind_Backtrace(trace_frame, &mut walk as *mut Walk as *mut c_void) };
+    disarm_unwind_watchdog();
     if walk.printed == 0 {
         if table.image.contains(&pc) {
             let mut line = StderrLine::new();

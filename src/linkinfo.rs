@@ -179,16 +179,36 @@ struct TargetNames {
 }
 
 impl TargetNames {
+    /// Names the GOT and stub targets only: naming every symbol of a large
+    /// program would cost more than the link.
     fn new(graphs: &[LinkGraph], addrs: &Addresses) -> TargetNames {
+        let wanted: std::collections::HashSet<Target> = addrs
+            .tables
+            .got
+            .iter()
+            .filter_map(|&(slot, _)| match slot {
+                GotSlot::Address(t) | GotSlot::TpOffset(t) | GotSlot::TlsIndex(t) | GotSlot::TlsDescriptor(t) => {
+                    Some(t)
+                }
+                GotSlot::TlsModule => None,
+            })
+            .chain(addrs.tables.stubs.iter().map(|&(t, _)| t))
+            .collect();
         let mut names: HashMap<Target, (String, Option<String>)> = HashMap::new();
         for (name, &target) in &addrs.res.globals {
-            names.entry(target).or_insert_with(|| (name.to_string(), None));
+            if wanted.contains(&target) {
+                names.entry(target).or_insert_with(|| (name.to_string(), None));
+            }
         }
-        for (g, graph) in graphs.iter().enumerate() {
-            for (s, sym) in graph.symbols.iter().enumerate() {
-                if let (Some(name), Scope::Local) = (&sym.name, sym.scope) {
-                    let target = addrs.res.targets[g][s];
-                    names.entry(target).or_insert_with(|| (name.to_string(), Some(graph.name.clone())));
+        if names.len() < wanted.len() {
+            for (g, graph) in graphs.iter().enumerate() {
+                for (s, sym) in graph.symbols.iter().enumerate() {
+                    if let (Some(name), Scope::Local) = (&sym.name, sym.scope) {
+                        let target = addrs.res.targets[g][s];
+                        if wanted.contains(&target) {
+                            names.entry(target).or_insert_with(|| (name.to_string(), Some(graph.name.clone())));
+                        }
+                    }
                 }
             }
         }
