@@ -18,16 +18,39 @@ const TLS_REEXEC_ENV: &str = "JITRUN_TLS_REEXEC";
 
 fn main() {
     restore_environment_after_reexec();
-    let (cli, inputs) = match Cli::parse_ordered(std::env::args_os()) {
-        Ok(parsed) => parsed,
-        Err(e) => {
-            let code = if e.use_stderr() { EXIT_JITRUN_ERROR } else { 0 };
-            let _ = e.print();
-            std::process::exit(code);
+    // Parse and link on a helper thread. glibc gives that thread its own
+    // malloc arena, so the linker's freed memory never reaches the program:
+    // the program's heap is as fresh as in a native process, where early
+    // allocations come back zeroed (programs that read uninitialized heap
+    // memory depend on it). The thread stays parked afterwards, because
+    // glibc would hand a dead thread's arena to the program's first thread.
+    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+    let spawned = std::thread::Builder::new().name("jitrun-link".into()).spawn(move || {
+        let (cli, inputs) = match Cli::parse_ordered(std::env::args_os()) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let code = if e.use_stderr() { EXIT_JITRUN_ERROR } else { 0 };
+                let _ = e.print();
+                std::process::exit(code);
+            }
+        };
+        init_logging(cli.verbose);
+        let linked = link(&cli, &inputs);
+        let _ = sender.send((cli, linked));
+        loop {
+            std::thread::park();
         }
-    };
-    init_logging(cli.verbose);
-    match run(&cli, &inputs) {
+    });
+    if let Err(e) = spawned {
+        eprintln!("jitrun: error: cannot start the link thread: {}", e);
+        std::process::exit(EXIT_JITRUN_ERROR);
+    }
+    let Ok((cli, linked)) = receiver.recv() else { std::process::exit(EXIT_JITRUN_ERROR) };
+    let result = linked.and_then(|outcome| match outcome {
+        Linked::Done(code) => Ok(code),
+        Linked::Run(image) => run(&cli, *image),
+    });
+    match result {
         Ok(code) => std::process::exit(code),
         Err(e) => {
             if let Some(exhausted) = e.downcast_ref::<jitrun::tls::TlsExhausted>() {
@@ -42,6 +65,13 @@ fn main() {
             std::process::exit(EXIT_JITRUN_ERROR);
         }
     }
+}
+
+/// What the link thread hands to the main thread.
+enum Linked {
+    /// Nothing to run (`--noexec`, `--print-unresolved`): exit with this.
+    Done(i32),
+    Run(Box<Image>),
 }
 
 /// glibc sizes its static TLS surplus at process start from the
@@ -114,7 +144,7 @@ fn print_unresolved(linker: Linker) -> Result<i32> {
     }
 }
 
-fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
+fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
     let options = LinkOptions {
         search_paths: cli.library_path.clone(),
         defines: cli.defines().map_err(anyhow::Error::msg)?,
@@ -144,9 +174,9 @@ fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
     }
     linker.add_files(&files)?;
     if cli.print_unresolved {
-        return print_unresolved(linker);
+        return print_unresolved(linker).map(Linked::Done);
     }
-    let mut image = linker.link()?;
+    let image = linker.link()?;
     let info = image.link_info();
     if let Some((destination, json)) = cli.map_request() {
         jitrun::map::write_map(info, json, &destination, cli.noexec)?;
@@ -161,8 +191,14 @@ fn run(cli: &Cli, inputs: &[Input]) -> Result<i32> {
         if let Some(path) = &cli.report {
             jitrun::report::write(path, &jitrun::report::head(info), jitrun::report::Outcome::NoExec)?;
         }
-        return Ok(0);
+        return Ok(Linked::Done(0));
     }
+    Ok(Linked::Run(Box::new(image)))
+}
+
+/// Runs the linked program on the main thread, like a native process.
+fn run(cli: &Cli, mut image: Image) -> Result<i32> {
+    let info = image.link_info();
     // Before run_main: the report's exit hook must run after the image's
     // finalizer, and the crash handler must be in place before constructors.
     let sink = cli.report.as_deref().map(|path| jitrun::report::arm(path, info)).transpose()?;

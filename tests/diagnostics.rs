@@ -253,7 +253,8 @@ fn gdb_breaks_on_a_loaded_function_by_name() {
         .arg(&obj);
     let out = run_with(&mut cmd, b"", Duration::from_secs(120));
     let stdout = text(&out.stdout);
-    let breakpoint = stdout.lines().find(|l| l.starts_with("Breakpoint 1, ")).unwrap_or_else(|| panic!("{}", stdout));
+    // "Breakpoint 1, ..." or, with several threads, "Thread 1 "jitrun" hit Breakpoint 1, ...".
+    let breakpoint = stdout.lines().find(|l| l.contains("Breakpoint 1, ")).unwrap_or_else(|| panic!("{}", stdout));
     assert!(breakpoint.contains("in my_function"), "{}", stdout);
     let frames: Vec<&str> = stdout.lines().filter(|l| l.starts_with('#')).collect();
     assert!(frames.first().is_some_and(|f| f.contains("my_function")), "{}", stdout);

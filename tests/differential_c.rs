@@ -37,6 +37,7 @@ c_programs! {
     bigbss_aligned => "bigbss_aligned.c",
     bigstruct => "bigstruct.c",
     common_weak => "common_weak",
+    fresh_heap => "fresh_heap.c",
     ctor_prio => "ctor_prio",
     errno_strerror => "errno_strerror.c",
     exit_deep => "exit_deep.c",
