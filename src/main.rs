@@ -1,5 +1,6 @@
 //! The thin binary: parse arguments, set up logging, call the library, map
 //! the outcome to an exit code.
+#![no_main]
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -16,7 +17,18 @@ use jitrun::{GlobalValue, Image, Limits, LinkOptions, Linker, RunOutcome, RunSpe
 /// the program sees the environment it was given.
 const TLS_REEXEC_ENV: &str = "JITRUN_TLS_REEXEC";
 
-fn main() {
+/// The C entry point, without Rust's runtime set-up: that set-up reads
+/// `/proc/self/maps` for a stack guard (allocating and freeing memory the
+/// program would then find in its heap), installs a SIGSEGV handler and
+/// ignores SIGPIPE, all of which a C program does not expect. `std` still
+/// gets the arguments from glibc.
+#[no_mangle]
+pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+    real_main();
+    0
+}
+
+fn real_main() {
     restore_environment_after_reexec();
     // Parse and link on a helper thread. glibc gives that thread its own
     // malloc arena, so the linker's freed memory never reaches the program:
