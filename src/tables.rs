@@ -189,16 +189,18 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                     tables.needs_got_base = true;
                 }
                 match target {
+                    // Calls go through a stub when far; asking the loader
+                    // what the target is (dladdr1 walks symbol tables) is
+                    // only needed for data-style references.
+                    Target::External(_) if matches!(kind, EdgeKind::Branch32 | EdgeKind::PltOff64) => {
+                        tables.add_stub(target)
+                    }
                     Target::External(ext) if kind.may_use_stub() => {
                         let info = *external_is_function
                             .entry(ext)
                             .or_insert_with(|| host::symbol_info(res.externals[ext as usize].address));
                         match info {
-                            Some(info)
-                                if !info.is_function && kind != EdgeKind::Branch32 && kind != EdgeKind::PltOff64 =>
-                            {
-                                tables.add_copy(ext, info.size.max(1))
-                            }
+                            Some(info) if !info.is_function => tables.add_copy(ext, info.size.max(1)),
                             _ => tables.add_stub(target),
                         }
                     }
