@@ -124,6 +124,14 @@ fn build_ranges(info: &LinkInfo) -> Vec<Range> {
 /// outcome for `--report`. Call before the program's constructors run, so
 /// handlers the program installs itself replace this one.
 pub fn install(info: &LinkInfo, print: bool, report: Option<ReportSink>) {
+    prepare(info, print, report);
+    activate();
+}
+
+/// Builds and publishes the crash table without touching signal handlers:
+/// a parent that forks isolated runs prepares once, and each child calls
+/// [`activate`] after resetting its signals for the program.
+pub fn prepare(info: &LinkInfo, print: bool, report: Option<ReportSink>) {
     let stack_marker = 0u8;
     let code = info
         .segments
@@ -146,6 +154,16 @@ pub fn install(info: &LinkInfo, print: bool, report: Option<ReportSink>) {
         log::trace!("replacing the crash table");
     }
     ensure_alternate_stack();
+}
+
+/// Whether [`prepare`] has published a table in this process.
+pub fn is_prepared() -> bool {
+    !TABLE.load(Ordering::Acquire).is_null()
+}
+
+/// Installs the handler for the prepared table (async-signal-safe calls
+/// only, so a freshly forked child may call it).
+pub fn activate() {
     for sig in SIGNALS {
         // SAFETY: installing a handler with a zeroed, then filled sigaction.
         unsafe {

@@ -216,6 +216,11 @@ fn run(cli: &Cli, mut image: Image) -> Result<i32> {
     let sink = cli.report.as_deref().map(|path| jitrun::report::arm(path, info)).transpose()?;
     let program = cli.inputs[0].to_string_lossy().into_owned();
     let sets = cli.sets().map_err(anyhow::Error::msg)?;
+    if cli.isolated() && !cli.no_crash_handler {
+        // Each forked run reports its own crash (into its captured stderr
+        // in a batch); the table is built once, here.
+        jitrun::crash::prepare(info, true, None);
+    }
     if let Some(plan) = &cli.batch {
         return run_batch(cli, &image, plan, program, sets);
     }

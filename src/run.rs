@@ -1065,6 +1065,10 @@ fn child_setup(run: &PreparedRun, ends: &ChildEnds, parent_fds: &[RawFd], mask: 
     // SIGPIPE, SIGSEGV and SIGBUS at their defaults, argv[0] as the
     // process name: what a C program expects from its start-up code.
     crate::image::prepare_process_for_program(&run.argv0);
+    // Crash reports, when the parent prepared them, as for in-process runs.
+    if crate::crash::is_prepared() {
+        crate::crash::activate();
+    }
     apply_env(run)?;
     for (addr, bytes) in &run.writes {
         // SAFETY: the parent checked that the range is writable image memory;

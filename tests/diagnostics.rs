@@ -56,6 +56,20 @@ fn null_dereference_names_the_function_and_exits_139() {
 }
 
 #[test]
+fn an_isolated_run_reports_its_crash_the_same_way() {
+    let dir = scratch("diag-null-isolated");
+    let obj = build("null_deref.c", "-O2", &dir);
+    let out = jitrun(&["--isolate", path(&obj)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(shell_status(&out), 139, "{}", stderr);
+    assert!(stderr.contains("SIGSEGV") && stderr.contains("crash_here+0x"), "{}", stderr);
+    assert!(stderr.contains("null_deref.o, .text)"), "{}", stderr);
+    let quiet = jitrun(&["--isolate", "--no-crash-handler", path(&obj)]);
+    assert_eq!(shell_status(&quiet), 139);
+    assert!(quiet.stderr.is_empty(), "{}", text(&quiet.stderr));
+}
+
+#[test]
 fn abort_is_reported_and_exits_134() {
     let dir = scratch("diag-abort");
     let obj = build("aborts.c", "-O2", &dir);
