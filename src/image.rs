@@ -293,14 +293,18 @@ impl Drop for Image {
 /// - SIGSEGV/SIGBUS: Rust's stack-overflow handler would turn a deep
 ///   recursion (SIGSEGV natively) into an abort with a Rust message.
 /// - `program_invocation_name`/`program_invocation_short_name` (used by
-///   `err()`, `error()`, `getopt` messages) follow `argv[0]`.
+///   `assert()`, `err()`, `error()`, `getopt` messages) follow `argv[0]`
+///   without a `.o` suffix.
 pub fn prepare_process_for_program(argv0: &str) {
     for signal in [libc::SIGPIPE, libc::SIGSEGV, libc::SIGBUS] {
         // SAFETY: restoring a signal's default disposition.
         unsafe { libc::signal(signal, libc::SIG_DFL) };
     }
-    let full = CString::new(argv0).unwrap_or_default();
-    let short = CString::new(argv0.rsplit('/').next().unwrap_or(argv0)).unwrap_or_default();
+    // `prog.o` runs as `prog` would after `cc prog.o -o prog`: messages from
+    // assert(), err() and error() name the program, not the object file.
+    let name = argv0.strip_suffix(".o").filter(|n| !n.is_empty() && !n.ends_with('/')).unwrap_or(argv0);
+    let full = CString::new(name).unwrap_or_default();
+    let short = CString::new(name.rsplit('/').next().unwrap_or(name)).unwrap_or_default();
     // Leaked on purpose: libc keeps pointing at them for the process's life.
     let (full, short) = (full.into_raw(), short.into_raw());
     for (name, value) in [(c"program_invocation_name", full), (c"program_invocation_short_name", short)] {
