@@ -37,7 +37,8 @@ struct Range {
     start: u64,
     end: u64,
     name: Box<str>,
-    place: Box<str>,
+    /// Shared by every symbol of one input section.
+    place: std::sync::Arc<str>,
     is_function: bool,
     /// jitrun's own runtime pieces (the entry trampoline): left out of backtraces.
     is_runtime: bool,
@@ -82,6 +83,7 @@ fn build_ranges(info: &LinkInfo) -> Vec<Range> {
         .iter()
         .filter(|s| s.kind == "function" || code_sections.contains_key(&(s.object.as_str(), s.section.as_str())))
         .collect();
+    let mut places: std::collections::HashMap<(&str, &str), std::sync::Arc<str>> = std::collections::HashMap::new();
     for (i, sym) in symbols.iter().enumerate() {
         let section_end =
             code_sections.get(&(sym.object.as_str(), sym.section.as_str())).copied().unwrap_or(sym.address + sym.size);
@@ -99,7 +101,10 @@ fn build_ranges(info: &LinkInfo) -> Vec<Range> {
             start: sym.address,
             end: end.max(sym.address + 1),
             name: sym.name.clone().into(),
-            place: format!(" ({}, {})", sym.object, sym.section).into(),
+            place: places
+                .entry((sym.object.as_str(), sym.section.as_str()))
+                .or_insert_with(|| format!(" ({}, {})", sym.object, sym.section).into())
+                .clone(),
             is_function: sym.kind == "function",
             is_runtime: sym.object == crate::runtime::RUNTIME_OBJECT,
         });

@@ -192,6 +192,12 @@ pub fn symbol_file(info: &LinkInfo) -> Result<Vec<u8>> {
 
 /// The finalize/dealloc pair that registers the image with the debugger.
 pub fn action(info: &LinkInfo) -> Option<ActionPair> {
+    // Building the symbol file costs as much as a large link; only a
+    // debugger that is there to read it (gdb runs jitrun, or attached
+    // before the link) gets it, or anyone who sets JITRUN_GDB_JIT=1.
+    if !debugger_attached() && std::env::var_os("JITRUN_GDB_JIT").is_none_or(|v| v != "1") {
+        return None;
+    }
     info.functions().next()?;
     let symfile = match symbol_file(info) {
         Ok(bytes) => bytes.into_boxed_slice(),
@@ -213,5 +219,12 @@ pub fn action(info: &LinkInfo) -> Option<ActionPair> {
                 unregister(registration);
             }
         }),
+    })
+}
+
+/// Whether a tracer (gdb) is attached to this process.
+fn debugger_attached() -> bool {
+    std::fs::read_to_string("/proc/self/status").ok().is_some_and(|status| {
+        status.lines().find_map(|l| l.strip_prefix("TracerPid:")).is_some_and(|pid| pid.trim() != "0")
     })
 }
