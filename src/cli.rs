@@ -163,6 +163,10 @@ pub struct Cli {
     #[arg(long, value_name = "BYTES", default_value_t = 4u64 << 30, value_parser = parse_address)]
     pub max_image_size: u64,
 
+    /// Largest thread-local storage block, in bytes, the image may ask for (every thread gets one)
+    #[arg(long, value_name = "BYTES", default_value_t = crate::link::Limits::default().max_tls_size, value_parser = parse_address)]
+    pub max_tls_size: u64,
+
     /// Run the program N times; in-process one after another (global state persists, exit() ends all), or with --isolate each in a fresh fork
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub repeat: u64,

@@ -27,6 +27,9 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
         let mut edges = block.edges.clone();
         edges.sort_by_key(|e| e.offset);
         let records = split_records(&bytes).map_err(|e| anyhow!("{}: section .eh_frame: {}", graph.name, e))?;
+        // The unwinder trusts every byte it is given (a bad encoding aborts
+        // the process the moment something unwinds), so check it all here.
+        validate(&bytes, &records, &edges).map_err(|e| anyhow!("{}: section .eh_frame{}", graph.name, e))?;
         let dropped = |rec: &Record| -> bool {
             if rec.is_terminator {
                 return true;
@@ -36,7 +39,8 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
             }
             // The FDE's pc_begin field sits right after the CIE pointer.
             let pc_begin = rec.start + 8;
-            edges.iter().find(|e| e.offset == pc_begin).is_some_and(|e| match graph.symbols[e.target as usize].def {
+            let at = edges.partition_point(|e| e.offset < pc_begin);
+            edges.get(at).filter(|e| e.offset == pc_begin).is_some_and(|e| match graph.symbols[e.target as usize].def {
                 SymbolDef::Defined { block, .. } => !graph.is_block_live(block),
                 SymbolDef::NotLoaded => true,
                 _ => false,
@@ -58,7 +62,7 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
             if rec.cie_pointer != 0 {
                 // Re-point the FDE at its CIE's new position.
                 let cie_old = rec.start + 4 - rec.cie_pointer as u64;
-                let cie = records.iter().position(|r| r.start == cie_old).ok_or_else(|| {
+                let cie = record_starting_at(&records, cie_old).ok_or_else(|| {
                     anyhow!("{}: section .eh_frame+{:#x}: FDE points at no CIE", graph.name, rec.start)
                 })?;
                 if new_start[cie] == u64::MAX {
@@ -67,7 +71,8 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
                 let pointer = (start + 4 - new_start[cie]) as u32;
                 out[start as usize + 4..start as usize + 8].copy_from_slice(&pointer.to_le_bytes());
             }
-            for e in edges.iter().filter(|e| e.offset >= rec.start && e.offset < rec.end) {
+            let first = edges.partition_point(|e| e.offset < rec.start);
+            for e in edges[first..].iter().take_while(|e| e.offset < rec.end) {
                 new_edges.push(Edge { offset: e.offset - rec.start + start, ..*e });
             }
         }
@@ -119,6 +124,160 @@ fn split_records(bytes: &[u8]) -> Result<Vec<Record>, String> {
     Ok(records)
 }
 
+/// Index of the record that starts at `start` (records are sorted).
+fn record_starting_at(records: &[Record], start: u64) -> Option<usize> {
+    records.binary_search_by_key(&start, |r| r.start).ok()
+}
+
+/// `DW_EH_PE_omit`: no value follows.
+const ENCODING_OMIT: u8 = 0xff;
+
+/// Checks what the unwinder will read: each FDE points at a CIE; each CIE
+/// has a known version, a terminated augmentation string with known
+/// letters, and pointer encodings the unwinder can decode; each FDE is long
+/// enough for its address range; and fixups patch only the insides of
+/// records, never their length or CIE fields. Errors start with `+offset: `.
+fn validate(bytes: &[u8], records: &[Record], edges: &[Edge]) -> Result<(), String> {
+    let mut fde_encoding_of_cie = std::collections::HashMap::new();
+    for rec in records.iter().filter(|r| !r.is_terminator) {
+        let body = &bytes[rec.start as usize..rec.end as usize];
+        if body.len() < 8 {
+            return Err(format!("+{:#x}: record of {} bytes is too short", rec.start, body.len()));
+        }
+        if rec.cie_pointer == 0 {
+            let encoding = parse_cie(body).map_err(|e| format!("+{:#x}: CIE: {}", rec.start, e))?;
+            fde_encoding_of_cie.insert(rec.start, encoding);
+        } else {
+            let cie_start = rec.start + 4 - u64::from(rec.cie_pointer);
+            let Some(&encoding) = fde_encoding_of_cie.get(&cie_start) else {
+                return Err(format!("+{:#x}: FDE points at {:#x}, which is not an earlier CIE", rec.start, cie_start));
+            };
+            // pc_begin and pc_range, then the augmentation data length.
+            let needed = 8 + 2 * encoded_size(encoding).unwrap_or(1);
+            if body.len() < needed {
+                return Err(format!("+{:#x}: FDE of {} bytes cannot hold its address range", rec.start, body.len()));
+            }
+        }
+    }
+    for edge in edges {
+        let end = edge.offset.saturating_add(edge.kind.width());
+        // Records are sorted and contiguous: the one holding the edge is the
+        // last that starts at or before it.
+        let holder = records.partition_point(|r| r.start <= edge.offset).checked_sub(1).map(|i| &records[i]);
+        let inside = holder.is_some_and(|r| !r.is_terminator && edge.offset >= r.start + 8 && end <= r.end);
+        if !inside {
+            return Err(format!(
+                "+{:#x}: relocation {} patches a record's length or CIE pointer, or no record",
+                edge.offset, edge.kind
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Parses a CIE (from its length field on); returns the FDE pointer
+/// encoding (`R`), `DW_EH_PE_absptr` when absent.
+fn parse_cie(body: &[u8]) -> Result<u8, String> {
+    let mut r = Reader { bytes: body, pos: 8 };
+    let version = r.u8()?;
+    if version != 1 && version != 3 {
+        return Err(format!("version {} is not 1 or 3", version));
+    }
+    let augmentation_start = r.pos;
+    while r.u8()? != 0 {}
+    let augmentation = &body[augmentation_start..r.pos - 1];
+    if !augmentation.is_empty() && augmentation[0] != b'z' {
+        return Err(format!("augmentation {:?} does not start with z", String::from_utf8_lossy(augmentation)));
+    }
+    r.uleb()?; // code alignment
+    r.uleb()?; // data alignment (sleb; only its length matters here)
+    if version == 1 {
+        r.u8()?;
+    } else {
+        r.uleb()?;
+    }
+    let mut fde_encoding = 0;
+    if augmentation.is_empty() {
+        return Ok(fde_encoding);
+    }
+    let data_len = r.uleb()?;
+    let data_end = (r.pos as u64).checked_add(data_len).filter(|&e| e <= body.len() as u64);
+    let data_end = data_end.ok_or("augmentation data runs past the record")? as usize;
+    for &letter in &augmentation[1..] {
+        match letter {
+            b'R' => {
+                fde_encoding = r.u8()?;
+                check_encoding(fde_encoding, false)?;
+            }
+            b'L' => check_encoding(r.u8()?, false)?,
+            b'P' => {
+                let encoding = r.u8()?;
+                check_encoding(encoding, true)?;
+                r.skip(encoded_size(encoding).ok_or("personality pointer with a variable-length encoding")?)?;
+            }
+            b'S' | b'B' => {}
+            other => return Err(format!("unknown augmentation letter {:?}", other as char)),
+        }
+    }
+    if r.pos > data_end {
+        return Err("augmentation data is longer than its length says".into());
+    }
+    Ok(fde_encoding)
+}
+
+/// An encoding the unwinder decodes without aborting: a known value format
+/// applied absolutely or PC-relative (indirect only where allowed).
+fn check_encoding(encoding: u8, indirect_allowed: bool) -> Result<(), String> {
+    if encoding == ENCODING_OMIT {
+        return Ok(());
+    }
+    let indirect = encoding & 0x80 != 0;
+    let known_format = matches!(encoding & 0x0f, 0x0..=0x4 | 0x9..=0xc);
+    let known_application = matches!(encoding & 0x70, 0x00 | 0x10);
+    if !known_format || !known_application || (indirect && !indirect_allowed) {
+        return Err(format!("pointer encoding {:#04x} is not supported", encoding));
+    }
+    Ok(())
+}
+
+/// Bytes an encoded pointer takes, `None` for LEB128 formats.
+fn encoded_size(encoding: u8) -> Option<usize> {
+    match encoding & 0x0f {
+        0x0 | 0x4 | 0xc => Some(8),
+        0x2 | 0xa => Some(2),
+        0x3 | 0xb => Some(4),
+        _ => None,
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Reader<'_> {
+    fn u8(&mut self) -> Result<u8, String> {
+        let b = *self.bytes.get(self.pos).ok_or("truncated")?;
+        self.pos += 1;
+        Ok(b)
+    }
+    fn uleb(&mut self) -> Result<u64, String> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            value |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err("LEB128 number longer than 64 bits".into())
+    }
+    fn skip(&mut self, n: usize) -> Result<(), String> {
+        self.pos = self.pos.checked_add(n).filter(|&p| p <= self.bytes.len()).ok_or("truncated")?;
+        Ok(())
+    }
+}
+
 extern "C" {
     fn __register_frame(begin: *const u8);
     fn __deregister_frame(begin: *const u8);
@@ -156,5 +315,52 @@ mod tests {
         assert_eq!(r[1].cie_pointer, 16);
         assert!(r[2].is_terminator);
         assert!(split_records(&b[..10]).is_err());
+    }
+
+    /// A CIE with augmentation "zR" (FDE pointers: pcrel sdata4) and one FDE.
+    fn cie_and_fde() -> Vec<u8> {
+        let mut b = Vec::new();
+        let cie_body = [0, 0, 0, 0, 1, b'z', b'R', 0, 1, 0x78, 16, 1, 0x1b, 0, 0, 0];
+        b.extend_from_slice(&(cie_body.len() as u32).to_le_bytes());
+        b.extend_from_slice(&cie_body);
+        let fde_start = b.len() as u32;
+        b.extend_from_slice(&16u32.to_le_bytes());
+        b.extend_from_slice(&(fde_start + 4).to_le_bytes());
+        b.extend_from_slice(&[0; 12]);
+        b
+    }
+
+    fn check(bytes: &[u8], edge_offsets: &[u64]) -> Result<(), String> {
+        let records = split_records(bytes)?;
+        let edges: Vec<Edge> = edge_offsets
+            .iter()
+            .map(|&offset| Edge { offset, kind: crate::arch::x86_64::EdgeKind::Pc32, target: 1, addend: 0 })
+            .collect();
+        validate(bytes, &records, &edges)
+    }
+
+    #[test]
+    fn validation_accepts_what_compilers_emit() {
+        let b = cie_and_fde();
+        assert_eq!(check(&b, &[28]), Ok(()));
+    }
+
+    #[test]
+    fn validation_refuses_what_would_crash_the_unwinder() {
+        let mut bad_version = cie_and_fde();
+        bad_version[8] = 2;
+        assert!(check(&bad_version, &[]).unwrap_err().contains("version 2"));
+        let mut bad_encoding = cie_and_fde();
+        bad_encoding[16] = 0x5b;
+        assert!(check(&bad_encoding, &[]).unwrap_err().contains("encoding 0x5b"));
+        let mut unknown_letter = cie_and_fde();
+        unknown_letter[10] = b'Q';
+        assert!(check(&unknown_letter, &[]).unwrap_err().contains("unknown augmentation"));
+        let mut fde_to_nowhere = cie_and_fde();
+        fde_to_nowhere[24] = 8;
+        assert!(check(&fde_to_nowhere, &[]).unwrap_err().contains("not an earlier CIE"));
+        let b = cie_and_fde();
+        assert!(check(&b, &[20]).unwrap_err().contains("length or CIE pointer"));
+        assert!(check(&b, &[38]).unwrap_err().contains("length or CIE pointer"));
     }
 }

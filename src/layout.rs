@@ -61,6 +61,8 @@ pub struct OutputSection {
 pub struct Layout {
     pub segments: Vec<Segment>,
     pub sections: Vec<OutputSection>,
+    /// Output section name → index in `sections` (looked up per fixup).
+    section_index: FxHashMap<String, usize>,
     /// `block_offsets[graph][block]`: offset from the image base, or
     /// `NOT_PLACED` for discarded and thread-local blocks.
     pub block_offsets: Vec<Vec<u64>>,
@@ -142,8 +144,10 @@ pub fn page_size() -> u64 {
     region::page::size() as u64
 }
 
+/// Rounds up; saturates instead of overflowing, so absurd sizes reach the
+/// image-size limit check as huge numbers rather than wrapping around.
 fn align_up(value: u64, align: u64) -> u64 {
-    value.div_ceil(align) * align
+    value.div_ceil(align).saturating_mul(align)
 }
 
 pub fn compute(graphs: &[LinkGraph]) -> Layout {
@@ -210,7 +214,7 @@ pub fn compute(graphs: &[LinkGraph]) -> Layout {
             let block = &graphs[g as usize].blocks[b as usize];
             cursor = align_up(cursor, block.align);
             block_offsets[g as usize][b as usize] = cursor;
-            cursor += block.size;
+            cursor = cursor.saturating_add(block.size);
         }
         sections.push(OutputSection {
             name: p.name.to_string(),
@@ -237,19 +241,24 @@ pub fn compute(graphs: &[LinkGraph]) -> Layout {
         tls.align = tls.align.max(block.align);
         tls_cursor = align_up(tls_cursor, block.align);
         tls.offsets[g as usize][b as usize] = tls_cursor;
-        tls_cursor += block.size;
+        tls_cursor = tls_cursor.saturating_add(block.size);
         if !is_bss {
             tls.init_size = tls_cursor;
         }
     }
     tls.size = tls_cursor;
 
-    Layout { segments, sections, block_offsets, tls, size, align: max_align }
+    // The first output section of a name wins, as a linear search would.
+    let mut section_index = FxHashMap::default();
+    for (i, s) in sections.iter().enumerate() {
+        section_index.entry(s.name.clone()).or_insert(i);
+    }
+    Layout { segments, sections, section_index, block_offsets, tls, size, align: max_align }
 }
 
 impl Layout {
     pub fn section(&self, name: &str) -> Option<&OutputSection> {
-        self.sections.iter().find(|s| s.name == name)
+        self.section_index.get(name).map(|&i| &self.sections[i])
     }
 
     pub fn segment_end(&self, kinds: &[SegmentKind]) -> u64 {

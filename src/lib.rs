@@ -31,6 +31,7 @@ pub mod crash;
 pub mod debugger;
 pub mod ehframe;
 pub mod format;
+pub mod fuzzing;
 pub mod host;
 pub mod image;
 pub mod input;

@@ -26,11 +26,42 @@ use crate::{copyreloc, ehframe, format, libsearch, runtime};
 pub struct Limits {
     /// Total bytes of sections (including zero-fill) one image may have.
     pub max_image_size: u64,
+    /// Bytes of thread-local storage (`.tdata` + `.tbss`) one image may
+    /// have; every thread of the process gets a block of this size.
+    pub max_tls_size: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_image_size: 4 << 30 }
+        Limits { max_image_size: 4 << 30, max_tls_size: 64 << 20 }
+    }
+}
+
+impl Limits {
+    /// Fails when `size` bytes exceed the image-size limit.
+    pub fn check_image_size(&self, what: &dyn std::fmt::Display, size: u64) -> Result<()> {
+        if size > self.max_image_size {
+            bail!(
+                "{} asks for {} bytes, more than the limit of {} bytes (raise it with --max-image-size)",
+                what,
+                size,
+                self.max_image_size
+            );
+        }
+        Ok(())
+    }
+
+    /// Fails when `size` bytes of thread-locals exceed their limit.
+    pub fn check_tls_size(&self, what: &dyn std::fmt::Display, size: u64) -> Result<()> {
+        if size > self.max_tls_size {
+            bail!(
+                "{} asks for {} bytes of thread-local storage, more than the limit of {} bytes (raise it with --max-tls-size)",
+                what,
+                size,
+                self.max_tls_size
+            );
+        }
+        Ok(())
     }
 }
 
@@ -153,31 +184,39 @@ impl Linker {
         self.add_file_nested(path, 0)
     }
 
-    fn add_file_nested(&mut self, path: &Path, depth: u32) -> Result<()> {
-        let data = Arc::new(InputData::open(path)?);
-        let name = path.display().to_string();
+    /// Adds an object (or archive) held in memory, named `name` in
+    /// messages. Shared libraries and linker scripts need a path.
+    pub fn add_bytes(&mut self, name: &str, bytes: Vec<u8>) -> Result<()> {
+        let data = Arc::new(InputData::Owned(bytes));
         let kind = detect(data.bytes());
         self.inputs.push(InputInfo {
-            path: name.clone(),
+            path: name.to_string(),
             size: data.bytes().len() as u64,
             format: input_format(kind, data.bytes()).to_string(),
         });
         self.timer.start();
         match kind {
-            FileKind::Elf => {
-                if is_elf_shared_object(data.bytes()) {
-                    self.add_shared_library(path)
-                } else {
-                    self.note_object_format(FileKind::Elf, &name)?;
-                    let graph = format::elf::parse(&name, data, &self.options.limits)?;
-                    self.timer.mark("parse");
-                    self.graphs.push(graph);
-                    Ok(())
-                }
+            FileKind::Elf if is_elf_shared_object(data.bytes()) => {
+                bail!("{}: a shared library; pass it by path", name)
             }
-            FileKind::MachO => {
-                self.note_object_format(FileKind::MachO, &name)?;
-                let graph = format::macho::parse(&name, data, &self.options.limits)?;
+            FileKind::Text => bail!("{}: linker scripts are read from files only", name),
+            _ => self.add_object_data(Path::new(name), data),
+        }
+    }
+
+    /// Translates an object, or adds an archive, from its bytes; `path`
+    /// names it in messages and locates the members of a thin archive.
+    fn add_object_data(&mut self, path: &Path, data: Arc<InputData>) -> Result<()> {
+        let name = path.display().to_string();
+        match detect(data.bytes()) {
+            kind @ (FileKind::Elf | FileKind::MachO) => {
+                self.note_object_format(kind, &name)?;
+                let graph = if kind == FileKind::Elf {
+                    format::elf::parse(&name, data, &self.options.limits)?
+                } else {
+                    format::macho::parse(&name, data, &self.options.limits)?
+                };
+                self.timer.mark("parse");
                 self.graphs.push(graph);
                 Ok(())
             }
@@ -189,6 +228,25 @@ impl Linker {
                 let added = self.add_archive(path, data);
                 self.timer.mark("parse");
                 added
+            }
+            _ => bail!("{}: not an ELF or Mach-O object or archive", name),
+        }
+    }
+
+    fn add_file_nested(&mut self, path: &Path, depth: u32) -> Result<()> {
+        let data = Arc::new(InputData::open(path)?);
+        let name = path.display().to_string();
+        let kind = detect(data.bytes());
+        self.inputs.push(InputInfo {
+            path: name.clone(),
+            size: data.bytes().len() as u64,
+            format: input_format(kind, data.bytes()).to_string(),
+        });
+        self.timer.start();
+        match kind {
+            FileKind::Elf if is_elf_shared_object(data.bytes()) => self.add_shared_library(path),
+            FileKind::Elf | FileKind::MachO | FileKind::LlvmBitcode | FileKind::Archive | FileKind::ThinArchive => {
+                self.add_object_data(path, data)
             }
             FileKind::Text if depth < 8 => {
                 let text = std::str::from_utf8(data.bytes()).with_context(|| format!("{}: not UTF-8", name))?;
@@ -319,14 +377,8 @@ impl Linker {
         // Layout: every block gets an offset in a segment.
         let layout = layout::compute(&graphs);
         timer.mark("layout");
-        let total: u64 = layout.size;
-        if total > options.limits.max_image_size {
-            bail!(
-                "the image needs {} bytes, more than the limit of {} bytes (raise it with --max-image-size)",
-                total,
-                options.limits.max_image_size
-            );
-        }
+        options.limits.check_image_size(&"the image", layout.size)?;
+        options.limits.check_tls_size(&"the image", layout.tls.size)?;
 
         // Reserve the address range; after this every address is known.
         let placement = match options.base {
@@ -652,12 +704,7 @@ impl Addresses<'_> {
     fn tls_facts(&self, target: Target) -> Result<TlsFacts> {
         let module = self.tls_module()?;
         if let Target::External(e) = target {
-            let i = self
-                .tables
-                .tls_externals
-                .iter()
-                .position(|&(x, _)| x == e)
-                .ok_or_else(|| anyhow!("internal: external TLS symbol not planned"))?;
+            let i = self.tables.tls_external(e).ok_or_else(|| anyhow!("internal: external TLS symbol not planned"))?;
             let ext = module.externals[i];
             return Ok(TlsFacts { tp_offset: ext.tp_offset, module_id: ext.module_id, offset: ext.offset });
         }

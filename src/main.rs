@@ -68,15 +68,22 @@ fn real_main() {
             if let Some(exhausted) = e.downcast_ref::<jitrun::tls::TlsExhausted>() {
                 reexec_with_more_static_tls(exhausted.needed);
             }
+            let message = one_line(&format!("{:#}", e));
             if let Some(path) = &cli.report {
-                if let Err(report_error) = jitrun::report::write_error(path, &format!("{:#}", e)) {
-                    eprintln!("jitrun: error: {:#}", report_error);
+                if let Err(report_error) = jitrun::report::write_error(path, &message) {
+                    eprintln!("jitrun: error: {}", one_line(&format!("{:#}", report_error)));
                 }
             }
-            eprintln!("jitrun: error: {:#}", e);
+            eprintln!("jitrun: error: {}", message);
             std::process::exit(EXIT_JITRUN_ERROR);
         }
     }
+}
+
+/// Escapes control characters, so that names taken from a corrupt file
+/// (a symbol name with a newline) cannot split the one error line.
+fn one_line(message: &str) -> String {
+    message.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }).collect()
 }
 
 /// What the link thread hands to the main thread.
@@ -166,7 +173,7 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
         allow_unresolved: cli.allow_unresolved && !cli.print_unresolved,
         static_libs: cli.static_libs,
         base: cli.base,
-        limits: Limits { max_image_size: cli.max_image_size },
+        limits: Limits { max_image_size: cli.max_image_size, max_tls_size: cli.max_tls_size },
     };
     let mut linker = Linker::new(options);
     // Consecutive objects go in together so they are translated in parallel.

@@ -131,7 +131,10 @@ impl MemoryMapper for InProcessMapper {
         let align = align.max(page);
         let size = size.max(page);
         // Over-reserve so an aligned base exists inside the mapping.
-        let map_len = usize::try_from(size + align - page).context("image too large for this address space")?;
+        let map_len = size
+            .checked_add(align - page)
+            .and_then(|len| usize::try_from(len).ok())
+            .context("image too large for this address space")?;
         let map_start = match placement {
             Placement::Anywhere => {
                 let allocation =

@@ -145,12 +145,15 @@ impl UnresolvedSymbols {
 impl fmt::Display for UnresolvedSymbols {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.symbols.len();
-        write!(f, "{} undefined symbol{}:", n, if n == 1 { "" } else { "s" })?;
-        for symbol in &self.symbols {
-            write!(f, "\n  {}, referenced by {}", symbol.name, symbol.referenced_by.join(", "))?;
+        // All of them, on the one line every jitrun error gets.
+        write!(f, "{} undefined symbol{}: ", n, if n == 1 { "" } else { "s" })?;
+        for (i, symbol) in self.symbols.iter().enumerate() {
+            let separator = if i == 0 { "" } else { "; " };
+            write!(f, "{}{} (referenced by {}", separator, symbol.name, symbol.referenced_by.join(", "))?;
             if let Some(hint) = symbol.hint {
-                write!(f, " (it usually comes from {})", hint)?;
+                write!(f, "; it usually comes from {}", hint)?;
             }
+            write!(f, ")")?;
         }
         Ok(())
     }
@@ -417,11 +420,9 @@ impl SymbolTable {
                 match boundary {
                     None => Target::GotBase,
                     Some(b) => {
-                        let idx = boundaries.iter().position(|x| *x == b).unwrap_or_else(|| {
-                            boundaries.push(b);
-                            boundaries.len() - 1
-                        });
-                        Target::Boundary(idx as u32)
+                        // Each name is bound once, so each boundary is new.
+                        boundaries.push(b);
+                        Target::Boundary(boundaries.len() as u32 - 1)
                     }
                 }
             } else if let Some((address, library)) = host.resolve(name, libraries) {

@@ -70,11 +70,19 @@ pub struct Tables {
     /// Thread-local variables of shared libraries the image accesses, with
     /// whether a thread-pointer offset is needed, in first-use order.
     pub tls_externals: Vec<(u32, bool)>,
+    /// External → its index in `tls_externals` (hostile objects can have
+    /// hundreds of thousands of them; no linear searches).
+    tls_external_index: FxHashMap<u32, usize>,
     /// Whether some fixup needs `_GLOBAL_OFFSET_TABLE_` even with no entries.
     pub needs_got_base: bool,
 }
 
 impl Tables {
+    /// Index of an external thread-local variable in `tls_externals`.
+    pub fn tls_external(&self, external: u32) -> Option<usize> {
+        self.tls_external_index.get(&external).copied()
+    }
+
     pub fn got_word(&self, slot: GotSlot) -> Option<u64> {
         self.got_index.get(&slot).copied()
     }
@@ -220,9 +228,12 @@ fn plan_tls(tables: &mut Tables, kind: EdgeKind, target: Target) {
     if let Target::External(ext) = target {
         let needs_tp =
             matches!(kind, EdgeKind::TpOff32 | EdgeKind::TpOff64 | EdgeKind::GotTpOff32 | EdgeKind::TlsDescGot32);
-        match tables.tls_externals.iter_mut().find(|(e, _)| *e == ext) {
-            Some(entry) => entry.1 |= needs_tp,
-            None => tables.tls_externals.push((ext, needs_tp)),
+        match tables.tls_external_index.get(&ext) {
+            Some(&i) => tables.tls_externals[i].1 |= needs_tp,
+            None => {
+                tables.tls_external_index.insert(ext, tables.tls_externals.len());
+                tables.tls_externals.push((ext, needs_tp));
+            }
         }
     }
     match kind {

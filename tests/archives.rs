@@ -244,10 +244,8 @@ fn print_unresolved_lists_every_missing_symbol_and_who_needs_it() {
     assert_eq!(out.status.code(), Some(125));
     assert_eq!(
         stderr_of(&out),
-        "jitrun: error: 3 undefined symbols:\n  \
-         fmt_banner, referenced by main.o\n  \
-         fmt_calls, referenced by main.o\n  \
-         fmt_number, referenced by lib/libgeo.a(area.o)\n"
+        "jitrun: error: 3 undefined symbols: fmt_banner (referenced by main.o); \
+         fmt_calls (referenced by main.o); fmt_number (referenced by lib/libgeo.a(area.o))\n"
     );
 
     let out = run(&["--print-unresolved", "main.o", "lib/libgeo.a", "lib/libfmt.a", "libshout.so"]);
@@ -306,7 +304,7 @@ fn missing_library_symbols_get_a_hint() {
     let err = stderr_of(&out);
     for name in ["compress", "crc32", "uncompress"] {
         assert!(
-            err.contains(&format!("  {}, referenced by {} (it usually comes from -lz)", name, obj.display())),
+            err.contains(&format!("{} (referenced by {}; it usually comes from -lz)", name, obj.display())),
             "{}",
             err
         );
@@ -351,7 +349,7 @@ fn alias_and_define_steer_resolution() {
     assert_eq!(
         stderr_of(&out),
         format!(
-            "jitrun: error: 1 undefined symbol:\n  nothere, referenced by {}, --alias compute=nothere\n",
+            "jitrun: error: 1 undefined symbol: nothere (referenced by {}, --alias compute=nothere)\n",
             objs[0].display()
         )
     );

@@ -50,6 +50,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
     // ELF section index → model section (and its one block), if loaded.
     let mut loaded: Vec<Option<(SectionId, BlockId)>> = vec![None; sections.len()];
     let mut total_size: u64 = 0;
+    let mut total_tls_size: u64 = 0;
 
     graph.sections.reserve(sections.len());
     graph.blocks.reserve(sections.len());
@@ -90,6 +91,9 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
             );
         }
         total_size = super::add_section_size(name, &sec_name, total_size, size, limits)?;
+        if kind == SectionKind::TlsData || kind == SectionKind::TlsZeroFill {
+            total_tls_size = super::add_tls_size(name, &sec_name, total_tls_size, size, limits)?;
+        }
         let content = if section.sh_type(endian) == elf::SHT_NOBITS {
             Content::Zero
         } else {
@@ -171,7 +175,13 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                         align
                     );
                 }
-                SymbolDef::Common { size: sym.st_size(endian), align }
+                let size = sym.st_size(endian);
+                total_size = total_size.saturating_add(size.saturating_add(align));
+                limits.check_image_size(
+                    &format_args!("{}: common symbol {}: the object", name, String::from_utf8_lossy(sym_name)),
+                    total_size,
+                )?;
+                SymbolDef::Common { size, align }
             }
             _ if st_type == elf::STT_FILE => SymbolDef::NotLoaded,
             _ => {

@@ -6,7 +6,8 @@ pub mod elf;
 pub mod macho;
 
 /// Adds a loaded section's size to the object's running total, refusing
-/// objects that ask for more than the image-size limit.
+/// objects that ask for more than the image-size limit. Checked per object
+/// so that no later pass ever sees sums that overflow.
 pub(crate) fn add_section_size(
     file: &str,
     section: &str,
@@ -15,15 +16,21 @@ pub(crate) fn add_section_size(
     limits: &crate::Limits,
 ) -> anyhow::Result<u64> {
     let total = total.saturating_add(size);
-    if total > limits.max_image_size {
-        anyhow::bail!(
-            "{}: section {}: the object asks for {} bytes, more than the limit of {} bytes (raise it with --max-image-size)",
-            file,
-            section,
-            total,
-            limits.max_image_size
-        );
-    }
+    limits.check_image_size(&format_args!("{}: section {}: the object", file, section), total)?;
+    Ok(total)
+}
+
+/// The same for thread-local sections and the TLS limit: every thread of
+/// the process gets a copy of them.
+pub(crate) fn add_tls_size(
+    file: &str,
+    section: &str,
+    total: u64,
+    size: u64,
+    limits: &crate::Limits,
+) -> anyhow::Result<u64> {
+    let total = total.saturating_add(size);
+    limits.check_tls_size(&format_args!("{}: section {}: the object", file, section), total)?;
     Ok(total)
 }
 

@@ -241,8 +241,12 @@ pub fn run_with(cmd: &mut Command, stdin: &[u8], timeout: Duration) -> Output {
 
 /// Exit status as a shell would report it: code, or 128 + signal.
 pub fn shell_status(out: &Output) -> i32 {
+    shell_status_of(out.status)
+}
+
+pub fn shell_status_of(status: std::process::ExitStatus) -> i32 {
     use std::os::unix::process::ExitStatusExt;
-    out.status.code().unwrap_or_else(|| 128 + out.status.signal().unwrap_or(0))
+    status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
 }
 
 /// Builds `program` with `toolchain` under `flags`, runs it natively and

@@ -1,0 +1,127 @@
+//! Memory hygiene: W^X while a loaded program runs, and many
+//! load/run/unload cycles through the library API leave the process's
+//! resident memory and its number of mappings flat.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The library-API tests measure the whole process, so they take turns.
+static WHOLE_PROCESS: Mutex<()> = Mutex::new(());
+
+#[test]
+fn loaded_image_is_never_writable_and_executable() {
+    let expected = "text r-x\nrodata r--\nrelro r--\ndata rw-\nw+x mappings 0\n";
+    for (i, flags) in ["-O0", "-O2 -fPIC", "-O2 -fno-pic -fno-pie"].iter().enumerate() {
+        let dir = common::scratch(&format!("hygiene-wx-{}", i));
+        let objects = common::compile(&[common::testdata().join("hygiene/wx_maps.c")], flags, &[], &dir);
+        let out = common::run_with(Command::new(common::jitrun_bin()).args(&objects), b"", Duration::from_secs(20));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "[{}] stderr: {}", flags, {
+            String::from_utf8_lossy(&out.stderr)
+        });
+        assert_eq!(out.status.code(), Some(0), "[{}]", flags);
+    }
+}
+
+/// Resident set size in KiB and number of mappings of this process.
+pub fn footprint() -> (u64, usize) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let rss = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap().lines().count();
+    (rss, maps)
+}
+
+fn build_cycle_object(dir: &Path) -> PathBuf {
+    let objects = common::compile(&[common::testdata().join("hygiene/cycle.cpp")], "-O2 -fPIC", &[], dir);
+    objects.into_iter().next().unwrap()
+}
+
+fn cycle(object: &Path) {
+    let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
+    linker.add_file(object).unwrap();
+    let mut image = linker.link().unwrap();
+    let status = image.run_main("main", "cycle", &["x".to_string()]).unwrap();
+    assert_eq!(status, 0);
+    drop(image);
+}
+
+#[test]
+fn load_run_unload_cycles_leave_memory_flat() {
+    let _turn = WHOLE_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = common::scratch("hygiene-cycles");
+    let object = build_cycle_object(&dir);
+    // Warm-up: libraries loaded once for good (libstdc++), allocator pools,
+    // the unwinder's caches.
+    for _ in 0..30 {
+        cycle(&object);
+    }
+    let before = footprint();
+    for _ in 0..300 {
+        cycle(&object);
+    }
+    let after = footprint();
+    eprintln!("300 cycles: RSS {} KiB -> {} KiB, mappings {} -> {}", before.0, after.0, before.1, after.1);
+    assert!(after.1 <= before.1 + 4, "mappings grew from {} to {}", before.1, after.1);
+    // 300 leaked images of a few pages each would be several MiB.
+    assert!(after.0 <= before.0 + 2048, "RSS grew from {} KiB to {} KiB", before.0, after.0);
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct DwarfEhBases {
+    tbase: usize,
+    dbase: usize,
+    func: usize,
+}
+
+extern "C" {
+    /// libgcc's lookup of the FDE covering `pc` among registered frames and
+    /// loaded objects: what every unwind asks.
+    fn _Unwind_Find_FDE(pc: *mut std::ffi::c_void, bases: *mut DwarfEhBases) -> *const std::ffi::c_void;
+}
+
+fn unwinder_knows(pc: u64) -> bool {
+    let mut bases = DwarfEhBases::default();
+    // SAFETY: a lookup only; libgcc reads its own tables and the loaded
+    // objects' headers, never the memory at `pc`.
+    !unsafe { _Unwind_Find_FDE(pc as *mut std::ffi::c_void, &mut bases) }.is_null()
+}
+
+/// Objects the dynamic loader has loaded (the TLS module is one).
+fn loaded_objects() -> usize {
+    extern "C" fn count(_: *mut libc::dl_phdr_info, _: usize, n: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: `n` is the counter passed below.
+        unsafe { *(n as *mut usize) += 1 };
+        0
+    }
+    let mut n = 0usize;
+    // SAFETY: the callback only increments the counter it is given.
+    unsafe { libc::dl_iterate_phdr(Some(count), &mut n as *mut usize as *mut libc::c_void) };
+    n
+}
+
+#[test]
+fn registrations_are_undone_on_unload() {
+    let _turn = WHOLE_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = common::scratch("hygiene-registrations");
+    let object = build_cycle_object(&dir);
+    cycle(&object); // libstdc++ and friends, once
+    let objects_before = loaded_objects();
+    let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
+    linker.add_file(&object).unwrap();
+    let mut image = linker.link().unwrap();
+    let main = image.lookup("main").unwrap();
+    assert!(unwinder_knows(main + 1), "eh_frame not registered");
+    assert!(loaded_objects() > objects_before, "no TLS module loaded");
+    assert_eq!(image.run_main("main", "cycle", &[]).unwrap(), 0);
+    drop(image);
+    assert!(!unwinder_knows(main + 1), "eh_frame still registered after unload");
+    assert_eq!(loaded_objects(), objects_before, "the TLS module stayed loaded");
+}
