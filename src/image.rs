@@ -303,15 +303,19 @@ pub fn prepare_process_for_program(argv0: &str) {
     // `prog.o` runs as `prog` would after `cc prog.o -o prog`: messages from
     // assert(), err() and error() name the program, not the object file.
     let name = argv0.strip_suffix(".o").filter(|n| !n.is_empty() && !n.ends_with('/')).unwrap_or(argv0);
+    // libc keeps pointing at these until the next call replaces them, so
+    // they live in a static: one pair at a time, not one leak per run.
+    static NAMES: std::sync::Mutex<Option<(CString, CString)>> = std::sync::Mutex::new(None);
     let full = CString::new(name).unwrap_or_default();
     let short = CString::new(name.rsplit('/').next().unwrap_or(name)).unwrap_or_default();
-    // Leaked on purpose: libc keeps pointing at them for the process's life.
-    let (full, short) = (full.into_raw(), short.into_raw());
-    for (name, value) in [(c"program_invocation_name", full), (c"program_invocation_short_name", short)] {
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    for (name, value) in [(c"program_invocation_name", &full), (c"program_invocation_short_name", &short)] {
         if let Some(addr) = crate::host::lookup_global(name) {
-            // SAFETY: the glibc variable is a `char *`; writing a pointer to
-            // a leaked, NUL-terminated string is what startup code does.
-            unsafe { std::ptr::write(addr as *mut *mut c_char, value) };
+            // SAFETY: the glibc variable is a `char *`; it points at a
+            // NUL-terminated string kept alive in NAMES until replaced here.
+            unsafe { std::ptr::write(addr as *mut *const c_char, value.as_ptr()) };
         }
     }
+    // The previous pair is dropped only now that nothing points at it.
+    *names = Some((full, short));
 }

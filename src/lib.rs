@@ -50,6 +50,7 @@ pub mod run;
 pub mod runtime;
 pub mod tables;
 pub mod tls;
+pub mod tls_pool;
 
 pub use image::Image;
 pub use link::{Limits, LinkOptions, Linker};

@@ -28,6 +28,7 @@ use anyhow::{anyhow, bail, Result};
 use crate::host::SharedLibrary;
 use crate::layout::TlsLayout;
 use crate::mapper::ActionPair;
+use crate::tls_pool::{self, StaticBlock};
 
 /// The image's TLS module once loaded.
 pub struct TlsModule {
@@ -39,7 +40,13 @@ pub struct TlsModule {
     pub descriptor_resolver: u64,
     /// Thread-local variables of shared libraries, in request order.
     pub externals: Vec<ExternalTls>,
-    library: SharedLibrary,
+    /// The image's own block in static TLS (fresh or reused, see
+    /// [`crate::tls_pool`]); returned to the pool when dropped.
+    #[allow(dead_code)] // held for its Drop
+    block: Option<StaticBlock>,
+    /// A module that only asks for external variables.
+    #[allow(dead_code)] // held for its Drop
+    library: Option<SharedLibrary>,
 }
 
 /// The static TLS area has no room for this image's thread-locals.
@@ -130,7 +137,9 @@ fn plan_object(layout: &TlsLayout, externals: &[ExternalTlsRequest], needed: Opt
         relasz,
         results,
         tls_image,
-        file_size: tls_image + layout.init_size,
+        // The whole block, zeros included, is file-backed: a pooled module
+        // can then host any later template that fits (see tls_pool).
+        file_size: tls_image + layout.size,
     }
 }
 
@@ -173,7 +182,7 @@ fn build_tls_object(
     phdr(0, PT_LOAD, PF_R | PF_W, 0, plan.file_size, plan.file_size, 0x1000);
     phdr(1, PT_DYNAMIC, PF_R | PF_W, plan.dynamic, 16 * 10, 16 * 10, 8);
     if has_own_tls {
-        phdr(2, PT_TLS, PF_R, plan.tls_image, layout.init_size, layout.size, layout.align.max(1));
+        phdr(2, PT_TLS, PF_R, plan.tls_image, layout.size, layout.size, layout.align.max(1));
     }
     let needed_name = plan.strtab + plan.strsz - needed.map_or(0, |n| n.len() as u64 + 1);
     let dyn_entries = [
@@ -221,14 +230,69 @@ fn build_tls_object(
     }
     if has_own_tls {
         reloc(&mut w, plan.results, 0, R_X86_64_TPOFF64);
-        w.put(plan.tls_image, &template[..layout.init_size as usize]);
+        w.put(plan.tls_image, &template[..layout.size as usize]);
     }
     (w.0, plan)
 }
 
-/// Loads the template as a TLS module and looks up the external
-/// thread-local variables. `template` must be relocated.
+/// Loads the template as a TLS module (or reuses a pooled one that fits)
+/// and looks up the external thread-local variables. `template` must be
+/// relocated and `layout.size` bytes long.
 pub fn allocate(layout: &TlsLayout, template: &[u8], externals: &[ExternalTlsRequest]) -> Result<TlsModule> {
+    if layout.size > 0 {
+        if let Some(block) = tls_pool::reuse(&template[..layout.size as usize], layout.align) {
+            let (library, externals) = if externals.is_empty() {
+                (None, Vec::new())
+            } else {
+                let loaded = load_module(&TlsLayout::default(), &[], externals)?;
+                (Some(loaded.library), loaded.externals)
+            };
+            return Ok(TlsModule {
+                module_id: block.module_id,
+                tp_offset: block.tp_offset,
+                descriptor_resolver: 0,
+                externals,
+                block: Some(block),
+                library,
+            });
+        }
+    }
+    let loaded = load_module(layout, template, externals)?;
+    log::debug!("TLS module {}: {} bytes at tp{:+#x}", loaded.module_id, layout.size, loaded.tp_offset);
+    let (block, library) = if layout.size > 0 {
+        let block = StaticBlock::fresh(
+            loaded.library,
+            loaded.module_id,
+            loaded.tp_offset,
+            layout.size,
+            layout.align.max(1),
+            loaded.template_addr,
+        );
+        (Some(block), None)
+    } else {
+        (None, Some(loaded.library))
+    };
+    Ok(TlsModule {
+        module_id: loaded.module_id,
+        tp_offset: loaded.tp_offset,
+        descriptor_resolver: 0,
+        externals: loaded.externals,
+        block,
+        library,
+    })
+}
+
+/// A generated TLS module once the loader has processed it.
+struct LoadedModule {
+    library: SharedLibrary,
+    module_id: u64,
+    tp_offset: i64,
+    externals: Vec<ExternalTls>,
+    /// Address of the template inside the module's mapped segment.
+    template_addr: u64,
+}
+
+fn load_module(layout: &TlsLayout, template: &[u8], externals: &[ExternalTlsRequest]) -> Result<LoadedModule> {
     let (object, plan) = build_tls_object(layout, template, externals, None);
     let library = load_generated(&object, layout.size)?;
     let mut module_id: libc::size_t = 0;
@@ -236,7 +300,7 @@ pub fn allocate(layout: &TlsLayout, template: &[u8], externals: &[ExternalTlsReq
     // SAFETY: dlinfo on a live handle with out-pointers of the documented
     // types; `struct link_map` starts with `l_addr`, the load bias, and the
     // loader has written its relocation results into our RW segment.
-    let (tp_offset, external_results) = unsafe {
+    let (tp_offset, external_results, load_bias) = unsafe {
         if libc::dlinfo(library.handle(), libc::RTLD_DI_LINKMAP, &mut link_map as *mut _ as *mut libc::c_void) != 0
             || link_map.is_null()
         {
@@ -256,15 +320,14 @@ pub fn allocate(layout: &TlsLayout, template: &[u8], externals: &[ExternalTlsReq
                 ExternalTls { tp_offset: word(base) as i64, module_id: word(base + 1), offset: word(base + 2) }
             })
             .collect();
-        (word(0) as i64, externals)
+        (word(0) as i64, externals, *link_map)
     };
-    log::debug!("TLS module {}: {} bytes at tp{:+#x}", module_id, layout.size, tp_offset);
-    Ok(TlsModule {
+    Ok(LoadedModule {
+        library,
         module_id: module_id as u64,
         tp_offset,
-        descriptor_resolver: 0,
         externals: external_results,
-        library,
+        template_addr: load_bias + plan.tls_image,
     })
 }
 
@@ -339,22 +402,24 @@ fn first_tls_symbol(path: &Path) -> Option<String> {
     })
 }
 
-/// The dealloc half: the module is unloaded when the image goes.
+/// The dealloc half: when the image goes, its block goes back to the pool
+/// (or is unloaded, see [`crate::tls_pool`]) and its library pins close.
 pub fn action(module: TlsModule) -> ActionPair {
-    ActionPair { name: "TLS module", finalize: Box::new(|| Ok(())), dealloc: Box::new(move || drop(module.library)) }
+    ActionPair { name: "TLS module", finalize: Box::new(|| Ok(())), dealloc: Box::new(move || drop(module)) }
+}
+
+/// The thread pointer (`%fs:0`), from which static TLS offsets count.
+pub fn thread_pointer() -> u64 {
+    let tp: u64;
+    // SAFETY: on x86-64 Linux %fs:0 holds the thread control block's own
+    // address (the thread pointer); reading it has no side effects.
+    unsafe { std::arch::asm!("mov {}, fs:0", out(reg) tp, options(nostack, readonly, preserves_flags)) };
+    tp
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn thread_pointer() -> u64 {
-        let tp: u64;
-        // SAFETY: on x86-64 Linux %fs:0 holds the thread control block's own
-        // address (the thread pointer); reading it has no side effects.
-        unsafe { std::arch::asm!("mov {}, fs:0", out(reg) tp, options(nostack, readonly, preserves_flags)) };
-        tp
-    }
 
     #[test]
     fn module_gives_every_thread_the_template() {

@@ -125,3 +125,35 @@ fn registrations_are_undone_on_unload() {
     assert!(!unwinder_knows(main + 1), "eh_frame still registered after unload");
     assert_eq!(loaded_objects(), objects_before, "the TLS module stayed loaded");
 }
+
+/// glibc reclaims static TLS only from the end; images whose lifetimes
+/// overlap used to exhaust it after a few hundred loads. Each load here
+/// happens while the previous image is still loaded.
+#[test]
+fn overlapping_images_reuse_static_tls() {
+    let _turn = WHOLE_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = common::scratch("hygiene-overlap");
+    let object = build_cycle_object(&dir);
+    let load = |round: usize| {
+        let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
+        linker.add_file(&object).unwrap();
+        let mut image = linker.link().unwrap_or_else(|e| panic!("round {}: {:#}", round, e));
+        assert_eq!(image.run_main("main", "cycle", &["x".to_string()]).unwrap(), 0, "round {}", round);
+        image
+    };
+    let mut previous = load(0);
+    for round in 1..30 {
+        previous = load(round);
+    }
+    let before = footprint();
+    for round in 30..1030 {
+        // The new image is loaded before the previous one is dropped.
+        previous = load(round);
+    }
+    drop(previous);
+    let after = footprint();
+    eprintln!("1000 overlapping loads: RSS {} KiB -> {} KiB, mappings {} -> {}", before.0, after.0, before.1, after.1);
+    assert!(jitrun::tls_pool::StaticBlock::pooled_count() <= 2);
+    assert!(after.1 <= before.1 + 4, "mappings grew from {} to {}", before.1, after.1);
+    assert!(after.0 <= before.0 + 2048, "RSS grew from {} KiB to {} KiB", before.0, after.0);
+}
