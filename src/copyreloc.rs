@@ -42,9 +42,35 @@ pub fn uninstall(original: u64, copy: u64, size: u64, patched: Vec<PatchedSlot>)
     for p in patched {
         write_protected_word(p.slot, p.old);
     }
+    // A read-only original (a typeinfo object in a library's RELRO, say)
+    // cannot have a newer value to hand back, and writing it would fault.
+    if !is_writable(original, size) {
+        return;
+    }
     // SAFETY: both ranges are still mapped (the image is released after its
-    // dealloc actions run) and of `size` bytes.
+    // dealloc actions run) and of `size` bytes, and the original's pages are
+    // writable (checked just above).
     unsafe { std::ptr::copy_nonoverlapping(copy as *const u8, original as *mut u8, size as usize) };
+}
+
+/// Whether every page of `[addr, addr + size)` is mapped writable.
+fn is_writable(addr: u64, size: u64) -> bool {
+    if size == 0 {
+        return true;
+    }
+    let Ok(regions) = region::query_range(addr as *const u8, size as usize) else {
+        return false;
+    };
+    let mut covered_to = addr;
+    for r in regions {
+        let Ok(r) = r else { return false };
+        let (start, end) = (r.as_ptr::<u8>() as u64, r.as_ptr::<u8>() as u64 + r.len() as u64);
+        if start > covered_to || !r.protection().contains(region::Protection::WRITE) {
+            return false;
+        }
+        covered_to = end;
+    }
+    covered_to >= addr + size
 }
 
 /// Writes a word that may sit in a read-only (RELRO) page, restoring the
@@ -172,5 +198,22 @@ mod tests {
     fn finds_nothing_for_an_address_no_module_points_at() {
         let local = Box::new(0u64);
         assert!(got_slots_for(&*local as *const u64 as u64).is_empty());
+    }
+
+    static READ_ONLY: [u8; 16] = [7; 16];
+
+    #[test]
+    fn uninstall_leaves_read_only_originals_alone() {
+        let original = READ_ONLY.as_ptr() as u64;
+        assert!(!is_writable(original, 16));
+        let copy = [9u8; 16];
+        // Would fault if it wrote back into .rodata.
+        uninstall(original, copy.as_ptr() as u64, 16, Vec::new());
+        assert_eq!(READ_ONLY, [7; 16]);
+
+        let mut writable = [1u8; 16];
+        assert!(is_writable(writable.as_ptr() as u64, 16));
+        uninstall(writable.as_mut_ptr() as u64, copy.as_ptr() as u64, 16, Vec::new());
+        assert_eq!(writable, [9; 16]);
     }
 }

@@ -10,7 +10,7 @@
 //! format; the field overwrites come from [`fields_of`], which knows ELF and
 //! is where the Mach-O and archive front-ends add their field lists.
 //!
-//! `JITRUN_MUTATIONS=N` changes the number of cases (default 3000),
+//! `JITRUN_MUTATIONS=N` changes the number of cases (default 4000),
 //! `JITRUN_MUTATION_SEED=S` the seed; a failure prints the seed and case
 //! index, and `JITRUN_MUTATION_KEEP=DIR` keeps every failing input in DIR.
 
@@ -39,12 +39,47 @@ impl Rng {
     }
 }
 
-/// A field of a file: `width` little-endian bytes at `offset`.
+/// A field of a file: `width` bytes at `offset`, little-endian binary or
+/// (in archive member headers) space-padded ASCII decimal.
 #[derive(Clone, Debug)]
 struct Field {
     offset: usize,
     width: usize,
+    decimal: bool,
     what: String,
+}
+
+impl Field {
+    fn binary(offset: usize, width: usize, what: String) -> Field {
+        Field { offset, width, decimal: false, what }
+    }
+
+    fn read(&self, bytes: &[u8]) -> Option<u64> {
+        if !self.decimal {
+            return read_le(bytes, self.offset, self.width);
+        }
+        let text = std::str::from_utf8(bytes.get(self.offset..self.offset + self.width)?).ok()?;
+        Some(text.trim().parse().unwrap_or(0))
+    }
+
+    fn write(&self, bytes: &mut [u8], value: u64) {
+        let place = &mut bytes[self.offset..self.offset + self.width];
+        if self.decimal {
+            let text = format!("{:<width$}", value, width = self.width);
+            place.copy_from_slice(&text.as_bytes()[..self.width]);
+        } else {
+            place.copy_from_slice(&value.to_le_bytes()[..self.width]);
+        }
+    }
+
+    /// The largest value the field can hold.
+    fn max(&self) -> u64 {
+        match (self.decimal, self.width) {
+            (true, w) if w < 20 => 10u64.pow(w as u32) - 1,
+            (true, _) | (false, 8) => u64::MAX,
+            (false, w) => (1u64 << (8 * w)) - 1,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -60,10 +95,7 @@ impl Mutation {
         match self {
             Mutation::Truncate(len) => bytes.truncate(*len),
             Mutation::FlipBit(at, bit) => bytes[*at] ^= 1 << bit,
-            Mutation::Overwrite(field, value) => {
-                let le = value.to_le_bytes();
-                bytes[field.offset..field.offset + field.width].copy_from_slice(&le[..field.width]);
-            }
+            Mutation::Overwrite(field, value) => field.write(&mut bytes, *value),
         }
         bytes
     }
@@ -89,17 +121,57 @@ fn fields_of(bytes: &[u8]) -> Vec<Field> {
     if bytes.starts_with(b"\x7fELF") {
         return elf_fields(bytes);
     }
-    // Mach-O (`macho_fields`) and archives (`archive_fields`: member
-    // header sizes and names, symbol table offsets, plus the fields of
-    // each member found by calling `fields_of` on it) go here.
+    if bytes.starts_with(b"!<arch>\n") {
+        return archive_fields(bytes);
+    }
+    // Mach-O (`macho_fields`: header, load commands, sections, nlist
+    // entries, relocation_info words) goes here.
     Vec::new()
+}
+
+/// Member headers (decimal sizes and the other ASCII fields, names), the
+/// symbol index's count and offsets, and the fields of every ELF member.
+fn archive_fields(bytes: &[u8]) -> Vec<Field> {
+    let mut fields = Vec::new();
+    let mut at = 8;
+    let mut member = 0;
+    while at + 60 <= bytes.len() {
+        let decimal = |offset: usize, width: usize, name: &str| Field {
+            offset: at + offset,
+            width,
+            decimal: true,
+            what: format!("member {} {}", member, name),
+        };
+        fields.push(decimal(48, 10, "ar_size"));
+        fields.push(decimal(40, 8, "ar_mode"));
+        fields.push(Field::binary(at, 4, format!("member {} ar_name", member)));
+        fields.push(Field::binary(at + 58, 2, format!("member {} ar_fmag", member)));
+        let Some(size) = fields[fields.len() - 4].read(bytes) else { break };
+        let data = at + 60;
+        let Some(end) = data.checked_add(size as usize).filter(|&e| e <= bytes.len()) else { break };
+        let body = &bytes[data..end];
+        if bytes[at..].starts_with(b"/ ") && body.len() >= 4 {
+            // GNU symbol index: big-endian count, then offsets.
+            for i in 0..(body.len() / 4).min(16) {
+                fields.push(Field::binary(data + 4 * i, 4, format!("symbol index word {}", i)));
+            }
+        }
+        for mut field in fields_of(body) {
+            field.offset += data;
+            field.what = format!("member {} {}", member, field.what);
+            fields.push(field);
+        }
+        at = end + (end & 1);
+        member += 1;
+    }
+    fields
 }
 
 fn elf_fields(bytes: &[u8]) -> Vec<Field> {
     let mut fields = Vec::new();
     let mut add = |offset: usize, width: usize, what: String| {
         if offset + width <= bytes.len() {
-            fields.push(Field { offset, width, what });
+            fields.push(Field::binary(offset, width, what));
         }
     };
     for (at, width, name) in [
@@ -203,8 +275,8 @@ fn section_named(bytes: &[u8], sh: usize, wanted: &str) -> bool {
 
 /// Values that break arithmetic: zero, one, sign bits, all ones, and the
 /// neighbours of the original value and of the file size.
-fn boundary_values(width: usize, original: u64, file_len: usize) -> Vec<u64> {
-    let max = if width == 8 { u64::MAX } else { (1u64 << (8 * width)) - 1 };
+fn boundary_values(field: &Field, original: u64, file_len: usize) -> Vec<u64> {
+    let max = field.max();
     let half = max >> 1;
     let mut values = vec![
         0,
@@ -234,8 +306,8 @@ fn mutations(bytes: &[u8], budget: usize, rng: &mut Rng) -> Vec<Mutation> {
     let fields = fields_of(bytes);
     let mut others = Vec::new();
     for field in &fields {
-        let original = read_le(bytes, field.offset, field.width).unwrap();
-        for value in boundary_values(field.width, original, bytes.len()) {
+        let original = field.read(bytes).unwrap_or(0);
+        for value in boundary_values(field, original, bytes.len()) {
             let m = Mutation::Overwrite(field.clone(), value);
             if field.offset < 64 {
                 all.push(m);
@@ -283,6 +355,9 @@ fn run_case(bytes: &[u8], input: &Path, stderr_path: &Path, allow_unresolved: bo
     let stderr = std::fs::File::create(stderr_path).unwrap();
     let mut cmd = Command::new(common::jitrun_bin());
     cmd.arg("--noexec");
+    if bytes.starts_with(b"!<arch>\n") {
+        cmd.arg("--whole-archive");
+    }
     if allow_unresolved {
         cmd.arg("--allow-unresolved");
     }
@@ -325,6 +400,13 @@ fn build_objects(dir: &Path) -> Vec<PathBuf> {
         std::fs::create_dir_all(&out).unwrap();
         objects.extend(common::compile(&[common::testdata().join(source)], flags, &[], &out));
     }
+    // An archive (with a symbol index) of a C and a thread-local object,
+    // linked with --whole-archive so that every member is translated.
+    let archive = dir.join("libmixed.a");
+    let status =
+        Command::new("ar").arg("rcs").arg(&archive).arg(&objects[1]).arg(&objects[5]).status().expect("ar runs");
+    assert!(status.success());
+    objects.push(archive);
     objects
 }
 
@@ -332,7 +414,7 @@ fn build_objects(dir: &Path) -> Vec<PathBuf> {
 fn corrupted_objects_get_one_error_line_never_a_crash() {
     let dir = common::scratch("mutation");
     let objects = build_objects(&dir);
-    let total: usize = std::env::var("JITRUN_MUTATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(3000);
+    let total: usize = std::env::var("JITRUN_MUTATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(4000);
     let seed: u64 = std::env::var("JITRUN_MUTATION_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x6a69_7472);
     let keep = std::env::var_os("JITRUN_MUTATION_KEEP").map(PathBuf::from);
     let originals: Vec<Vec<u8>> = objects.iter().map(|o| std::fs::read(o).unwrap()).collect();
@@ -407,10 +489,15 @@ fn corrupted_objects_get_one_error_line_never_a_crash() {
 
 #[test]
 fn boundary_values_cover_the_edges_of_each_width() {
-    let v = boundary_values(2, 0x40, 1000);
+    let v = boundary_values(&Field::binary(0, 2, "u16".into()), 0x40, 1000);
     for expected in [0, 1, 0x7fff, 0x8000, 0xffff, 0x3f, 0x41, 1000, 999] {
         assert!(v.contains(&expected), "{:#x} missing from {:x?}", expected, v);
     }
     assert!(!v.contains(&0x40));
-    assert!(boundary_values(8, 5, 10).contains(&u64::MAX));
+    assert!(boundary_values(&Field::binary(0, 8, "u64".into()), 5, 10).contains(&u64::MAX));
+    let size = Field { offset: 0, width: 10, decimal: true, what: "ar_size".into() };
+    assert!(boundary_values(&size, 120, 10).contains(&9_999_999_999));
+    let mut header = *b"120       ";
+    size.write(&mut header, 7);
+    assert_eq!(&header, b"7         ");
 }
