@@ -19,8 +19,19 @@ for flags in "-O0" "-O2 -fPIC" "-O2 -fno-pic -fno-pie" "-O2 -mcmodel=large"; do
         g++ -c $flags -pthread "$src" -o "$out/$(basename "$src" .cpp)_$tag.o"
     done
 done
+# Mach-O objects, built the way tests/common/mod.rs does (needs clang-14, llc-14).
+if command -v clang-14 >/dev/null && command -v llc-14 >/dev/null; then
+    for src in "$root"/testdata/c/*.c "$root"/testdata/tls/*.c; do
+        stem=$(basename "$src" .c)
+        clang-14 -S -emit-llvm -O1 "$src" -o "$out/$stem.ll"
+        llc-14 -mtriple=x86_64-apple-macosx10.15 -filetype=obj "$out/$stem.ll" -o "$out/${stem}_macho.o"
+        rm "$out/$stem.ll"
+    done
+fi
+# An archive with a symbol index.
+ar rcs "$out/libseed.a" "$out"/hello_O0.o
 # Pairs for the two-input target: each object with the next one.
-set -- "$out"/*.o
+set -- "$out"/*.o "$out"/*.a
 prev=
 for obj in "$@"; do
     if [ -n "$prev" ]; then

@@ -7,8 +7,9 @@
 //! overwrites of format fields (header, section headers, symbols,
 //! relocations, group members, `.eh_frame` record words, string-table
 //! terminators) with boundary values. The generic corruptions work on any
-//! format; the field overwrites come from [`fields_of`], which knows ELF and
-//! is where the Mach-O and archive front-ends add their field lists.
+//! format; the field overwrites come from [`fields_of`], which knows ELF,
+//! Mach-O (header, load commands, sections, relocations, nlist entries) and
+//! archives (member headers, symbol index, and each member's own fields).
 //!
 //! `JITRUN_MUTATIONS=N` changes the number of cases (default 4000),
 //! `JITRUN_MUTATION_SEED=S` the seed; a failure prints the seed and case
@@ -124,9 +125,87 @@ fn fields_of(bytes: &[u8]) -> Vec<Field> {
     if bytes.starts_with(b"!<arch>\n") {
         return archive_fields(bytes);
     }
-    // Mach-O (`macho_fields`: header, load commands, sections, nlist
-    // entries, relocation_info words) goes here.
+    if bytes.starts_with(&[0xcf, 0xfa, 0xed, 0xfe]) {
+        return macho_fields(bytes);
+    }
     Vec::new()
+}
+
+/// Mach-O 64: header, load commands, segments and their sections,
+/// relocation entries, the symbol table and its string table's last byte.
+fn macho_fields(bytes: &[u8]) -> Vec<Field> {
+    let mut fields = Vec::new();
+    let mut add = |offset: usize, width: usize, what: String| {
+        if offset + width <= bytes.len() {
+            fields.push(Field::binary(offset, width, what));
+        }
+    };
+    for (at, width, name) in [(4, 4, "cputype"), (12, 4, "filetype"), (16, 4, "ncmds"), (20, 4, "sizeofcmds")] {
+        add(at, width, format!("Mach-O header {}", name));
+    }
+    let ncmds = read_le(bytes, 16, 4).unwrap_or(0).min(256);
+    let mut at = 32usize;
+    for c in 0..ncmds {
+        let (Some(cmd), Some(cmdsize)) = (read_le(bytes, at, 4), read_le(bytes, at + 4, 4)) else { break };
+        add(at + 4, 4, format!("load command {} cmdsize", c));
+        match cmd {
+            0x19 => {
+                // LC_SEGMENT_64
+                for (f, width, name) in [(32, 8, "vmsize"), (40, 8, "fileoff"), (48, 8, "filesize"), (64, 4, "nsects")]
+                {
+                    add(at + f, width, format!("segment {} {}", c, name));
+                }
+                let nsects = read_le(bytes, at + 64, 4).unwrap_or(0).min(256) as usize;
+                for i in 0..nsects {
+                    let sect = at + 72 + 80 * i;
+                    for (f, width, name) in [
+                        (32, 8, "addr"),
+                        (40, 8, "size"),
+                        (48, 4, "offset"),
+                        (52, 4, "align"),
+                        (56, 4, "reloff"),
+                        (60, 4, "nreloc"),
+                        (64, 4, "flags"),
+                    ] {
+                        add(sect + f, width, format!("section {} {}", i, name));
+                    }
+                    let reloff = read_le(bytes, sect + 56, 4).unwrap_or(0) as usize;
+                    let nreloc = read_le(bytes, sect + 60, 4).unwrap_or(0).min(4096) as usize;
+                    for r in 0..nreloc {
+                        add(reloff + 8 * r, 4, format!("section {} relocation {} r_address", i, r));
+                        add(reloff + 8 * r + 4, 4, format!("section {} relocation {} r_info", i, r));
+                    }
+                }
+            }
+            0x2 => {
+                // LC_SYMTAB
+                for (f, name) in [(8, "symoff"), (12, "nsyms"), (16, "stroff"), (20, "strsize")] {
+                    add(at + f, 4, format!("symtab {}", name));
+                }
+                let symoff = read_le(bytes, at + 8, 4).unwrap_or(0) as usize;
+                let nsyms = read_le(bytes, at + 12, 4).unwrap_or(0).min(65536) as usize;
+                for i in 0..nsyms {
+                    let sym = symoff + 16 * i;
+                    for (f, width, name) in
+                        [(0, 4, "n_strx"), (4, 1, "n_type"), (5, 1, "n_sect"), (6, 2, "n_desc"), (8, 8, "n_value")]
+                    {
+                        add(sym + f, width, format!("symbol {} {}", i, name));
+                    }
+                }
+                let stroff = read_le(bytes, at + 16, 4).unwrap_or(0) as usize;
+                let strsize = read_le(bytes, at + 20, 4).unwrap_or(0) as usize;
+                if strsize > 0 {
+                    add(stroff + strsize - 1, 1, "string table last byte".to_string());
+                }
+            }
+            _ => {}
+        }
+        if cmdsize < 8 {
+            break;
+        }
+        at += cmdsize as usize;
+    }
+    fields
 }
 
 /// Member headers (decimal sizes and the other ASCII fields, names), the
@@ -400,11 +479,18 @@ fn build_objects(dir: &Path) -> Vec<PathBuf> {
         std::fs::create_dir_all(&out).unwrap();
         objects.extend(common::compile(&[common::testdata().join(source)], flags, &[], &out));
     }
-    // An archive (with a symbol index) of a C and a thread-local object,
-    // linked with --whole-archive so that every member is translated.
+    // Mach-O objects of the same programs (clang-14 IR, llc-14 codegen).
+    let macho_dir = dir.join("macho");
+    std::fs::create_dir_all(&macho_dir).unwrap();
+    let macho_sources = ["c/hello.c", "tls/models.c"].map(|s| common::testdata().join(s));
+    objects.extend(common::compile_macho(&macho_sources, "-O1", &[], &macho_dir));
+    // An archive (with a symbol index) of a thread-local program and a
+    // helper, linked with --whole-archive so that every member is translated.
+    let helper = dir.join("helper.c");
+    std::fs::write(&helper, "__thread int helper_tls = 3;\nint helper_data[4] = {1, 2};\nint helper(int x) { return x + helper_tls + helper_data[1]; }\n").unwrap();
+    let helper = common::compile(&[helper], "-O2 -fPIC", &[], dir).remove(0);
     let archive = dir.join("libmixed.a");
-    let status =
-        Command::new("ar").arg("rcs").arg(&archive).arg(&objects[1]).arg(&objects[5]).status().expect("ar runs");
+    let status = Command::new("ar").arg("rcs").arg(&archive).arg(&helper).arg(&objects[5]).status().expect("ar runs");
     assert!(status.success());
     objects.push(archive);
     objects
@@ -418,6 +504,17 @@ fn corrupted_objects_get_one_error_line_never_a_crash() {
     let seed: u64 = std::env::var("JITRUN_MUTATION_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x6a69_7472);
     let keep = std::env::var_os("JITRUN_MUTATION_KEEP").map(PathBuf::from);
     let originals: Vec<Vec<u8>> = objects.iter().map(|o| std::fs::read(o).unwrap()).collect();
+
+    // Every corruption starts from an input that links.
+    for (object, bytes) in objects.iter().zip(&originals) {
+        match run_case(bytes, &dir.join("baseline.o"), &dir.join("baseline.err"), false) {
+            Outcome::Fine(0) => {}
+            Outcome::Fine(_) => panic!("{} does not link unmodified: {}", object.display(), {
+                std::fs::read_to_string(dir.join("baseline.err")).unwrap_or_default()
+            }),
+            Outcome::Failed(why) => panic!("{} unmodified: {}", object.display(), why),
+        }
+    }
 
     let mut rng = Rng(seed);
     let mut cases = Vec::new();
