@@ -279,7 +279,11 @@ impl Checker<'_> {
                 self.info
                     .input_sections
                     .iter()
-                    .find(|s| s.name == section && Self::matches_file(&s.object, file))
+                    // Mach-O sections are named `__SEG,__sect`; checks name `__sect`.
+                    .find(|s| {
+                        (s.name == section || s.name.rsplit_once(',').is_some_and(|(_, sect)| sect == section))
+                            && Self::matches_file(&s.object, file)
+                    })
                     .map(|s| s.address)
                     .ok_or_else(|| format!("no section `{}` in {}", section, file))
             }
