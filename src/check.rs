@@ -133,6 +133,12 @@ impl Checker<'_> {
         Ok(value)
     }
 
+    /// `target` names the symbol a check calls `name`, allowing for the C
+    /// underscore the Mach-O front-end drops.
+    fn same_symbol(target: &str, name: &str) -> bool {
+        target == name || name.strip_prefix('_') == Some(target)
+    }
+
     fn symbol(&self, name: &str) -> Eval<u64> {
         if let Some(addr) = self.image.lookup(name) {
             return Ok(addr);
@@ -145,6 +151,13 @@ impl Checker<'_> {
         }
         if let Some(ext) = self.info.externals.iter().find(|e| e.name == name) {
             return Ok(ext.address);
+        }
+        // The Mach-O front-end drops the C underscore that checks written
+        // for llvm-jitlink keep (`_main` is `main` here).
+        if let Some(c_name) = name.strip_prefix('_') {
+            if let Ok(addr) = self.symbol(c_name) {
+                return Ok(addr);
+            }
         }
         Err(format!("no symbol `{}`", name))
     }
@@ -251,7 +264,7 @@ impl Checker<'_> {
                     .iter()
                     .find(|g| {
                         g.kind == "address"
-                            && g.target == sym
+                            && Self::same_symbol(&g.target, sym)
                             && g.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file))
                     })
                     .map(|g| g.address)
@@ -269,7 +282,10 @@ impl Checker<'_> {
                 self.info
                     .stubs
                     .iter()
-                    .find(|s| s.target == sym && s.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file)))
+                    .find(|s| {
+                        Self::same_symbol(&s.target, sym)
+                            && s.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file))
+                    })
                     .map(|s| s.address)
                     .ok_or_else(|| format!("no stub for `{}` (from {})", sym, file))
             }
