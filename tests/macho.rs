@@ -340,3 +340,21 @@ fn mach_o_tlv_to_a_library_is_refused() {
     let err = stderr_of(&out);
     assert!(err.contains("_ZSt11__once_call") && err.contains("X86_64_RELOC_TLV"), "{}", err);
 }
+
+#[test]
+fn mach_o_archive_members_load_on_demand() {
+    let dir = common::scratch("macho-archive");
+    let src = common::testdata().join("macho/archive");
+    let objects =
+        common::compile_macho(&[src.join("main.c"), src.join("helper.c"), src.join("unused.c")], "-O2", &[], &dir);
+    // With the archive's own symbol index (`_helper_add`) and without one.
+    for (archive, flag) in [("libhelper.a", "rc"), ("libhelper_noindex.a", "rcS")] {
+        let path = dir.join(archive);
+        let _ = std::fs::remove_file(&path);
+        let status = Command::new("llvm-ar-14").arg(flag).arg(&path).args(&objects[1..]).status().unwrap();
+        assert!(status.success());
+        let out = jitrun(&[objects[0].as_os_str(), path.as_os_str()]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "from a Mach-O archive member 5\n", "{}", stderr_of(&out));
+        assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    }
+}

@@ -47,6 +47,8 @@ pub struct Archive {
     /// Global name → the member that defines it (the first one, in index order).
     index: HashMap<Box<str>, MemberId>,
     loaded: Vec<bool>,
+    /// Per member: whether it is a Mach-O object, once known.
+    macho_members: Vec<Option<bool>>,
 }
 
 struct Member {
@@ -84,6 +86,7 @@ impl Archive {
             members: Vec::new(),
             index: HashMap::new(),
             loaded: Vec::new(),
+            macho_members: Vec::new(),
         };
         // A member is identified by where its contents start; thin members
         // all "start" at 0, so the name tells them apart.
@@ -95,6 +98,7 @@ impl Archive {
             by_key.entry(member_key(&member)).or_insert(id);
         }
         archive.loaded = vec![false; archive.members.len()];
+        archive.macho_members = vec![None; archive.members.len()];
 
         let source = match file.symbols().map_err(|e| anyhow!("{}: symbol index: {}", archive.name, e))? {
             Some(symbols) => {
@@ -167,6 +171,12 @@ impl Archive {
     }
 
     fn add_to_index(&mut self, name: &[u8], id: MemberId) {
+        // The Mach-O front-end drops the C underscore (`_foo` is `foo`), so
+        // the index of Mach-O members must too.
+        let name = match name.strip_prefix(b"_") {
+            Some(stripped) if self.member_is_macho(id) => stripped,
+            _ => name,
+        };
         let name = String::from_utf8_lossy(name);
         if !self.index.contains_key(&*name) {
             self.index.insert(name.into(), id);
@@ -193,6 +203,16 @@ impl Archive {
             self.add_to_index(&name, id);
         }
         Ok(())
+    }
+
+    /// Whether member `id` is a Mach-O object (read once, then remembered).
+    fn member_is_macho(&mut self, id: MemberId) -> bool {
+        if let Some(known) = self.macho_members[id as usize] {
+            return known;
+        }
+        let is_macho = self.member_data(id).is_ok_and(|d| detect(d.bytes()) == FileKind::MachO);
+        self.macho_members[id as usize] = Some(is_macho);
+        is_macho
     }
 
     pub fn member_count(&self) -> usize {
@@ -226,7 +246,7 @@ impl Archive {
         let data = self.member_data(id)?;
         match detect(data.bytes()) {
             FileKind::Elf => crate::format::elf::parse(&name, data, limits),
-            FileKind::MachO => bail!("{}: Mach-O archive members are not supported yet", name),
+            FileKind::MachO => crate::format::macho::parse(&name, data, limits),
             FileKind::Archive | FileKind::ThinArchive => {
                 bail!("{}: an archive inside an archive is not supported", name)
             }
