@@ -653,6 +653,10 @@ impl Addresses<'_> {
                 self.base + placed + offset
             }
             Target::Absolute(value) => value,
+            Target::External(e) if self.tables.tlv_descriptor_of(e).is_some() => {
+                let i = self.tables.tlv_descriptor_of(e).unwrap_or_default();
+                self.block_addr(self.table_graph, self.table_blocks.tlv_descriptors[i])
+            }
             Target::External(e) => match self.tables.copy_of(e) {
                 Some(c) if self.copies_in_use[c as usize] => {
                     self.block_addr(self.table_graph, self.table_blocks.copies[c as usize])
@@ -826,6 +830,18 @@ fn write_tables(memory: &mut [u8], addrs: &Addresses) -> Result<()> {
             let at = (got_offset + 8 * (word + i as u64)) as usize;
             memory[at..at + 8].copy_from_slice(&w.to_le_bytes());
         }
+    }
+    for (i, &ext) in addrs.tables.tlv_descriptors.iter().enumerate() {
+        let thunk = addrs
+            .res
+            .globals
+            .get(crate::runtime::TLV_GET_ADDR)
+            .map(|&t| addrs.address(t))
+            .ok_or_else(|| anyhow!("internal: no TLV thunk"))??;
+        let tp_offset = addrs.tls_facts(Target::External(ext))?.tp_offset;
+        let at = (addrs.block_addr(addrs.table_graph, addrs.table_blocks.tlv_descriptors[i]) - addrs.base) as usize;
+        memory[at..at + 8].copy_from_slice(&thunk.to_le_bytes());
+        memory[at + 16..at + 24].copy_from_slice(&tp_offset.to_le_bytes());
     }
     if let Some(stubs) = addrs.table_blocks.stubs {
         let stubs_addr = addrs.block_addr(addrs.table_graph, stubs);

@@ -153,7 +153,9 @@ pub fn build(needed: &HashSet<&str>) -> LinkGraph {
     }
 
     let text = graph.add_section(".text", SectionKind::Code);
-    for piece in PIECES.iter().filter(|p| needed.contains(p.name) || p.name == TLSDESC_STATIC || p.name == CALL_ENTRY) {
+    for piece in PIECES.iter().filter(|p| {
+        needed.contains(p.name) || p.name == TLSDESC_STATIC || p.name == CALL_ENTRY || p.name == TLV_GET_ADDR
+    }) {
         let block = graph.add_block(text, Content::Owned(piece.code.to_vec()), piece.code.len() as u64, 16);
         define(&mut graph, piece.name, block, SymbolKind::Function, piece.code.len() as u64);
         for &(offset, kind, target, addend) in piece.fixups {

@@ -70,6 +70,10 @@ pub struct Tables {
     /// Thread-local variables of shared libraries the image accesses, with
     /// whether a thread-pointer offset is needed, in first-use order.
     pub tls_externals: Vec<(u32, bool)>,
+    /// Thread-local variables of shared libraries reached through Mach-O
+    /// TLV descriptors, each given a descriptor in the image.
+    pub tlv_descriptors: Vec<u32>,
+    tlv_index: HashMap<u32, usize>,
     /// External → its index in `tls_externals` (hostile objects can have
     /// hundreds of thousands of them; no linear searches).
     tls_external_index: FxHashMap<u32, usize>,
@@ -85,6 +89,11 @@ impl Tables {
 
     pub fn got_word(&self, slot: GotSlot) -> Option<u64> {
         self.got_index.get(&slot).copied()
+    }
+
+    /// Index of the TLV descriptor made for external `ext`, if any.
+    pub fn tlv_descriptor_of(&self, ext: u32) -> Option<usize> {
+        self.tlv_index.get(&ext).copied()
     }
 
     pub fn stub_of(&self, target: Target) -> Option<u32> {
@@ -157,17 +166,20 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                 }
                 let kind = edge.kind;
                 let sym = &graph.symbols[edge.target as usize];
-                if sym.kind == SymbolKind::Tls && !kind.is_tls() && matches!(target, Target::External(_)) {
+                if let (SymbolKind::Tls, false, Target::External(ext)) = (sym.kind, kind.is_tls(), target) {
                     // A Mach-O TLV reference expects a descriptor; a shared
-                    // library's thread-local variable is not one.
-                    bail!(
-                        "{}: section {}+{:#x}: {} refers to `{}`, a thread-local variable of a shared library; Mach-O thread-local references (X86_64_RELOC_TLV) to shared libraries are not supported",
-                        graph.name,
-                        graph.block_section(b as BlockId).name,
-                        block.input_offset + edge.offset,
-                        kind,
-                        sym.display_name()
-                    );
+                    // library's thread-local variable gets one made here,
+                    // holding its thread-pointer offset (static TLS).
+                    tables.uses_tls = true;
+                    plan_tls(&mut tables, EdgeKind::TpOff64, target);
+                    if !tables.tlv_index.contains_key(&ext) {
+                        tables.tlv_index.insert(ext, tables.tlv_descriptors.len());
+                        tables.tlv_descriptors.push(ext);
+                    }
+                    if kind.uses_address_got() {
+                        tables.add_got(GotSlot::Address(target));
+                    }
+                    continue;
                 }
                 if kind.is_tls() {
                     tables.uses_tls = true;
@@ -260,11 +272,20 @@ pub struct TableBlocks {
     pub stubs: Option<BlockId>,
     pub copies: Vec<BlockId>,
     pub eh_frame_end: Option<BlockId>,
+    pub tlv_descriptors: Vec<BlockId>,
 }
 
 pub fn build_graph(tables: &Tables, has_eh_frame: bool) -> (LinkGraph, TableBlocks) {
     let mut graph = LinkGraph::new("<linker tables>".to_string(), None);
-    let mut blocks = TableBlocks { got: None, stubs: None, copies: Vec::new(), eh_frame_end: None };
+    let mut blocks =
+        TableBlocks { got: None, stubs: None, copies: Vec::new(), eh_frame_end: None, tlv_descriptors: Vec::new() };
+    if !tables.tlv_descriptors.is_empty() {
+        // {thunk, key, offset}, filled once the TLS module is loaded.
+        let s = graph.add_section("__DATA,__thread_vars", SectionKind::Data);
+        for _ in &tables.tlv_descriptors {
+            blocks.tlv_descriptors.push(graph.add_block(s, Content::Owned(vec![0; 24]), 24, 8));
+        }
+    }
     if tables.got_words > 0 || tables.needs_got_base {
         let s = graph.add_section(".got", SectionKind::RelRo);
         let size = tables.got_words.max(1) * 8;
