@@ -158,7 +158,29 @@ pub fn prepare(info: &LinkInfo, print: bool, report: Option<ReportSink>) {
         // thread; a few bytes are not worth that race, so it is leaked.
         log::trace!("replacing the crash table");
     }
-    ensure_alternate_stack();
+}
+
+/// Tells the handler that [`prepare`] is running on another thread: a crash
+/// before it publishes the table waits for it (a bounded time).
+pub fn expect_table() {
+    TABLE_COMING.store(true, Ordering::Release);
+}
+
+static TABLE_COMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The table, waiting up to two seconds for one that [`expect_table`]
+/// announced (async-signal-safe: atomics and nanosleep).
+fn published_table() -> *mut CrashTable {
+    let mut table = TABLE.load(Ordering::Acquire);
+    let mut waited_ms = 0;
+    while table.is_null() && TABLE_COMING.load(Ordering::Acquire) && waited_ms < 2000 {
+        let pause = libc::timespec { tv_sec: 0, tv_nsec: 1_000_000 };
+        // SAFETY: nanosleep is async-signal-safe.
+        unsafe { libc::nanosleep(&pause, std::ptr::null_mut()) };
+        waited_ms += 1;
+        table = TABLE.load(Ordering::Acquire);
+    }
+    table
 }
 
 /// Whether [`prepare`] has published a table in this process.
@@ -169,6 +191,8 @@ pub fn is_prepared() -> bool {
 /// Installs the handler for the prepared table (async-signal-safe calls
 /// only, so a freshly forked child may call it).
 pub fn activate() {
+    // Per thread: the thread that runs the program gets it.
+    ensure_alternate_stack();
     for sig in SIGNALS {
         // SAFETY: installing a handler with a zeroed, then filled sigaction.
         unsafe {
@@ -411,7 +435,7 @@ fn follows_call(ret: u64) -> bool {
 }
 
 extern "C" fn handle_signal(sig: c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
-    let table_ptr = TABLE.load(Ordering::Acquire);
+    let table_ptr = published_table();
     // SAFETY: published once by `install`, never freed.
     if let Some(table) = unsafe { table_ptr.as_ref() } {
         // SAFETY: the kernel passes a valid ucontext_t for SA_SIGINFO handlers.

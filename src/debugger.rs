@@ -195,7 +195,7 @@ pub fn action(info: &LinkInfo) -> Option<ActionPair> {
     // Building the symbol file costs as much as a large link; only a
     // debugger that is there to read it (gdb runs jitrun, or attached
     // before the link) gets it, or anyone who sets JITRUN_GDB_JIT=1.
-    if !debugger_attached() && std::env::var_os("JITRUN_GDB_JIT").is_none_or(|v| v != "1") {
+    if !wanted() {
         return None;
     }
     info.functions().next()?;
@@ -220,6 +220,12 @@ pub fn action(info: &LinkInfo) -> Option<ActionPair> {
             }
         }),
     })
+}
+
+/// Whether images should be registered: a debugger is attached, or
+/// `JITRUN_GDB_JIT=1` asks for it.
+pub fn wanted() -> bool {
+    debugger_attached() || std::env::var_os("JITRUN_GDB_JIT").is_some_and(|v| v == "1")
 }
 
 /// Whether a tracer (gdb) is attached to this process.

@@ -60,6 +60,7 @@ pub struct Image {
     argv_ptrs: Vec<*mut c_char>,
     /// What the link made, for maps, reports and tools.
     pub(crate) link_info: std::sync::Arc<crate::linkinfo::LinkInfo>,
+    pub(crate) deferred_link_info: Option<crate::link::DeferredLinkInfo>,
 }
 
 // SAFETY: the image's memory belongs to the process, not to a thread; the
@@ -95,6 +96,7 @@ impl Image {
             argv_storage: Vec::new(),
             argv_ptrs: Vec::new(),
             link_info: Default::default(),
+            deferred_link_info: None,
         }
     }
 
@@ -112,6 +114,17 @@ impl Image {
     pub(crate) fn with_symbol_sizes(mut self, sizes: HashMap<Box<str>, u64>) -> Image {
         self.symbol_sizes = sizes;
         self
+    }
+
+    /// The inputs of a link info that [`crate::LinkOptions::defer_link_info`]
+    /// left to collect (on another thread, say); `link_info` is empty until
+    /// [`Image::set_link_info`] gets the result.
+    pub fn take_deferred_link_info(&mut self) -> Option<crate::link::DeferredLinkInfo> {
+        self.deferred_link_info.take()
+    }
+
+    pub fn set_link_info(&mut self, info: std::sync::Arc<crate::linkinfo::LinkInfo>) {
+        self.link_info = info;
     }
 
     /// Segments, sections, symbols, GOT entries and stubs of the link.

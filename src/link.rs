@@ -84,6 +84,9 @@ pub struct LinkOptions {
     /// Lay the image out at this address.
     pub base: Option<u64>,
     pub limits: Limits,
+    /// Leave the link info (maps, reports, crash tables) to be collected
+    /// later, off the critical path, with [`Image::take_deferred_link_info`].
+    pub defer_link_info: bool,
 }
 
 /// Receives the link graphs once they are linked (see [`Linker::on_linked`]).
@@ -456,7 +459,14 @@ impl Linker {
         }
         timer.mark("fixups");
         let library_paths: Vec<String> = libraries.iter().map(|l| l.path.display().to_string()).collect();
-        let info = Arc::new(linkinfo::collect(&graphs, &addrs, &library_paths, inputs, timer.phases));
+        // Deferred collection keeps the graphs, so it excludes the hook that
+        // takes them; a debugger wants the info before the program runs.
+        let defer = options.defer_link_info && on_linked.is_none() && !crate::debugger::wanted();
+        let info = if defer {
+            Arc::default()
+        } else {
+            Arc::new(linkinfo::collect(&graphs, &addrs, &library_paths, inputs.clone(), timer.phases.clone()))
+        };
         let symbols: HashMap<Box<str>, u64> = res
             .globals
             .iter()
@@ -525,6 +535,22 @@ impl Linker {
         let sizes = res.sizes.iter().filter(|(n, _)| symbols.contains_key(*n)).map(|(n, &s)| (n.clone(), s)).collect();
         let mut image = Image::new(mapper, base, layout.size, key, symbols, arrays, dso_handle, libraries);
         image.link_info = info;
+        if defer {
+            image.deferred_link_info = Some(DeferredLinkInfo {
+                graphs,
+                layout,
+                res,
+                tables,
+                table_blocks,
+                copies_in_use,
+                base,
+                table_graph,
+                library_paths,
+                inputs,
+                phases: timer.phases,
+            });
+            return Ok(image.with_symbol_sizes(sizes));
+        }
         // The graphs are dropped here unless the caller asked for them back.
         if let Some(hook) = on_linked {
             hook(graphs);
@@ -605,6 +631,39 @@ fn decide_copies(tables: &Tables, res: &Resolution, base: u64, size: u64) -> Vec
         lo.abs() < limit && hi.abs() < limit
     };
     tables.copies.iter().map(|c| !reach(res.externals[c.external as usize].address)).collect()
+}
+
+/// What link info is computed from, kept by an image linked with
+/// [`LinkOptions::defer_link_info`] until someone collects it.
+pub struct DeferredLinkInfo {
+    graphs: Vec<LinkGraph>,
+    layout: Layout,
+    res: Resolution,
+    tables: Tables,
+    table_blocks: TableBlocks,
+    copies_in_use: Vec<bool>,
+    base: u64,
+    table_graph: u32,
+    library_paths: Vec<String>,
+    inputs: Vec<InputInfo>,
+    phases: std::collections::BTreeMap<String, f64>,
+}
+
+impl DeferredLinkInfo {
+    /// Computes the link info (and frees the link model).
+    pub fn collect(self) -> crate::linkinfo::LinkInfo {
+        let addrs = Addresses {
+            base: self.base,
+            layout: &self.layout,
+            res: &self.res,
+            tables: &self.tables,
+            table_graph: self.table_graph,
+            table_blocks: &self.table_blocks,
+            copies_in_use: &self.copies_in_use,
+            tls: None,
+        };
+        linkinfo::collect(&self.graphs, &addrs, &self.library_paths, self.inputs.clone(), self.phases.clone())
+    }
 }
 
 /// Where a thread-local variable is, in the terms TLS fixups use.

@@ -47,8 +47,24 @@ fn real_main() {
             }
         };
         init_logging(cli.verbose);
-        let linked = link(&cli, &inputs);
+        let mut linked = link(&cli, &inputs);
+        // The link info is collected here while the program already runs;
+        // the crash handler waits for its table if a crash comes first.
+        let deferred = match &mut linked {
+            Ok(Linked::Run(image, _)) => image.take_deferred_link_info(),
+            _ => None,
+        };
+        let crash_table = deferred.is_some() && !cli.no_crash_handler;
+        if crash_table {
+            jitrun::crash::expect_table();
+            if let Ok(Linked::Run(_, table_coming)) = &mut linked {
+                *table_coming = true;
+            }
+        }
         let _ = sender.send((cli, linked));
+        if let Some(deferred) = deferred.filter(|_| crash_table) {
+            jitrun::crash::prepare(&deferred.collect(), true, None);
+        }
         loop {
             std::thread::park();
         }
@@ -60,7 +76,7 @@ fn real_main() {
     let Ok((cli, linked)) = receiver.recv() else { std::process::exit(EXIT_JITRUN_ERROR) };
     let result = linked.and_then(|outcome| match outcome {
         Linked::Done(code) => Ok(code),
-        Linked::Run(image) => run(&cli, *image),
+        Linked::Run(image, crash_table_coming) => run(&cli, *image, crash_table_coming),
     });
     match result {
         Ok(code) => std::process::exit(code),
@@ -90,7 +106,9 @@ fn one_line(message: &str) -> String {
 enum Linked {
     /// Nothing to run (`--noexec`, `--print-unresolved`): exit with this.
     Done(i32),
-    Run(Box<Image>),
+    /// The image, and whether the link thread is still building the crash
+    /// handler's table.
+    Run(Box<Image>, bool),
 }
 
 /// glibc sizes its static TLS surplus at process start from the
@@ -174,6 +192,14 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
         static_libs: cli.static_libs,
         base: cli.base,
         limits: Limits { max_image_size: cli.max_image_size, max_tls_size: cli.max_tls_size },
+        // Maps, reports, checks and the perf map read the link info at once;
+        // otherwise only the crash handler needs it, and it can wait.
+        // Isolated runs get their crash table before the first fork.
+        defer_link_info: cli.map.is_none()
+            && cli.report.is_none()
+            && cli.check.is_empty()
+            && !cli.perf_map
+            && (cli.no_crash_handler || !cli.isolated()),
     };
     let mut linker = Linker::new(options);
     // Consecutive objects go in together so they are translated in parallel.
@@ -212,11 +238,11 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
         }
         return Ok(Linked::Done(0));
     }
-    Ok(Linked::Run(Box::new(image)))
+    Ok(Linked::Run(Box::new(image), false))
 }
 
 /// Runs the linked program on the main thread, like a native process.
-fn run(cli: &Cli, mut image: Image) -> Result<i32> {
+fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
     let info = image.link_info();
     // Before run_main: the report's exit hook must run after the image's
     // finalizer, and the crash handler must be in place before constructors.
@@ -236,7 +262,11 @@ fn run(cli: &Cli, mut image: Image) -> Result<i32> {
     }
     // This restores default signal actions, so the crash handler comes after.
     jitrun::image::prepare_process_for_program(&program);
-    if !cli.no_crash_handler {
+    if cli.no_crash_handler {
+    } else if crash_table_coming {
+        // The link thread publishes the table (see crash::expect_table).
+        jitrun::crash::activate();
+    } else {
         jitrun::crash::install(info, true, sink);
     }
     for (name, value) in &sets {
