@@ -21,8 +21,13 @@ const PARALLEL_THRESHOLD: usize = 8;
 /// Translates ELF relocatable objects `(name, bytes)` into link graphs, in
 /// input order; the first failing input (in input order) is the error.
 pub fn parse_objects(objects: Vec<(String, Arc<InputData>)>, limits: &Limits) -> Result<Vec<LinkGraph>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if objects.len() < PARALLEL_THRESHOLD || threads < 2 {
+    // Asking for the CPU count reads cgroup files: only when it matters.
+    let threads = if objects.len() < PARALLEL_THRESHOLD {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    };
+    if threads < 2 {
         return objects.into_iter().map(|(name, data)| format::elf::parse(&name, data, limits)).collect();
     }
     let chunk_size = objects.len().div_ceil(threads);
