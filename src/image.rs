@@ -332,3 +332,15 @@ pub fn prepare_process_for_program(argv0: &str) {
     // The previous pair is dropped only now that nothing points at it.
     *names = Some((full, short));
 }
+
+/// Blocks every signal on the calling thread, so signals sent to the
+/// process reach the program's thread as in a one-thread native process
+/// (jitrun's own helper threads call this).
+pub fn keep_signals_off_this_thread() {
+    // SAFETY: a zeroed sigset filled by sigfillset, applied to this thread only.
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &all, std::ptr::null_mut());
+    }
+}

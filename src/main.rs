@@ -38,6 +38,9 @@ fn real_main() {
     // glibc would hand a dead thread's arena to the program's first thread.
     let (sender, receiver) = std::sync::mpsc::sync_channel(1);
     let spawned = std::thread::Builder::new().name("jitrun-link".into()).spawn(move || {
+        // Signals sent to the process must reach the program's thread, as
+        // in a native process with one thread, never this one.
+        jitrun::image::keep_signals_off_this_thread();
         let (cli, inputs) = match Cli::parse_ordered(std::env::args_os()) {
             Ok(parsed) => parsed,
             Err(e) => {

@@ -36,6 +36,7 @@ c_programs! {
     atexit_order => "atexit_order.c",
     bigbss_aligned => "bigbss_aligned.c",
     bigstruct => "bigstruct.c",
+    alarm_pause => "alarm_pause.c",
     common_weak => "common_weak",
     fresh_heap => "fresh_heap.c",
     ctor_prio => "ctor_prio",
