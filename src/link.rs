@@ -716,6 +716,9 @@ impl Addresses<'_> {
                 let i = self.tables.tlv_descriptor_of(e).unwrap_or_default();
                 self.block_addr(self.table_graph, self.table_blocks.tlv_descriptors[i])
             }
+            Target::External(_) if self.tables.canonical_stubs && self.stub(target).is_some() => {
+                self.stub(target).unwrap_or_default()
+            }
             Target::External(e) => match self.tables.copy_of(e) {
                 Some(c) if self.copies_in_use[c as usize] => {
                     self.block_addr(self.table_graph, self.table_blocks.copies[c as usize])
@@ -875,6 +878,8 @@ fn write_tables(memory: &mut [u8], addrs: &Addresses) -> Result<()> {
     for &(slot, word) in &addrs.tables.got {
         let words: [u64; 2] = match slot {
             GotSlot::Address(t) => [addrs.address(t)?, 0],
+            GotSlot::JumpSlot(Target::External(e)) => [addrs.res.externals[e as usize].address, 0],
+            GotSlot::JumpSlot(t) => [addrs.address(t)?, 0],
             GotSlot::TpOffset(t) => [addrs.tls_facts(t)?.tp_offset as u64, 0],
             GotSlot::TlsIndex(t) => {
                 let facts = addrs.tls_facts(t)?;

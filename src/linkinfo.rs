@@ -187,9 +187,11 @@ impl TargetNames {
             .got
             .iter()
             .filter_map(|&(slot, _)| match slot {
-                GotSlot::Address(t) | GotSlot::TpOffset(t) | GotSlot::TlsIndex(t) | GotSlot::TlsDescriptor(t) => {
-                    Some(t)
-                }
+                GotSlot::Address(t)
+                | GotSlot::JumpSlot(t)
+                | GotSlot::TpOffset(t)
+                | GotSlot::TlsIndex(t)
+                | GotSlot::TlsDescriptor(t) => Some(t),
                 GotSlot::TlsModule => None,
             })
             .chain(addrs.tables.stubs.iter().map(|&(t, _)| t))
@@ -316,7 +318,8 @@ pub(crate) fn collect(
         .iter()
         .map(|&(slot, _)| {
             let (kind, target) = match slot {
-                GotSlot::Address(t) => ("address", Some(t)),
+                // A stub's slot holds the function's address too.
+                GotSlot::Address(t) | GotSlot::JumpSlot(t) => ("address", Some(t)),
                 GotSlot::TpOffset(t) => ("tp-offset", Some(t)),
                 GotSlot::TlsIndex(t) => ("tls-index", Some(t)),
                 GotSlot::TlsModule => ("tls-module", None),
@@ -325,6 +328,8 @@ pub(crate) fn collect(
             let (name, object) = target.map(|t| names.name(t, addrs)).unwrap_or_default();
             let value = match slot {
                 GotSlot::Address(t) => addrs.address(t).ok(),
+                GotSlot::JumpSlot(Target::External(e)) => Some(addrs.res.externals[e as usize].address),
+                GotSlot::JumpSlot(t) => addrs.address(t).ok(),
                 _ => None,
             };
             GotEntryInfo {

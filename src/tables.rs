@@ -24,6 +24,10 @@ use crate::resolve::{Resolution, Target};
 pub enum GotSlot {
     /// The target's address.
     Address(Target),
+    /// Where a stub jumps: the function's real address, even where the
+    /// stub itself is the function's canonical address (see
+    /// [`Tables::canonical_stubs`]).
+    JumpSlot(Target),
     /// The target's offset from the thread pointer (initial-exec TLS).
     TpOffset(Target),
     /// `{module id, offset in block}` pair for general-dynamic TLS (two slots).
@@ -37,7 +41,7 @@ pub enum GotSlot {
 impl GotSlot {
     pub fn words(self) -> u64 {
         match self {
-            GotSlot::Address(_) | GotSlot::TpOffset(_) => 1,
+            GotSlot::Address(_) | GotSlot::JumpSlot(_) | GotSlot::TpOffset(_) => 1,
             _ => 2,
         }
     }
@@ -63,6 +67,11 @@ pub struct Tables {
     copy_index: FxHashMap<u32, u32>,
     /// Some fixup stores an image address in 32 bits.
     pub needs_low_image: bool,
+    /// In a low image (code built without -fPIC/-fPIE) a library function
+    /// with a stub has the stub as its address everywhere, as a native
+    /// non-PIE link makes the PLT entry the canonical address: `&puts` in
+    /// code and in data then compare equal.
+    pub canonical_stubs: bool,
     /// Every edge's kind, counted, for reports.
     pub edge_counts: HashMap<&'static str, u64>,
     /// Whether any fixup uses thread-local storage.
@@ -124,7 +133,7 @@ impl Tables {
         if self.stub_index.contains_key(&target) {
             return;
         }
-        let word = self.add_got(GotSlot::Address(target));
+        let word = self.add_got(GotSlot::JumpSlot(target));
         self.stub_index.insert(target, self.stubs.len() as u32);
         self.stubs.push((target, word));
     }
@@ -232,6 +241,7 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
             }
         }
     }
+    tables.canonical_stubs = tables.needs_low_image;
     tables.edge_counts = kind_counts.into_iter().map(|(kind, n)| (kind.name(), n)).collect();
     Ok(tables)
 }

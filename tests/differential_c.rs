@@ -43,6 +43,7 @@ c_programs! {
     errno_strerror => "errno_strerror.c",
     exit_deep => "exit_deep.c",
     exit_nonzero => "exit_nonzero.c",
+    fnptr_identity => "fnptr_identity.c",
     fnptr_table => "fnptr_table.c",
     getopt_args => "getopt_args.c",
     hello => "hello.c",
