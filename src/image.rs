@@ -322,8 +322,9 @@ pub fn prepare_process_for_program(argv0: &str) {
     let full = CString::new(name).unwrap_or_default();
     let short = CString::new(name.rsplit('/').next().unwrap_or(name)).unwrap_or_default();
     let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    for (name, value) in [(c"program_invocation_name", &full), (c"program_invocation_short_name", &short)] {
-        if let Some(addr) = crate::host::lookup_global(name) {
+    let slots = process_name_slots();
+    for (slot, value) in [(slots[0], &full), (slots[1], &short)] {
+        if let Some(addr) = slot {
             // SAFETY: the glibc variable is a `char *`; it points at a
             // NUL-terminated string kept alive in NAMES until replaced here.
             unsafe { std::ptr::write(addr as *mut *const c_char, value.as_ptr()) };
@@ -331,6 +332,20 @@ pub fn prepare_process_for_program(argv0: &str) {
     }
     // The previous pair is dropped only now that nothing points at it.
     *names = Some((full, short));
+}
+
+/// Where glibc keeps `program_invocation_name` and
+/// `program_invocation_short_name`, looked up once: a parent that forks
+/// runs looks them up before the first fork (see `run.rs`), so children
+/// do not pay for `dlsym`.
+pub(crate) fn process_name_slots() -> [Option<u64>; 2] {
+    static SLOTS: std::sync::OnceLock<[Option<u64>; 2]> = std::sync::OnceLock::new();
+    *SLOTS.get_or_init(|| {
+        [
+            crate::host::lookup_global(c"program_invocation_name"),
+            crate::host::lookup_global(c"program_invocation_short_name"),
+        ]
+    })
 }
 
 /// Blocks every signal on the calling thread, so signals sent to the

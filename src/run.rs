@@ -465,6 +465,8 @@ impl Image {
         I: IntoIterator<Item = RunSpec>,
     {
         let mut pool = Pool::new(self, jobs.max(1))?;
+        // Looked up here once rather than in every child.
+        crate::image::process_name_slots();
         let mut specs = specs.into_iter().enumerate();
         let mut exhausted = false;
         loop {
@@ -595,14 +597,20 @@ impl Capture {
     /// Reads what is available; closes the pipe at end of file or error.
     fn read_available(&mut self) {
         let Some(fd) = &self.fd else { return };
-        let mut buf = [0u8; 65536];
+        // One page, not zeroed: after each fork the parent's stack is shared
+        // copy-on-write with the child, and a 64 KiB zeroed buffer (with
+        // Rust's stack probes) cost 16 page copies per run.
+        const CHUNK: usize = 4096;
+        let mut buf = std::mem::MaybeUninit::<[u8; CHUNK]>::uninit();
         loop {
             // SAFETY: reading into a local buffer from a descriptor we own.
-            let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), CHUNK) };
             if n > 0 {
                 let n = n as usize;
+                // SAFETY: read() initialized the first n bytes.
+                let got = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), n) };
                 let room = self.limit.saturating_sub(self.data.len());
-                self.data.extend_from_slice(&buf[..n.min(room)]);
+                self.data.extend_from_slice(&got[..n.min(room)]);
                 self.truncated |= n > room;
                 continue;
             }
