@@ -330,7 +330,7 @@ impl Linker {
 
     /// Links everything added so far and maps it, ready to run.
     pub fn link(self) -> Result<Image> {
-        let Linker { options, mut graphs, mut libraries, archives, on_linked, inputs, mut timer, .. } = self;
+        let Linker { options, mut graphs, mut libraries, archives, on_linked, mut inputs, mut timer, .. } = self;
         timer.start();
 
         // One copy of each COMDAT group: the first object's, as ld keeps.
@@ -465,7 +465,9 @@ impl Linker {
         let info = if defer {
             Arc::default()
         } else {
-            Arc::new(linkinfo::collect(&graphs, &addrs, &library_paths, inputs.clone(), timer.phases.clone()))
+            // Taken, not cloned: only the deferred branch below reads them again.
+            let (inputs, phases) = (std::mem::take(&mut inputs), std::mem::take(&mut timer.phases));
+            Arc::new(linkinfo::collect(&graphs, &addrs, &library_paths, inputs, phases))
         };
         let symbols: HashMap<Box<str>, u64> = res
             .globals
@@ -662,7 +664,7 @@ impl DeferredLinkInfo {
             copies_in_use: &self.copies_in_use,
             tls: None,
         };
-        linkinfo::collect(&self.graphs, &addrs, &self.library_paths, self.inputs.clone(), self.phases.clone())
+        linkinfo::collect(&self.graphs, &addrs, &self.library_paths, self.inputs, self.phases)
     }
 }
 
@@ -712,19 +714,7 @@ impl Addresses<'_> {
                 self.base + placed + offset
             }
             Target::Absolute(value) => value,
-            Target::External(e) if self.tables.tlv_descriptor_of(e).is_some() => {
-                let i = self.tables.tlv_descriptor_of(e).unwrap_or_default();
-                self.block_addr(self.table_graph, self.table_blocks.tlv_descriptors[i])
-            }
-            Target::External(_) if self.tables.canonical_stubs && self.stub(target).is_some() => {
-                self.stub(target).unwrap_or_default()
-            }
-            Target::External(e) => match self.tables.copy_of(e) {
-                Some(c) if self.copies_in_use[c as usize] => {
-                    self.block_addr(self.table_graph, self.table_blocks.copies[c as usize])
-                }
-                _ => self.res.externals[e as usize].address,
-            },
+            Target::External(e) => self.external_address(e, target),
             Target::GotBase => self.got(),
             Target::Boundary(i) => {
                 let l = self.layout;
@@ -748,6 +738,25 @@ impl Addresses<'_> {
             Target::NotLoaded => bail!("refers to a section that is not loaded"),
             Target::TlsModuleBase => bail!("uses _TLS_MODULE_BASE_ outside a thread-local access"),
         })
+    }
+
+    /// Where a reference to external `e` goes: its linker-made TLV
+    /// descriptor, its canonical stub, its copy, or the library's address.
+    fn external_address(&self, e: u32, target: Target) -> u64 {
+        if let Some(i) = self.tables.tlv_descriptor_of(e) {
+            return self.block_addr(self.table_graph, self.table_blocks.tlv_descriptors[i]);
+        }
+        if self.tables.stubs_are_canonical() {
+            if let Some(stub) = self.stub(target) {
+                return stub;
+            }
+        }
+        match self.tables.copy_of(e) {
+            Some(c) if self.copies_in_use[c as usize] => {
+                self.block_addr(self.table_graph, self.table_blocks.copies[c as usize])
+            }
+            _ => self.res.externals[e as usize].address,
+        }
     }
 
     /// Offset of a thread-local target of the image inside its TLS block.

@@ -48,6 +48,8 @@ pub const STACK_CHK_GUARD: &str = "__jitrun_stack_chk_guard";
 
 struct Piece {
     name: &'static str,
+    /// Linked into every image (jitrun itself uses it), not only on demand.
+    always: bool,
     code: &'static [u8],
     /// (offset, kind, target, addend)
     fixups: &'static [(u64, EdgeKind, &'static str, i64)],
@@ -56,24 +58,28 @@ struct Piece {
 const PIECES: &[Piece] = &[
     Piece {
         name: "atexit",
+        always: false,
         // xor %esi,%esi; lea __dso_handle(%rip),%rdx; jmp __cxa_atexit
         code: &[0x31, 0xf6, 0x48, 0x8d, 0x15, 0, 0, 0, 0, 0xe9, 0, 0, 0, 0],
         fixups: &[(5, EdgeKind::Pc32, DSO_HANDLE, -4), (10, EdgeKind::Branch32, "__cxa_atexit", -4)],
     },
     Piece {
         name: "at_quick_exit",
+        always: false,
         // lea __dso_handle(%rip),%rsi; jmp __cxa_at_quick_exit
         code: &[0x48, 0x8d, 0x35, 0, 0, 0, 0, 0xe9, 0, 0, 0, 0],
         fixups: &[(3, EdgeKind::Pc32, DSO_HANDLE, -4), (8, EdgeKind::Branch32, "__cxa_at_quick_exit", -4)],
     },
     Piece {
         name: "pthread_atfork",
+        always: false,
         // lea __dso_handle(%rip),%rcx; jmp __register_atfork
         code: &[0x48, 0x8d, 0x0d, 0, 0, 0, 0, 0xe9, 0, 0, 0, 0],
         fixups: &[(3, EdgeKind::Pc32, DSO_HANDLE, -4), (8, EdgeKind::Branch32, "__register_atfork", -4)],
     },
     Piece {
         name: CALL_ENTRY,
+        always: true,
         // push %rbp; mov %rdi,%rax; mov %esi,%edi; mov %rdx,%rsi;
         // mov %rcx,%rdx; call *%rax; pop %rbp; ret
         code: &[0x55, 0x48, 0x89, 0xf8, 0x89, 0xf7, 0x48, 0x89, 0xd6, 0x48, 0x89, 0xca, 0xff, 0xd0, 0x5d, 0xc3],
@@ -81,6 +87,7 @@ const PIECES: &[Piece] = &[
     },
     Piece {
         name: TLSDESC_STATIC,
+        always: true,
         // mov 8(%rax),%rax; ret -- a TLS descriptor's argument is the
         // variable's thread-pointer offset (static TLS, see tls.rs).
         code: &[0x48, 0x8b, 0x40, 0x08, 0xc3],
@@ -88,6 +95,7 @@ const PIECES: &[Piece] = &[
     },
     Piece {
         name: TLV_GET_ADDR,
+        always: true,
         // mov %fs:0,%rax; add 16(%rdi),%rax; ret -- %rdi is the descriptor
         // {thunk, key, offset}; offset holds the thread-pointer offset.
         code: &[0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, 0x48, 0x03, 0x47, 0x10, 0xc3],
@@ -95,12 +103,14 @@ const PIECES: &[Piece] = &[
     },
     Piece {
         name: "__jitrun_NSGetEnviron",
+        always: false,
         // mov environ@GOTPCREL(%rip),%rax; ret
         code: &[0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3],
         fixups: &[(3, EdgeKind::GotPcRel32, "environ", -4)],
     },
     Piece {
         name: "__jitrun_sincos_stret",
+        always: false,
         // sub $24,%rsp; lea 8(%rsp),%rdi; mov %rsp,%rsi; call sincos;
         // movsd 8(%rsp),%xmm0; movsd (%rsp),%xmm1; add $24,%rsp; ret
         code: &[
@@ -111,6 +121,7 @@ const PIECES: &[Piece] = &[
     },
     Piece {
         name: "__jitrun_sincosf_stret",
+        always: false,
         // sub $24,%rsp; lea 12(%rsp),%rdi; lea 8(%rsp),%rsi; call sincosf;
         // movss 12(%rsp),%xmm0; movss 8(%rsp),%xmm1; unpcklps %xmm1,%xmm0;
         // add $24,%rsp; ret
@@ -123,12 +134,14 @@ const PIECES: &[Piece] = &[
     },
     Piece {
         name: "__jitrun_assert_rtn",
+        always: false,
         // xchg %rcx,%rdi; jmp __assert_fail
         code: &[0x48, 0x87, 0xcf, 0xe9, 0, 0, 0, 0],
         fixups: &[(4, EdgeKind::Branch32, "__assert_fail", -4)],
     },
     Piece {
         name: "__stack_chk_fail_local",
+        always: false,
         // jmp __stack_chk_fail
         code: &[0xe9, 0, 0, 0, 0],
         fixups: &[(1, EdgeKind::Branch32, "__stack_chk_fail", -4)],
@@ -153,9 +166,7 @@ pub fn build(needed: &HashSet<&str>) -> LinkGraph {
     }
 
     let text = graph.add_section(".text", SectionKind::Code);
-    for piece in PIECES.iter().filter(|p| {
-        needed.contains(p.name) || p.name == TLSDESC_STATIC || p.name == CALL_ENTRY || p.name == TLV_GET_ADDR
-    }) {
+    for piece in PIECES.iter().filter(|p| p.always || needed.contains(p.name)) {
         let block = graph.add_block(text, Content::Owned(piece.code.to_vec()), piece.code.len() as u64, 16);
         define(&mut graph, piece.name, block, SymbolKind::Function, piece.code.len() as u64);
         for &(offset, kind, target, addend) in piece.fixups {

@@ -26,7 +26,7 @@ pub enum GotSlot {
     Address(Target),
     /// Where a stub jumps: the function's real address, even where the
     /// stub itself is the function's canonical address (see
-    /// [`Tables::canonical_stubs`]).
+    /// [`Tables::stubs_are_canonical`]).
     JumpSlot(Target),
     /// The target's offset from the thread pointer (initial-exec TLS).
     TpOffset(Target),
@@ -67,11 +67,6 @@ pub struct Tables {
     copy_index: FxHashMap<u32, u32>,
     /// Some fixup stores an image address in 32 bits.
     pub needs_low_image: bool,
-    /// In a low image (code built without -fPIC/-fPIE) a library function
-    /// with a stub has the stub as its address everywhere, as a native
-    /// non-PIE link makes the PLT entry the canonical address: `&puts` in
-    /// code and in data then compare equal.
-    pub canonical_stubs: bool,
     /// Every edge's kind, counted, for reports.
     pub edge_counts: HashMap<&'static str, u64>,
     /// Whether any fixup uses thread-local storage.
@@ -98,6 +93,14 @@ impl Tables {
 
     pub fn got_word(&self, slot: GotSlot) -> Option<u64> {
         self.got_index.get(&slot).copied()
+    }
+
+    /// In a low image (code built without -fPIC/-fPIE) a library function
+    /// with a stub has the stub as its address everywhere, as a native
+    /// non-PIE link makes the PLT entry the canonical address: `&puts` in
+    /// code and in data then compare equal.
+    pub fn stubs_are_canonical(&self) -> bool {
+        self.needs_low_image
     }
 
     /// Index of the TLV descriptor made for external `ext`, if any.
@@ -241,7 +244,6 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
             }
         }
     }
-    tables.canonical_stubs = tables.needs_low_image;
     tables.edge_counts = kind_counts.into_iter().map(|(kind, n)| (kind.name(), n)).collect();
     Ok(tables)
 }

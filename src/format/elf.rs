@@ -90,9 +90,10 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                 MAX_SECTION_ALIGN
             );
         }
-        total_size = super::add_section_size(name, &sec_name, total_size, size, limits)?;
+        total_size = super::add_section_size(name, &sec_name, total_size, size, super::SizeLimit::Image, limits)?;
         if kind == SectionKind::TlsData || kind == SectionKind::TlsZeroFill {
-            total_tls_size = super::add_tls_size(name, &sec_name, total_tls_size, size, limits)?;
+            total_tls_size =
+                super::add_section_size(name, &sec_name, total_tls_size, size, super::SizeLimit::Tls, limits)?;
         }
         let content = if section.sh_type(endian) == elf::SHT_NOBITS {
             Content::Zero

@@ -233,7 +233,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                     MAX_SECTION_ALIGN
                 );
             }
-            total_size = super::add_section_size(name, &sec_name, total_size, size, limits)?;
+            total_size = super::add_section_size(name, &sec_name, total_size, size, super::SizeLimit::Image, limits)?;
             let sid = graph.add_section(&sec_name, kind);
             if let SectionKind::InitArray(_) = kind {
                 // Like ELF's unsuffixed `.init_array`: after prioritized entries.

@@ -5,32 +5,32 @@ pub mod archive;
 pub mod elf;
 pub mod macho;
 
-/// Adds a loaded section's size to the object's running total, refusing
-/// objects that ask for more than the image-size limit. Checked per object
-/// so that no later pass ever sees sums that overflow.
+/// Which per-object limit a section counts toward.
+#[derive(Clone, Copy)]
+pub(crate) enum SizeLimit {
+    /// Every loaded section: `--max-image-size`.
+    Image,
+    /// Thread-local sections, copied into every thread: `--max-tls-size`.
+    Tls,
+}
+
+/// Adds a section's size to the object's running total for `limit`,
+/// refusing objects that ask for more. Checked per object so that no later
+/// pass ever sees sums that overflow.
 pub(crate) fn add_section_size(
     file: &str,
     section: &str,
     total: u64,
     size: u64,
+    limit: SizeLimit,
     limits: &crate::Limits,
 ) -> anyhow::Result<u64> {
     let total = total.saturating_add(size);
-    limits.check_image_size(&format_args!("{}: section {}: the object", file, section), total)?;
-    Ok(total)
-}
-
-/// The same for thread-local sections and the TLS limit: every thread of
-/// the process gets a copy of them.
-pub(crate) fn add_tls_size(
-    file: &str,
-    section: &str,
-    total: u64,
-    size: u64,
-    limits: &crate::Limits,
-) -> anyhow::Result<u64> {
-    let total = total.saturating_add(size);
-    limits.check_tls_size(&format_args!("{}: section {}: the object", file, section), total)?;
+    let what = format_args!("{}: section {}: the object", file, section);
+    match limit {
+        SizeLimit::Image => limits.check_image_size(&what, total)?,
+        SizeLimit::Tls => limits.check_tls_size(&what, total)?,
+    }
     Ok(total)
 }
 

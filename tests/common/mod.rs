@@ -301,21 +301,16 @@ pub fn differential_with(
 /// stdout, stderr and exit status are identical).
 pub fn output_diffs(name: &str, native: &Output, jit: &Output) -> Vec<String> {
     let mut diffs = Vec::new();
-    if native.stdout != jit.stdout {
-        diffs.push(format!(
-            "{}: stdout differs\n--- native\n{}\n--- jitrun\n{}",
-            name,
-            String::from_utf8_lossy(&native.stdout),
-            String::from_utf8_lossy(&jit.stdout)
-        ));
-    }
-    if native.stderr != jit.stderr {
-        diffs.push(format!(
-            "{}: stderr differs\n--- native\n{}\n--- jitrun\n{}",
-            name,
-            String::from_utf8_lossy(&native.stderr),
-            String::from_utf8_lossy(&jit.stderr)
-        ));
+    for (stream, ours, theirs) in [("stdout", &native.stdout, &jit.stdout), ("stderr", &native.stderr, &jit.stderr)] {
+        if ours != theirs {
+            diffs.push(format!(
+                "{}: {} differs\n--- native\n{}\n--- jitrun\n{}",
+                name,
+                stream,
+                String::from_utf8_lossy(ours),
+                String::from_utf8_lossy(theirs)
+            ));
+        }
     }
     if shell_status(native) != shell_status(jit) {
         diffs.push(format!("{}: exit status native {} jitrun {}", name, shell_status(native), shell_status(jit)));
