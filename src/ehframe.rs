@@ -7,6 +7,9 @@
 
 use anyhow::{anyhow, bail, Result};
 
+use std::path::Path;
+
+use crate::host::{SharedLibrary, COMPILER_RUNTIME_LIBRARY};
 use crate::model::*;
 
 /// Removes FDEs whose function lies in a discarded section, and any
@@ -279,21 +282,64 @@ impl Reader<'_> {
 }
 
 extern "C" {
+    // libgcc's unwinder, linked into jitrun (build.rs): crash reports walk
+    // the image's frames with it, whatever the program loads.
     fn __register_frame(begin: *const u8);
     fn __deregister_frame(begin: *const u8);
 }
 
-/// Registers the image's `.eh_frame` (terminated by a zero word) with the
-/// unwinder libgcc_s provides to this process.
-pub fn register(eh_frame: u64) {
-    // SAFETY: `eh_frame` points to a complete, relocated `.eh_frame` section
-    // with a zero terminator, which stays mapped until `deregister`.
-    unsafe { __register_frame(eh_frame as *const u8) }
+type FrameTableFn = unsafe extern "C" fn(*const u8);
+
+/// The process's shared unwinder, libgcc_s, when the program loaded it: C++
+/// exceptions, thread cancellation and `backtrace()` unwind through that
+/// copy, which has a registry of its own.
+struct SharedUnwinder {
+    library: SharedLibrary,
+    deregister: FrameTableFn,
 }
 
-pub fn deregister(eh_frame: u64) {
-    // SAFETY: the same pointer was registered by `register`.
-    unsafe { __deregister_frame(eh_frame as *const u8) }
+/// An image's `.eh_frame` as registered with each unwinder in the process;
+/// dropping it unregisters (while libgcc_s is still held open).
+pub struct Registration {
+    eh_frame: u64,
+    shared: Option<SharedUnwinder>,
+}
+
+/// Registers the image's `.eh_frame` (terminated by a zero word) with
+/// jitrun's unwinder and, if loaded, with libgcc_s's.
+pub fn register(eh_frame: u64) -> Registration {
+    // SAFETY: `eh_frame` points to a complete, relocated `.eh_frame` section
+    // with a zero terminator, which stays mapped until the registration drops.
+    unsafe { __register_frame(eh_frame as *const u8) };
+    let shared = SharedLibrary::open_if_loaded(Path::new(COMPILER_RUNTIME_LIBRARY)).and_then(|library| {
+        let register = library.lookup(c"__register_frame")?;
+        let deregister = library.lookup(c"__deregister_frame")?;
+        if register == __register_frame as *const () as u64 {
+            return None; // jitrun itself uses libgcc_s (no static unwinder)
+        }
+        // SAFETY: both are libgcc_s's functions of this signature, which the
+        // held library handle keeps mapped.
+        let (register, deregister) = unsafe {
+            (std::mem::transmute::<u64, FrameTableFn>(register), std::mem::transmute::<u64, FrameTableFn>(deregister))
+        };
+        // SAFETY: as for jitrun's own registration above.
+        unsafe { register(eh_frame as *const u8) };
+        Some(SharedUnwinder { library, deregister })
+    });
+    Registration { eh_frame, shared }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        if let Some(shared) = &self.shared {
+            // SAFETY: registered with this unwinder by `register`; the
+            // library is still open (dropped after this).
+            unsafe { (shared.deregister)(self.eh_frame as *const u8) };
+            log::trace!("eh_frame unregistered from {}", shared.library.path.display());
+        }
+        // SAFETY: the same pointer was registered by `register`.
+        unsafe { __deregister_frame(self.eh_frame as *const u8) }
+    }
 }
 
 #[cfg(test)]

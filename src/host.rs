@@ -32,6 +32,15 @@ impl SharedLibrary {
         Ok(SharedLibrary { path: path.to_path_buf(), handle })
     }
 
+    /// The library named `path` if the process has already loaded it
+    /// (loading nothing), held open while the value lives.
+    pub fn open_if_loaded(path: &Path) -> Option<SharedLibrary> {
+        let c_path = CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+        // SAFETY: RTLD_NOLOAD only takes a reference to a loaded library.
+        let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+        (!handle.is_null()).then(|| SharedLibrary { path: path.to_path_buf(), handle })
+    }
+
     pub fn handle(&self) -> *mut libc::c_void {
         self.handle
     }
@@ -115,31 +124,67 @@ fn unsafe_zeroed_dl_info() -> libc::Dl_info {
 
 /// Caches `dlsym` answers: a hello world asks for the same few names many
 /// times across objects, and a large program for thousands.
+///
+/// A strong reference found nowhere loads libgcc_s once and looks there, as
+/// `cc` links it (`-lgcc_s --as-needed`) for helpers libc lacks, such as
+/// `__divti3` or `__gcc_personality_v0`. jitrun does not have it loaded
+/// itself (its own unwinder is linked in). The loaded library comes after
+/// the given ones: [`HostResolver::into_loaded_libraries`] hands it over.
 #[derive(Default)]
 pub struct HostResolver {
     cache: rustc_hash::FxHashMap<Box<str>, Option<(u64, Option<usize>)>>,
     name_buf: Vec<u8>,
+    /// `None` until a strong reference missed; then whether libgcc_s loaded.
+    compiler_runtime: Option<Option<SharedLibrary>>,
 }
 
+/// The shared library `cc` links by default besides libc.
+pub const COMPILER_RUNTIME_LIBRARY: &str = "libgcc_s.so.1";
+
 impl HostResolver {
-    /// Finds `name` in `libraries` (in order) and then in the process;
-    /// returns the address and which library, if any, provided it.
-    pub fn resolve(&mut self, name: &str, libraries: &[SharedLibrary]) -> Option<(u64, Option<usize>)> {
-        if let Some(hit) = self.cache.get(name) {
-            return *hit;
+    /// Finds `name` in `libraries` (in order), then in the process, then
+    /// (strong references only) in libgcc_s; returns the address and which
+    /// library provided it, counting libgcc_s as `libraries.len()`.
+    pub fn resolve(&mut self, name: &str, libraries: &[SharedLibrary], strong: bool) -> Option<(u64, Option<usize>)> {
+        if let Some(hit) = self.cache.get(name).copied().flatten() {
+            return Some(hit);
         }
         self.name_buf.clear();
         self.name_buf.extend_from_slice(name.as_bytes());
         self.name_buf.push(0);
-        let found = match CStr::from_bytes_with_nul(&self.name_buf) {
-            Ok(c_name) => libraries
+        let c_name = CStr::from_bytes_with_nul(&self.name_buf).ok()?;
+        let tried_before = self.cache.contains_key(name);
+        let mut found = None;
+        if !tried_before {
+            found = libraries
                 .iter()
                 .enumerate()
                 .find_map(|(i, lib)| lib.lookup(c_name).map(|a| (a, Some(i))))
-                .or_else(|| lookup_global(c_name).map(|a| (a, None))),
-            Err(_) => None,
-        };
+                .or_else(|| lookup_global(c_name).map(|a| (a, None)));
+        }
+        if found.is_none() && strong {
+            let runtime = self.compiler_runtime.get_or_insert_with(|| {
+                let path = crate::ldcache::lookup(COMPILER_RUNTIME_LIBRARY)
+                    .unwrap_or_else(|| PathBuf::from(COMPILER_RUNTIME_LIBRARY));
+                SharedLibrary::open(&path).map_err(|e| log::debug!("{:#}", e)).ok()
+            });
+            found = runtime.as_ref().and_then(|lib| lib.lookup(c_name)).map(|a| (a, Some(libraries.len())));
+        }
         self.cache.insert(name.into(), found);
         found
+    }
+
+    /// The path of the library `resolve` named by `index`.
+    pub fn library_path<'a>(&'a self, index: usize, libraries: &'a [SharedLibrary]) -> &'a Path {
+        match libraries.get(index) {
+            Some(lib) => &lib.path,
+            None => &self.compiler_runtime.as_ref().and_then(Option::as_ref).expect("resolve loaded it").path,
+        }
+    }
+
+    /// Libraries loaded while resolving, to append to the given ones (which
+    /// keeps the indexes `resolve` returned valid).
+    pub fn into_loaded_libraries(self) -> Option<SharedLibrary> {
+        self.compiler_runtime.flatten()
     }
 }

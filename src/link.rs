@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use crate::arch::x86_64::{apply_fixup, write_stub, EdgeKind, FixupValues, STUB_SIZE};
 use crate::format::archive::{self, Archive};
-use crate::host::{HostResolver, SharedLibrary};
+use crate::host::{HostResolver, SharedLibrary, COMPILER_RUNTIME_LIBRARY};
 use crate::image::{FunctionArray, Image};
 use crate::input::{detect, FileKind, InputData};
 use crate::layout::{self, Layout, SegmentKind, NOT_PLACED};
@@ -365,9 +365,10 @@ impl Linker {
         let runtime_graph = runtime::build(&needed);
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
         graphs.push(runtime_graph);
-        load_cxx_runtime_if_needed(&table, &mut libraries);
+        load_runtime_libraries_if_needed(&table, &mut libraries);
         let mut host = HostResolver::default();
         let res = table.finish(&mut graphs, &libraries, &mut host, options.allow_unresolved)?;
+        libraries.extend(host.into_loaded_libraries());
         timer.mark("resolve");
 
         // One scan over all edges sizes the GOT, stubs and copy slots.
@@ -504,13 +505,15 @@ impl Linker {
         }
         if let Some(eh) = layout.section(".eh_frame").filter(|s| s.size > 4) {
             let addr = base + eh.offset;
+            let registration = Arc::new(std::sync::Mutex::new(None));
+            let registration2 = registration.clone();
             actions.push(ActionPair {
                 name: "register eh_frame",
                 finalize: Box::new(move || {
-                    ehframe::register(addr);
+                    *registration.lock().unwrap() = Some(ehframe::register(addr));
                     Ok(())
                 }),
-                dealloc: Box::new(move || ehframe::deregister(addr)),
+                dealloc: Box::new(move || drop(registration2.lock().unwrap().take())),
             });
         }
         let page = layout::page_size();
@@ -602,15 +605,29 @@ impl ComdatSelection {
 }
 
 /// `g++` links libstdc++, libm and libgcc_s; when objects need C++ runtime
-/// symbols that nothing provides, load them the same way.
-fn load_cxx_runtime_if_needed(table: &SymbolTable, libraries: &mut Vec<SharedLibrary>) {
-    let wants_cxx = table.undefined_names().any(|n| {
-        n.starts_with("_Z") || n.starts_with("__cxa_") || n.starts_with("__gxx_") || n.starts_with("_Unwind_")
-    });
-    if !wants_cxx || libraries.iter().any(|l| l.path.to_string_lossy().contains("libstdc++")) {
-        return;
+/// symbols that nothing provides, load them the same way. Code that unwinds
+/// through its own frames without C++ (thread cancellation, `backtrace()`)
+/// gets libgcc_s now, so the image's frames are registered with it; other
+/// missing helpers load it during resolution ([`HostResolver`]).
+fn load_runtime_libraries_if_needed(table: &SymbolTable, libraries: &mut Vec<SharedLibrary>) {
+    const UNWINDS_WITHOUT_CXX: [&str; 5] =
+        ["pthread_exit", "pthread_cancel", "thrd_exit", "backtrace", "__gcc_personality_v0"];
+    let (mut wants_cxx, mut wants_unwinder) = (false, false);
+    for n in table.undefined_names() {
+        wants_cxx |=
+            n.starts_with("_Z") || n.starts_with("__cxa_") || n.starts_with("__gxx_") || n.starts_with("_Unwind_");
+        wants_unwinder |= UNWINDS_WITHOUT_CXX.contains(&n);
     }
-    for name in ["libstdc++.so.6", "libm.so.6", "libgcc_s.so.1"] {
+    let has =
+        |libraries: &[SharedLibrary], name: &str| libraries.iter().any(|l| l.path.to_string_lossy().contains(name));
+    let wanted: &[&str] = if wants_cxx && !has(libraries, "libstdc++") {
+        &["libstdc++.so.6", "libm.so.6", COMPILER_RUNTIME_LIBRARY]
+    } else if wants_unwinder && !has(libraries, "libgcc_s") {
+        &[COMPILER_RUNTIME_LIBRARY]
+    } else {
+        return;
+    };
+    for name in wanted {
         let path = crate::ldcache::lookup(name).unwrap_or_else(|| PathBuf::from(name));
         let loaded = tls::load_library_with_static_tls(&path).and_then(|pin| {
             libraries.extend(pin);
@@ -618,7 +635,7 @@ fn load_cxx_runtime_if_needed(table: &SymbolTable, libraries: &mut Vec<SharedLib
         });
         match loaded {
             Ok(lib) => libraries.push(lib),
-            Err(e) => log::debug!("C++ runtime: {:#}", e),
+            Err(e) => log::debug!("runtime library: {:#}", e),
         }
     }
 }

@@ -12,7 +12,8 @@
 //!    `__init_array_start`, `_end`, ...);
 //! 6. shared libraries named with `-l` or given as paths, in command-line order;
 //! 7. the host process (libc and everything jitrun itself loaded);
-//! 8. weak references nobody defines become 0 (and, with `--allow-unresolved`,
+//! 8. for strong references still missing, libgcc_s (as `cc` links it);
+//! 9. weak references nobody defines become 0 (and, with `--allow-unresolved`,
 //!    strong ones too).
 //!
 //! The symbol table is incremental: graphs are added one at a time
@@ -425,10 +426,11 @@ impl SymbolTable {
                         Target::Boundary(boundaries.len() as u32 - 1)
                     }
                 }
-            } else if let Some((address, library)) = host.resolve(name, libraries) {
+            } else if let Some((address, library)) = host.resolve(name, libraries, entry.strong_reference) {
                 provider = format!(
                     "{} at {:#x}",
-                    library.map_or("the host process".into(), |l| libraries[l].path.display().to_string()),
+                    library
+                        .map_or("the host process".into(), |l| host.library_path(l, libraries).display().to_string()),
                     address
                 );
                 externals.push(External { name: name.clone(), address, library });

@@ -1,0 +1,28 @@
+//! Links libgcc's unwinder (libgcc_eh.a) into jitrun instead of loading
+//! libgcc_s.so at start-up: one shared library fewer to map, relocate and
+//! initialize (its constructor probes the CPU with `cpuid`, slow in a VM)
+//! on every run. Programs that need libgcc_s still get it (see
+//! `HostResolver`); the image's frames are registered with both unwinders.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=CC");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let Ok(out) = Command::new(&cc).arg("-print-file-name=libgcc_eh.a").output() else {
+        println!("cargo:warning=`{cc}` not found: jitrun will load libgcc_s.so at start-up");
+        return;
+    };
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    match path.parent().filter(|_| path.is_absolute() && path.exists()) {
+        Some(dir) => {
+            println!("cargo:rustc-link-search=native={}", dir.display());
+            // Not bundled into the rlib: passed to every final link, ahead
+            // of std's `-lgcc_s`, which `--as-needed` then drops.
+            println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
+        }
+        None => println!("cargo:warning=no libgcc_eh.a: jitrun will load libgcc_s.so at start-up"),
+    }
+}
