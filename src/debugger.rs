@@ -228,9 +228,15 @@ pub fn wanted() -> bool {
     debugger_attached() || std::env::var_os("JITRUN_GDB_JIT").is_some_and(|v| v == "1")
 }
 
-/// Whether a tracer (gdb) is attached to this process.
+/// Whether a debugger listens: GDB and LLDB plant a software breakpoint
+/// (`int3`, 0xCC) on `__jit_debug_register_code` as soon as they see it, so
+/// its first byte says so. One load instead of parsing /proc/self/status
+/// (TracerPid), which cost ~40 µs of every run; it also ignores tracers
+/// that are not debuggers (strace).
 fn debugger_attached() -> bool {
-    std::fs::read_to_string("/proc/self/status").ok().is_some_and(|status| {
-        status.lines().find_map(|l| l.strip_prefix("TracerPid:")).is_some_and(|pid| pid.trim() != "0")
-    })
+    const INT3: u8 = 0xcc;
+    let code = __jit_debug_register_code as *const () as *const u8;
+    // SAFETY: the first byte of a function of ours, in mapped, readable
+    // text; volatile because a debugger may change it behind our back.
+    unsafe { std::ptr::read_volatile(code) == INT3 }
 }
