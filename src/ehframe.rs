@@ -7,9 +7,7 @@
 
 use anyhow::{anyhow, bail, Result};
 
-use std::path::Path;
-
-use crate::host::{SharedLibrary, COMPILER_RUNTIME_LIBRARY};
+use crate::host::{lookup_global, SharedLibrary};
 use crate::model::*;
 
 /// Removes FDEs whose function lies in a discarded section, and any
@@ -311,8 +309,10 @@ pub fn register(eh_frame: u64) -> Registration {
     // SAFETY: `eh_frame` points to a complete, relocated `.eh_frame` section
     // with a zero terminator, which stays mapped until the registration drops.
     unsafe { __register_frame(eh_frame as *const u8) };
-    let shared = SharedLibrary::open_if_loaded(Path::new(COMPILER_RUNTIME_LIBRARY)).and_then(|library| {
-        let register = library.lookup(c"__register_frame")?;
+    // jitrun's own unwinder is not exported, so a global lookup finds only
+    // a loaded libgcc_s.
+    let shared = lookup_global(c"__register_frame").and_then(|register| {
+        let library = SharedLibrary::containing(register)?;
         let deregister = library.lookup(c"__deregister_frame")?;
         if register == __register_frame as *const () as u64 {
             return None; // jitrun itself uses libgcc_s (no static unwinder)

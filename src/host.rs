@@ -32,13 +32,21 @@ impl SharedLibrary {
         Ok(SharedLibrary { path: path.to_path_buf(), handle })
     }
 
-    /// The library named `path` if the process has already loaded it
-    /// (loading nothing), held open while the value lives.
-    pub fn open_if_loaded(path: &Path) -> Option<SharedLibrary> {
-        let c_path = CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+    /// The loaded library whose code or data contains `addr`, held open
+    /// while the value lives. Found by the name the loader itself keeps,
+    /// so nothing is searched or read from disk.
+    pub fn containing(addr: u64) -> Option<SharedLibrary> {
+        let mut info = unsafe_zeroed_dl_info();
+        // SAFETY: dladdr only reads the process's link map into `info`.
+        if unsafe { libc::dladdr(addr as *const libc::c_void, &mut info) } == 0 || info.dli_fname.is_null() {
+            return None;
+        }
+        // SAFETY: dladdr succeeded; dli_fname is the loader's NUL-terminated name.
+        let name = unsafe { CStr::from_ptr(info.dli_fname) };
         // SAFETY: RTLD_NOLOAD only takes a reference to a loaded library.
-        let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
-        (!handle.is_null()).then(|| SharedLibrary { path: path.to_path_buf(), handle })
+        let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+        let path = PathBuf::from(name.to_string_lossy().into_owned());
+        (!handle.is_null()).then(|| SharedLibrary { path, handle })
     }
 
     pub fn handle(&self) -> *mut libc::c_void {
