@@ -215,7 +215,7 @@ pub fn uninstall() {
 
 /// A stack overflow in loaded code must still reach the handler: give this
 /// thread an alternate signal stack large enough for the unwinder.
-fn ensure_alternate_stack() {
+pub(crate) fn ensure_alternate_stack() {
     const SIZE: usize = 256 * 1024;
     if ALT_STACK.load(Ordering::Acquire) != 0 {
         return;

@@ -37,6 +37,14 @@ struct FiniState {
 
 type FiniFn = unsafe extern "C" fn();
 /// `__jitrun_call_entry(f, argc, argv, envp)`, see [`crate::runtime::CALL_ENTRY`].
+/// What calling the program's entry needs: jitrun's trampoline (see
+/// [`crate::runtime::CALL_ENTRY`]) and the entry itself.
+#[derive(Clone, Copy)]
+pub(crate) struct EntryCall {
+    trampoline: u64,
+    entry: u64,
+}
+
 type CallEntryFn = unsafe extern "C" fn(u64, c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
 
 pub struct Image {
@@ -137,14 +145,19 @@ impl Image {
         self.base..self.base + self.size
     }
 
-    fn read_array(&self, array: FunctionArray) -> Vec<u64> {
-        (0..array.count)
-            .map(|i| {
-                // SAFETY: the array lies inside the mapped, readable image
-                // (layout placed it; initialize made it read-only).
-                unsafe { std::ptr::read((array.start + 8 * i) as *const u64) }
-            })
-            .collect()
+    /// The entry trampoline, looked up before a fork so that children do
+    /// not hash (each code page a child touches first is a page fault).
+    pub(crate) fn entry_call(&self, entry: &str) -> Result<EntryCall> {
+        let trampoline = self.lookup(crate::runtime::CALL_ENTRY).context("internal: no entry trampoline")?;
+        Ok(EntryCall { trampoline, entry: self.entry_address(entry)? })
+    }
+
+    fn array_entries(array: FunctionArray) -> impl Iterator<Item = u64> {
+        (0..array.count).map(move |i| {
+            // SAFETY: the array lies inside the mapped, readable image
+            // (layout placed it; initialize made it read-only).
+            unsafe { std::ptr::read((array.start + 8 * i) as *const u64) }
+        })
     }
 
     /// Address of `entry`, or an error saying it is missing.
@@ -160,7 +173,7 @@ impl Image {
     /// per [`Image::finalize`], so to run destructors between runs, call
     /// `finalize` after each run.
     pub fn run_main(&mut self, entry: &str, program: &str, args: &[String]) -> Result<i32> {
-        let entry_addr = self.entry_address(entry)?;
+        let entry = self.entry_call(entry)?;
         let (storage, ptrs) = build_argv(program, args)?;
         self.argv_storage = storage;
         self.argv_ptrs = ptrs;
@@ -169,28 +182,23 @@ impl Image {
         }
         let argv = self.argv_ptrs.as_mut_ptr();
         // SAFETY: argv points into `argv_storage`, kept by the image.
-        unsafe { self.call_program(entry_addr, self.argv_storage.len() as c_int, argv) }
+        Ok(unsafe { self.call_program(entry, self.argv_storage.len() as c_int, argv, true) })
     }
 
     /// What [`Image::run_main`] then [`Image::exit`] do, for a process that
     /// ends with this run (a forked child, see `run.rs`): it needs only
     /// `&self` because nothing outlives the process; argv and the
     /// finalizer's state are leaked.
-    pub(crate) fn run_main_then_exit(&self, entry_addr: u64, program: &str, args: &[String]) -> ! {
-        let Ok((storage, mut ptrs)) = build_argv(program, args) else {
-            // SAFETY: plain libc _exit; arguments were checked by the parent.
-            unsafe { libc::_exit(crate::EXIT_JITRUN_ERROR) }
-        };
-        std::mem::forget(register_finalizer(self.fini, self.dso_handle));
-        let argc = storage.len() as c_int;
-        std::mem::forget(storage);
-        let argv = ptrs.as_mut_ptr();
-        std::mem::forget(ptrs);
-        // SAFETY: argv was leaked above and stays valid until the process ends.
-        let Ok(status) = (unsafe { self.call_program(entry_addr, argc, argv) }) else {
-            // SAFETY: plain libc _exit; the trampoline is always linked in.
-            unsafe { libc::_exit(crate::EXIT_JITRUN_ERROR) }
-        };
+    /// `argv` was built by [`ProgramArgs::new`] before the fork, so the
+    /// child allocates nothing (each page it writes is a copy-on-write fault).
+    pub(crate) fn run_main_then_exit(&self, entry: EntryCall, argv: &ProgramArgs) -> ! {
+        // The image's own field: `self` stays put until the process ends.
+        let arg = &self.fini as *const FunctionArray as *mut c_void;
+        // SAFETY: as in register_finalizer; `arg` outlives every exit handler.
+        unsafe { __cxa_atexit(run_fini_array, arg, self.dso_handle as *mut c_void) };
+        // SAFETY: argv's strings live in the parent's copy-on-write memory,
+        // valid until the process ends; the child only reads them.
+        let status = unsafe { self.call_program(entry, argv.argc(), argv.ptrs.as_ptr() as *mut _, false) };
         // SAFETY: plain libc exit: atexit handlers (the finalizer included), stdio flush.
         unsafe { libc::exit(status) }
     }
@@ -201,14 +209,20 @@ impl Image {
     /// `argv` must hold `argc` valid C strings and a null terminator and stay
     /// valid while the program may use it; `entry_addr` is a function of
     /// the image with the C `main` signature.
-    unsafe fn call_program(&self, entry_addr: u64, argc: c_int, argv: *mut *mut c_char) -> Result<i32> {
+    /// `timed` marks the phases for `--report` (in-process runs only).
+    unsafe fn call_program(&self, entry: EntryCall, argc: c_int, argv: *mut *mut c_char, timed: bool) -> i32 {
         // SAFETY: reading libc's environ pointer.
         let envp = unsafe { environ };
-        let call_entry = self.lookup(crate::runtime::CALL_ENTRY).context("internal: no entry trampoline")?;
+        let EntryCall { trampoline, entry: entry_addr } = entry;
         // SAFETY: the trampoline is the runtime piece in the image's text.
-        let call_entry = unsafe { std::mem::transmute::<u64, CallEntryFn>(call_entry) };
-        crate::report::RUN_CLOCK.mark(&crate::report::RUN_CLOCK.init_start);
-        for f in self.read_array(self.preinit).into_iter().chain(self.read_array(self.init)) {
+        let call_entry = unsafe { std::mem::transmute::<u64, CallEntryFn>(trampoline) };
+        let mark = |at| {
+            if timed {
+                crate::report::RUN_CLOCK.mark(at)
+            }
+        };
+        mark(&crate::report::RUN_CLOCK.init_start);
+        for f in Image::array_entries(self.preinit).chain(Image::array_entries(self.init)) {
             if f == 0 || f == u64::MAX {
                 continue;
             }
@@ -216,13 +230,13 @@ impl Image {
             // arrays; calling it is what loading a program means.
             unsafe { call_entry(f, argc, argv, envp) };
         }
-        crate::report::RUN_CLOCK.mark(&crate::report::RUN_CLOCK.entry_start);
+        mark(&crate::report::RUN_CLOCK.entry_start);
         log::debug!("calling the entry at {:#x}", entry_addr);
         // SAFETY: the entry is a function in the image's executable segment
         // with the C `main` signature (the caller's contract).
         let status = unsafe { call_entry(entry_addr, argc, argv, envp) };
-        crate::report::RUN_CLOCK.mark(&crate::report::RUN_CLOCK.entry_end);
-        Ok(status)
+        mark(&crate::report::RUN_CLOCK.entry_end);
+        status
     }
 
     /// Ends the process the way returning from `main` does: `exit(status)`
@@ -248,6 +262,23 @@ impl Image {
 }
 
 /// argv as C strings, and the null-terminated pointer array into them.
+/// A C `argv`: the strings and the null-terminated pointer array.
+pub(crate) struct ProgramArgs {
+    _strings: Vec<CString>,
+    ptrs: Vec<*mut c_char>,
+}
+
+impl ProgramArgs {
+    pub(crate) fn new(program: &str, args: &[String]) -> Result<ProgramArgs> {
+        let (strings, ptrs) = build_argv(program, args)?;
+        Ok(ProgramArgs { _strings: strings, ptrs })
+    }
+
+    fn argc(&self) -> c_int {
+        (self.ptrs.len() - 1) as c_int
+    }
+}
+
 fn build_argv(program: &str, args: &[String]) -> Result<(Vec<CString>, Vec<*mut c_char>)> {
     let storage: Vec<CString> = std::iter::once(program)
         .chain(args.iter().map(String::as_str))
@@ -309,29 +340,54 @@ impl Drop for Image {
 ///   `assert()`, `err()`, `error()`, `getopt` messages) follow `argv[0]`
 ///   without a `.o` suffix.
 pub fn prepare_process_for_program(argv0: &str) {
+    default_program_signals();
+    // libc keeps pointing at these until the next call replaces them, so
+    // they live in a static: one pair at a time, not one leak per run.
+    static NAMES: std::sync::Mutex<Option<ProcessNames>> = std::sync::Mutex::new(None);
+    let names = ProcessNames::new(argv0);
+    let mut current = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    names.install();
+    // The previous pair is dropped only now that nothing points at it.
+    *current = Some(names);
+}
+
+/// SIGPIPE, SIGSEGV and SIGBUS at their defaults, as a C program starts.
+pub(crate) fn default_program_signals() {
     for signal in [libc::SIGPIPE, libc::SIGSEGV, libc::SIGBUS] {
         // SAFETY: restoring a signal's default disposition.
         unsafe { libc::signal(signal, libc::SIG_DFL) };
     }
-    // `prog.o` runs as `prog` would after `cc prog.o -o prog`: messages from
-    // assert(), err() and error() name the program, not the object file.
-    let name = argv0.strip_suffix(".o").filter(|n| !n.is_empty() && !n.ends_with('/')).unwrap_or(argv0);
-    // libc keeps pointing at these until the next call replaces them, so
-    // they live in a static: one pair at a time, not one leak per run.
-    static NAMES: std::sync::Mutex<Option<(CString, CString)>> = std::sync::Mutex::new(None);
-    let full = CString::new(name).unwrap_or_default();
-    let short = CString::new(name.rsplit('/').next().unwrap_or(name)).unwrap_or_default();
-    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    let slots = process_name_slots();
-    for (slot, value) in [(slots[0], &full), (slots[1], &short)] {
-        if let Some(addr) = slot {
-            // SAFETY: the glibc variable is a `char *`; it points at a
-            // NUL-terminated string kept alive in NAMES until replaced here.
-            unsafe { std::ptr::write(addr as *mut *const c_char, value.as_ptr()) };
+}
+
+/// glibc's `program_invocation_name` and `program_invocation_short_name`
+/// for a program run as `argv0`.
+pub(crate) struct ProcessNames {
+    full: CString,
+    short: CString,
+}
+
+impl ProcessNames {
+    /// `prog.o` runs as `prog` would after `cc prog.o -o prog`: messages
+    /// from assert(), err() and error() name the program, not the object file.
+    pub(crate) fn new(argv0: &str) -> ProcessNames {
+        let name = argv0.strip_suffix(".o").filter(|n| !n.is_empty() && !n.ends_with('/')).unwrap_or(argv0);
+        let full = CString::new(name).unwrap_or_default();
+        let short = CString::new(name.rsplit('/').next().unwrap_or(name)).unwrap_or_default();
+        ProcessNames { full, short }
+    }
+
+    /// Points glibc's variables at these strings, which must then outlive
+    /// every use (until replaced, or until the process ends).
+    pub(crate) fn install(&self) {
+        let slots = process_name_slots();
+        for (slot, value) in [(slots[0], &self.full), (slots[1], &self.short)] {
+            if let Some(addr) = slot {
+                // SAFETY: the glibc variable is a `char *`; the caller keeps
+                // the string alive while it is installed.
+                unsafe { std::ptr::write(addr as *mut *const c_char, value.as_ptr()) };
+            }
         }
     }
-    // The previous pair is dropped only now that nothing points at it.
-    *names = Some((full, short));
 }
 
 /// Where glibc keeps `program_invocation_name` and

@@ -264,3 +264,25 @@ fn many_objects_are_translated_in_parallel_and_keep_their_order() {
     assert_eq!(text(&out.stdout), text(&expected.stdout));
     assert_eq!(text(&out.stdout), "120 0\n");
 }
+
+/// jitrun keeps itself and each child on one CPU between fork and exit
+/// (cheaper wake-ups); the program must still see the affinity it was
+/// started with, as natively.
+#[test]
+fn isolated_runs_see_the_original_cpu_affinity() {
+    let dir = common::scratch("reuse-affinity");
+    let source = dir.join("affinity.c");
+    std::fs::write(
+        &source,
+        "#define _GNU_SOURCE\n#include <sched.h>\n#include <stdio.h>\n\
+         int main(void) { cpu_set_t s; sched_getaffinity(0, sizeof s, &s); printf(\"%d\\n\", CPU_COUNT(&s)); return 0; }\n",
+    )
+    .unwrap();
+    let object = common::compile(&[source], "-O2", &[], &dir).remove(0);
+    let object = object.to_str().unwrap();
+    let in_process = jitrun(&[object], b"");
+    let isolated = jitrun(&[object, "--isolate", "--repeat", "3"], b"");
+    assert!(in_process.status.success() && isolated.status.success());
+    let expected = text(&in_process.stdout);
+    assert_eq!(text(&isolated.stdout), expected.repeat(3), "in process: {}", expected);
+}
