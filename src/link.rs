@@ -149,35 +149,25 @@ impl Linker {
     /// Adds several inputs in order, translating consecutive relocatable
     /// objects on several threads (see [`crate::parallel`]).
     pub fn add_files(&mut self, paths: &[PathBuf]) -> Result<()> {
-        let mut objects = Vec::new();
-        for path in paths {
-            let data = Arc::new(InputData::open(path)?);
-            if detect(data.bytes()) == FileKind::Elf && !is_elf_shared_object(data.bytes()) {
-                let name = path.display().to_string();
-                self.note_object_format(FileKind::Elf, &name)?;
-                self.inputs.push(InputInfo {
-                    path: name.clone(),
-                    size: data.bytes().len() as u64,
-                    format: input_format(FileKind::Elf, data.bytes()).to_string(),
-                });
-                objects.push((name, data));
-            } else {
-                // Keep command-line order: flush the objects before this input.
-                self.parse_objects(std::mem::take(&mut objects))?;
-                self.add_file(path)?;
-            }
-        }
-        self.parse_objects(objects)
-    }
-
-    fn parse_objects(&mut self, objects: Vec<(String, Arc<InputData>)>) -> Result<()> {
-        if objects.is_empty() {
-            return Ok(());
-        }
         self.timer.start();
-        let parsed = crate::parallel::parse_objects(objects, &self.options.limits)?;
+        let read = crate::parallel::read_and_parse(paths, &self.options.limits);
         self.timer.mark("parse");
-        self.graphs.extend(parsed);
+        for (path, input) in paths.iter().zip(read) {
+            let crate::parallel::ReadInput { data, graph } = input?;
+            let Some(graph) = graph else {
+                // Archives, shared libraries, scripts: in command-line order.
+                self.add_file_data(path, data, 0)?;
+                continue;
+            };
+            let name = path.display().to_string();
+            self.note_object_format(FileKind::Elf, &name)?;
+            self.inputs.push(InputInfo {
+                path: name,
+                size: data.bytes().len() as u64,
+                format: input_format(FileKind::Elf, data.bytes()).to_string(),
+            });
+            self.graphs.push(graph?);
+        }
         Ok(())
     }
 
@@ -238,6 +228,10 @@ impl Linker {
 
     fn add_file_nested(&mut self, path: &Path, depth: u32) -> Result<()> {
         let data = Arc::new(InputData::open(path)?);
+        self.add_file_data(path, data, depth)
+    }
+
+    fn add_file_data(&mut self, path: &Path, data: Arc<InputData>, depth: u32) -> Result<()> {
         let name = path.display().to_string();
         let kind = detect(data.bytes());
         self.inputs.push(InputInfo {

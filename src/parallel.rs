@@ -1,4 +1,4 @@
-//! Translating many objects at once.
+//! Reading and translating many objects at once.
 //!
 //! Objects are independent until resolution (DESIGN.md, seed 000): each
 //! front-end call reads only its own input bytes (shared read-only through
@@ -7,45 +7,71 @@
 //! afterwards by [`crate::link::Linker::link`] on one thread, is the one
 //! meeting point. Results keep input order, so links stay deterministic.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Result;
 
-use crate::input::InputData;
+use crate::input::{detect, FileKind, InputData};
 use crate::model::LinkGraph;
 use crate::{format, Limits};
 
-/// Below this many objects, starting threads costs more than it saves.
+/// Below this many inputs, starting threads costs more than it saves.
 const PARALLEL_THRESHOLD: usize = 8;
 
-/// Translates ELF relocatable objects `(name, bytes)` into link graphs, in
-/// input order; the first failing input (in input order) is the error.
-pub fn parse_objects(objects: Vec<(String, Arc<InputData>)>, limits: &Limits) -> Result<Vec<LinkGraph>> {
-    // Asking for the CPU count reads cgroup files: only when it matters.
-    let threads = if objects.len() < PARALLEL_THRESHOLD {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+/// An input file, read, and translated if it is an ELF relocatable object.
+pub struct ReadInput {
+    pub data: Arc<InputData>,
+    /// `None` for anything else (archives, shared libraries, scripts...),
+    /// which the caller handles in order.
+    pub graph: Option<Result<LinkGraph>>,
+}
+
+/// Reads `paths` and translates the ELF relocatable objects among them, on
+/// several threads when there are many: opening and reading hundreds of
+/// small files is a system call each, worth spreading too. Results keep
+/// input order.
+pub fn read_and_parse(paths: &[PathBuf], limits: &Limits) -> Vec<Result<ReadInput>> {
+    let one = |path: &PathBuf| -> Result<ReadInput> {
+        let data = Arc::new(InputData::open(path)?);
+        let graph = is_relocatable_elf(data.bytes())
+            .then(|| format::elf::parse(&path.display().to_string(), data.clone(), limits));
+        Ok(ReadInput { data, graph })
     };
+    in_order_on_threads(paths, one)
+}
+
+fn is_relocatable_elf(bytes: &[u8]) -> bool {
+    const ET_REL: u16 = 1;
+    detect(bytes) == FileKind::Elf && bytes.get(16..18).is_some_and(|t| u16::from_le_bytes([t[0], t[1]]) == ET_REL)
+}
+
+/// `f` over `items`, results in item order, on as many threads as CPUs.
+fn in_order_on_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = if items.len() < PARALLEL_THRESHOLD { 1 } else { cpu_count() };
     if threads < 2 {
-        return objects.into_iter().map(|(name, data)| format::elf::parse(&name, data, limits)).collect();
+        return items.iter().map(f).collect();
     }
-    let chunk_size = objects.len().div_ceil(threads);
-    let mut chunks: Vec<Vec<(String, Arc<InputData>)>> = Vec::new();
-    let mut objects = objects.into_iter().peekable();
-    while objects.peek().is_some() {
-        chunks.push(objects.by_ref().take(chunk_size).collect());
-    }
-    let parsed: Vec<Vec<Result<LinkGraph>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk.into_iter().map(|(name, data)| format::elf::parse(&name, data, limits)).collect()
-                })
-            })
+    let chunk_size = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let f = &f;
+        let handles: Vec<_> = items
+            .chunks(chunk_size)
+            .map(|chunk| scope.spawn(move || chunk.iter().map(f).collect::<Vec<R>>()))
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
-    });
-    parsed.into_iter().flatten().collect()
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    })
+}
+
+/// CPUs this thread may run on: one system call, where
+/// `std::thread::available_parallelism` also reads cgroup files.
+fn cpu_count() -> usize {
+    // SAFETY: a zeroed cpu_set_t filled by sched_getaffinity for this thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return 1;
+        }
+        libc::CPU_COUNT(&set).max(1) as usize
+    }
 }
