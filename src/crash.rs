@@ -83,7 +83,7 @@ fn build_ranges(info: &LinkInfo) -> Vec<Range> {
         .iter()
         .filter(|s| s.kind == "function" || code_sections.contains_key(&(s.object.as_str(), s.section.as_str())))
         .collect();
-    let mut places: std::collections::HashMap<(&str, &str), std::sync::Arc<str>> = std::collections::HashMap::new();
+    let mut places: rustc_hash::FxHashMap<(&str, &str), std::sync::Arc<str>> = Default::default();
     for (i, sym) in symbols.iter().enumerate() {
         let section_end =
             code_sections.get(&(sym.object.as_str(), sym.section.as_str())).copied().unwrap_or(sym.address + sym.size);

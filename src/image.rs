@@ -9,7 +9,7 @@
 //! C++ static destructors, then `.fini_array` in reverse), the mapper's
 //! dealloc actions, unmaps, and closes the libraries last.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::ffi::{c_char, c_int, c_void, CString};
 
 use anyhow::{Context, Result};
@@ -94,7 +94,7 @@ impl Image {
             size,
             key: Some(key),
             symbols,
-            symbol_sizes: HashMap::new(),
+            symbol_sizes: HashMap::default(),
             preinit,
             init,
             fini,

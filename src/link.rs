@@ -464,7 +464,7 @@ impl Linker {
             let (inputs, phases) = (std::mem::take(&mut inputs), std::mem::take(&mut timer.phases));
             Arc::new(linkinfo::collect(&graphs, &addrs, &library_paths, inputs, phases))
         };
-        let symbols: HashMap<Box<str>, u64> = res
+        let symbols: rustc_hash::FxHashMap<Box<str>, u64> = res
             .globals
             .iter()
             .filter(|(_, t)| matches!(t, Target::Block { .. } | Target::Absolute(_)))

@@ -8,7 +8,7 @@
 //! Every list is sorted by address (then name), so the same inputs at the
 //! same `--base` give byte-identical maps.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -175,7 +175,7 @@ fn kind_name(kind: SymbolKind) -> &'static str {
 /// Names targets for GOT entries and stubs: the first named symbol bound to
 /// each target, globals before locals.
 struct TargetNames {
-    names: HashMap<Target, (String, Option<String>)>,
+    names: rustc_hash::FxHashMap<Target, (String, Option<String>)>,
 }
 
 impl TargetNames {
@@ -196,7 +196,7 @@ impl TargetNames {
             })
             .chain(addrs.tables.stubs.iter().map(|&(t, _)| t))
             .collect();
-        let mut names: HashMap<Target, (String, Option<String>)> = HashMap::new();
+        let mut names: rustc_hash::FxHashMap<Target, (String, Option<String>)> = Default::default();
         for (name, &target) in &addrs.res.globals {
             if wanted.contains(&target) {
                 names.entry(target).or_insert_with(|| (name.to_string(), None));

@@ -95,7 +95,12 @@ pub struct SymbolTable {
     defines: HashMap<String, u64>,
     /// `--alias NEW=OLD`, with chains followed: NEW → the last OLD.
     aliases: HashMap<Box<str>, Box<str>>,
+    /// `symbol_entries[graph][symbol]`: the entry of each global symbol (or
+    /// NO_ENTRY), so binding symbols to targets needs no second lookup.
+    symbol_entries: Vec<Vec<u32>>,
 }
+
+const NO_ENTRY: u32 = u32::MAX;
 
 pub struct Resolution {
     /// `targets[graph][symbol]`.
@@ -268,17 +273,27 @@ impl SymbolTable {
     }
 
     fn entry(&mut self, name: &str) -> &mut GlobalEntry {
-        let next = self.entries.len();
-        let idx = *self.index.entry(name.into()).or_insert(next);
-        if idx == next {
-            self.entries.push((name.into(), GlobalEntry::default()));
-        }
+        let idx = self.entry_index(name);
         &mut self.entries[idx].1
+    }
+
+    /// The entry of `name`, made on first sight; a name is copied only then.
+    fn entry_index(&mut self, name: &str) -> usize {
+        if let Some(&idx) = self.index.get(name) {
+            return idx;
+        }
+        let idx = self.entries.len();
+        let key: Box<str> = name.into();
+        self.index.insert(key.clone(), idx);
+        self.entries.push((key, GlobalEntry::default()));
+        idx
     }
 
     /// Adds the global symbols of graph number `g`. Fails on a second strong
     /// definition of a name.
     pub fn add_graph(&mut self, g: u32, graph: &LinkGraph, all: &[LinkGraph]) -> Result<()> {
+        let mut symbol_entries = vec![NO_ENTRY; graph.symbols.len()];
+        let has_aliases = !self.aliases.is_empty();
         for (s, sym) in graph.symbols.iter().enumerate() {
             if sym.scope != Scope::Global {
                 continue;
@@ -292,7 +307,9 @@ impl SymbolTable {
                 SymbolDef::Absolute(_) => true,
                 _ => false,
             };
-            let entry = self.entry(name);
+            let idx = self.entry_index(name);
+            symbol_entries[s] = idx as u32;
+            let entry = &mut self.entries[idx].1;
             match sym.def {
                 _ if live_def => match entry.def {
                     None => entry.def = Some((g, s as SymbolId, weak)),
@@ -328,7 +345,7 @@ impl SymbolTable {
                     }
                     entry.strong_reference |= !weak;
                     // A reference to NEW of `--alias NEW=OLD` is one to OLD.
-                    if let Some(old) = self.aliases.get(name).cloned() {
+                    if let Some(old) = has_aliases.then(|| self.aliases.get(name)).flatten().cloned() {
                         let target = self.entry(&old);
                         if !target.referenced_by.contains(&g) {
                             target.referenced_by.push(g);
@@ -337,6 +354,10 @@ impl SymbolTable {
                 }
             }
         }
+        if self.symbol_entries.len() <= g as usize {
+            self.symbol_entries.resize(g as usize + 1, Vec::new());
+        }
+        self.symbol_entries[g as usize] = symbol_entries;
         Ok(())
     }
 
@@ -393,13 +414,14 @@ impl SymbolTable {
         let mut boundaries: Vec<Boundary> = Vec::new();
         let mut unresolved: BTreeMap<&str, &GlobalEntry> = BTreeMap::new();
         let mut sizes = FxHashMap::default();
+        let (has_defines, has_aliases) = (!self.defines.is_empty(), !self.aliases.is_empty());
         for (name, entry) in &self.entries {
-            if self.aliases.contains_key(name) {
+            if has_aliases && self.aliases.contains_key(name) {
                 continue; // bound below, once its target is known
             }
             // What satisfied the name, for -v.
             let mut provider = String::new();
-            let target = if let Some(&value) = self.defines.get(&**name) {
+            let target = if let Some(&value) = has_defines.then(|| self.defines.get(&**name)).flatten() {
                 provider.push_str("--define");
                 Target::Absolute(value)
             } else if let Some((g, s, weak)) = entry.def.filter(|d| !d.2 || entry.common.is_none()) {
@@ -473,15 +495,21 @@ impl SymbolTable {
         drop(section_names);
         graphs.push(commons);
 
+        // Each entry's target, by index, then each symbol's through its entry.
+        let entry_targets: Vec<Target> =
+            self.entries.iter().map(|(name, _)| globals.get(name).copied().unwrap_or(Target::Absolute(0))).collect();
         let targets = graphs
             .iter()
             .enumerate()
             .map(|(g, graph)| {
+                let entries = self.symbol_entries.get(g).map_or(&[][..], Vec::as_slice);
                 graph
                     .symbols
                     .iter()
-                    .map(|sym| match (sym.scope, sym.name.as_deref()) {
-                        (Scope::Global, Some(name)) => globals.get(name).copied().unwrap_or(Target::Absolute(0)),
+                    .enumerate()
+                    .map(|(s, sym)| match (entries.get(s), sym.scope, sym.name.as_deref()) {
+                        (Some(&e), _, _) if e != NO_ENTRY => entry_targets[e as usize],
+                        (_, Scope::Global, Some(name)) => globals.get(name).copied().unwrap_or(Target::Absolute(0)),
                         _ => local_target(g as u32, sym, graph),
                     })
                     .collect()

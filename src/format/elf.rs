@@ -314,7 +314,12 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         if matches!(graph.blocks[block as usize].content, Content::Zero) && !edges.is_empty() {
             bail!("{}: section {}: zero-fill section has relocations", name, sec_name);
         }
-        graph.blocks[block as usize].edges.extend(edges);
+        let block_edges = &mut graph.blocks[block as usize].edges;
+        if block_edges.is_empty() {
+            *block_edges = edges; // no second copy of a large table
+        } else {
+            block_edges.extend(edges);
+        }
     }
     Ok(graph)
 }
