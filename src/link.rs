@@ -437,6 +437,9 @@ impl Linker {
         // Copy contents and apply every fixup; after this no edge is pending.
         {
             let memory = mapper.prepare(base, layout.size)?;
+            let written =
+                layout.segments.iter().filter(|s| s.kind != SegmentKind::Bss).map(|s| s.offset + s.size).max();
+            crate::mapper::advise_huge_pages(base, written.unwrap_or(0));
             for (g, graph) in graphs.iter().enumerate() {
                 for (b, block) in graph.blocks.iter().enumerate() {
                     let offset = layout.block_offsets[g][b];
@@ -464,12 +467,14 @@ impl Linker {
             let (inputs, phases) = (std::mem::take(&mut inputs), std::mem::take(&mut timer.phases));
             Arc::new(linkinfo::collect(&graphs, &addrs, &library_paths, inputs, phases))
         };
-        let symbols: rustc_hash::FxHashMap<Box<str>, u64> = res
-            .globals
-            .iter()
-            .filter(|(_, t)| matches!(t, Target::Block { .. } | Target::Absolute(_)))
-            .filter_map(|(name, &t)| addrs.address(t).ok().map(|a| (name.clone(), a)))
-            .collect();
+        let mut symbols: rustc_hash::FxHashMap<Box<str>, u64> =
+            rustc_hash::FxHashMap::with_capacity_and_hasher(res.globals.len(), Default::default());
+        symbols.extend(
+            res.globals
+                .iter()
+                .filter(|(_, t)| matches!(t, Target::Block { .. } | Target::Absolute(_)))
+                .filter_map(|(name, &t)| addrs.address(t).ok().map(|a| (name.clone(), a))),
+        );
         let table_graph = addrs.table_graph;
 
         // Protections, then finalize actions (with their dealloc pairs).

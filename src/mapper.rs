@@ -103,6 +103,9 @@ impl InProcessMapper {
 const LOW_CANDIDATES: [u64; 8] =
     [0x40_0000, 0x1000_0000, 0x2000_0000, 0x3000_0000, 0x4000_0000, 0x5000_0000, 0x6000_0000, 0x7000_0000];
 const LOW_LIMIT: u64 = 1 << 31;
+/// Images at least this large are aligned to it and asked to use
+/// transparent huge pages.
+const HUGE_PAGE: u64 = 2 << 20;
 
 fn mmap_none(hint: u64, len: usize, extra_flags: i32) -> Option<u64> {
     // SAFETY: an anonymous PROT_NONE mapping touches no existing memory;
@@ -125,10 +128,25 @@ fn munmap(addr: u64, len: usize) {
     unsafe { libc::munmap(addr as *mut libc::c_void, len) };
 }
 
+/// Asks for transparent huge pages on `[addr, addr + size)`, memory the
+/// linker is about to write in full (not zero-fill, which a program may
+/// touch sparsely): one fault per 2 MiB instead of one per 4 KiB, which
+/// costs ~2 µs in a VM. Advice only; where the system refuses, nothing
+/// changes. Small ranges are left alone.
+pub(crate) fn advise_huge_pages(addr: u64, size: u64) {
+    if size >= HUGE_PAGE {
+        // SAFETY: advice on mapped memory; it changes no contents or protections.
+        unsafe { libc::madvise(addr as *mut libc::c_void, size as usize, libc::MADV_HUGEPAGE) };
+    }
+}
+
 impl MemoryMapper for InProcessMapper {
     fn reserve(&mut self, size: u64, align: u64, placement: Placement) -> Result<u64> {
         let page = crate::layout::page_size();
-        let align = align.max(page);
+        let mut align = align.max(page);
+        if size >= HUGE_PAGE && !matches!(placement, Placement::Fixed(_)) {
+            align = align.max(HUGE_PAGE); // so that huge pages fit (see `advise_huge_pages`)
+        }
         let size = size.max(page);
         // Over-reserve so an aligned base exists inside the mapping.
         let map_len = size
@@ -189,6 +207,7 @@ impl MemoryMapper for InProcessMapper {
         // no initialized segment overlaps it (prepare precedes initialize).
         unsafe { region::protect(addr as *const u8, size as usize, region::Protection::READ_WRITE) }
             .context("cannot make working memory writable")?;
+
         // SAFETY: the range is mapped read-write, owned by this mapper, and
         // the returned borrow of `self` keeps it from being released.
         Ok(unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, size as usize) })

@@ -413,13 +413,14 @@ impl SymbolTable {
         let mut externals = Vec::new();
         let mut boundaries: Vec<Boundary> = Vec::new();
         let mut unresolved: BTreeMap<&str, &GlobalEntry> = BTreeMap::new();
-        let mut sizes = FxHashMap::default();
+        let mut sizes = FxHashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
         let (has_defines, has_aliases) = (!self.defines.is_empty(), !self.aliases.is_empty());
+        // What satisfied each name, for -v: only written when logged.
+        let explain = log::log_enabled!(log::Level::Debug);
         for (name, entry) in &self.entries {
             if has_aliases && self.aliases.contains_key(name) {
                 continue; // bound below, once its target is known
             }
-            // What satisfied the name, for -v.
             let mut provider = String::new();
             let target = if let Some(&value) = has_defines.then(|| self.defines.get(&**name)).flatten() {
                 provider.push_str("--define");
@@ -429,11 +430,15 @@ impl SymbolTable {
                 if sym.size != 0 {
                     sizes.insert(name.clone(), sym.size);
                 }
-                provider = format!("{}{}", graphs[g as usize].name, if weak { " (weak)" } else { "" });
+                if explain {
+                    provider = format!("{}{}", graphs[g as usize].name, if weak { " (weak)" } else { "" });
+                }
                 local_target(g, sym, &graphs[g as usize])
             } else if let Some((g, _, size, align)) = entry.common {
                 sizes.insert(name.clone(), size);
-                provider = format!("{} (common, {} bytes)", graphs[g as usize].name, size);
+                if explain {
+                    provider = format!("{} (common, {} bytes)", graphs[g as usize].name, size);
+                }
                 let block = commons.add_block(common_section, Content::Zero, size, align);
                 Target::Block { graph: commons_graph, block, offset: 0 }
             } else if &**name == "_TLS_MODULE_BASE_" {
@@ -467,7 +472,9 @@ impl SymbolTable {
                 unresolved.insert(name, entry);
                 continue;
             };
-            log::debug!("`{}` resolved by {}", name, provider);
+            if explain {
+                log::debug!("`{}` resolved by {}", name, provider);
+            }
             globals.insert(name.clone(), target);
         }
         for (new, old) in &self.aliases {

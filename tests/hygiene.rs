@@ -157,3 +157,45 @@ fn overlapping_images_reuse_static_tls() {
     assert!(after.1 <= before.1 + 4, "mappings grew from {} to {}", before.1, after.1);
     assert!(after.0 <= before.0 + 2048, "RSS grew from {} KiB to {} KiB", before.0, after.0);
 }
+
+/// The `VmFlags` line of the mapping of this process that holds `addr`.
+fn vm_flags_at(addr: u64) -> String {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    let mut inside = false;
+    for line in smaps.lines() {
+        if let Some((range, _)) = line.split_once(' ').filter(|(r, _)| r.contains('-') && !r.ends_with(':')) {
+            let (lo, hi) = range.split_once('-').unwrap();
+            let (lo, hi) = (u64::from_str_radix(lo, 16).unwrap(), u64::from_str_radix(hi, 16).unwrap());
+            inside = lo <= addr && addr < hi;
+        } else if inside && line.starts_with("VmFlags:") {
+            return line.to_string();
+        }
+    }
+    panic!("no mapping holds {:#x}", addr)
+}
+
+/// An image of several MiB is copied in full right after mapping: it asks
+/// for transparent huge pages (fewer page faults), but its zero-fill part,
+/// which a program may touch sparsely, does not.
+#[test]
+fn large_images_ask_for_huge_pages_except_zero_fill() {
+    let dir = common::scratch("hygiene-huge");
+    let source = dir.join("big.c");
+    std::fs::write(
+        &source,
+        "char table[3 << 20] = {1};\nstatic char zeros[8 << 20];\n\
+         char *zero_fill(void) { return zeros; }\nint main(void) { return table[0] + zeros[table[1]]; }\n",
+    )
+    .unwrap();
+    let objects = common::compile(&[source], "-O2", &[], &dir);
+    let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
+    linker.add_file(&objects[0]).unwrap();
+    let mut image = linker.link().unwrap();
+    let table = image.lookup("table").unwrap();
+    assert!(vm_flags_at(table).split_whitespace().any(|f| f == "hg"), "{}", vm_flags_at(table));
+    let zero_fill = image.lookup("zero_fill").unwrap();
+    // SAFETY: a function of the image with this signature.
+    let zeros = unsafe { std::mem::transmute::<u64, extern "C" fn() -> u64>(zero_fill)() };
+    assert!(!vm_flags_at(zeros).split_whitespace().any(|f| f == "hg"), "{}", vm_flags_at(zeros));
+    assert_eq!(image.run_main("main", "big", &[]).unwrap(), 1);
+}
