@@ -877,7 +877,8 @@ fn apply_block_fixups(
             if kind.uses_address_got() {
                 values.g = addrs.got_entry(GotSlot::Address(target));
             }
-            if kind.may_use_stub() {
+            // Only externals and absolute targets get stubs (tables::plan).
+            if kind.may_use_stub() && matches!(target, Target::External(_) | Target::Absolute(_)) {
                 values.stub = addrs.stub(target);
             }
             if matches!(kind, EdgeKind::Size32 | EdgeKind::Size64) {
