@@ -426,7 +426,7 @@ impl Image {
         let prepared = self.prepare_run(spec)?;
         let mut outcome = None;
         let mut pool = Pool::new(self, 1)?;
-        let child = pool.spawn(0, &prepared)?;
+        let child = pool.spawn(0, prepared)?;
         pool.running.push(child);
         while outcome.is_none() {
             pool.step(&mut |_, o| outcome = Some(o))?;
@@ -477,7 +477,7 @@ impl Image {
                     break;
                 };
                 let started = Instant::now();
-                match self.prepare_run(&spec).and_then(|prepared| pool.spawn(index, &prepared)) {
+                match self.prepare_run(&spec).and_then(|prepared| pool.spawn(index, prepared)) {
                     Ok(child) => pool.running.push(child),
                     Err(e) => on_done(index, RunOutcome::error(format!("{:#}", e), started.elapsed())),
                 }
@@ -652,6 +652,9 @@ struct Running {
     timed_out: bool,
     /// Wait status and the time the child was reaped.
     ended: Option<(libc::c_int, Instant)>,
+    /// Kept until the run is over: freed while the child lives, its heap
+    /// pages (shared copy-on-write) would be copied for the parent.
+    _prepared: PreparedRun,
 }
 
 impl Running {
@@ -871,7 +874,7 @@ impl<'a> Pool<'a> {
     }
 
     /// Forks a child for `run`.
-    fn spawn(&mut self, index: usize, run: &PreparedRun) -> Result<Running> {
+    fn spawn(&mut self, index: usize, run: PreparedRun) -> Result<Running> {
         let (stdin_read, stdin_feed) = match &run.stdin {
             StdinSource::Inherit => (None, None),
             StdinSource::Bytes(bytes) => {
@@ -921,7 +924,7 @@ impl<'a> Pool<'a> {
         }
         if pid == 0 {
             let original_cpus = self.pin.as_ref().map(|p| &p.original);
-            child_main(self.image, run, ends, parent_fds, &self.sigpipe.original_mask, original_cpus);
+            child_main(self.image, &run, ends, parent_fds, &self.sigpipe.original_mask, original_cpus);
         }
         // Also set the group here, so a kill right after spawn reaches it
         // whichever of parent and child runs first.
@@ -954,6 +957,7 @@ impl<'a> Pool<'a> {
             deadline: run.timeout.map(|t| started + t),
             timed_out: false,
             ended: None,
+            _prepared: run,
         })
     }
 
