@@ -40,11 +40,13 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
             }
             // The FDE's pc_begin field sits right after the CIE pointer.
             let pc_begin = rec.start + 8;
-            let at = edges.partition_point(|e| e.offset < pc_begin);
-            edges.get(at).filter(|e| e.offset == pc_begin).is_some_and(|e| match graph.symbols[e.target as usize].def {
-                SymbolDef::Defined { block, .. } => !graph.is_block_live(block),
-                SymbolDef::NotLoaded => true,
-                _ => false,
+            let at = edges.partition_point(|e| u64::from(e.offset) < pc_begin);
+            edges.get(at).filter(|e| u64::from(e.offset) == pc_begin).is_some_and(|e| {
+                match graph.symbols[e.target as usize].def {
+                    SymbolDef::Defined { block, .. } => !graph.is_block_live(block),
+                    SymbolDef::NotLoaded => true,
+                    _ => false,
+                }
             })
         };
         if !records.iter().any(dropped) {
@@ -72,9 +74,10 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
                 let pointer = (start + 4 - new_start[cie]) as u32;
                 out[start as usize + 4..start as usize + 8].copy_from_slice(&pointer.to_le_bytes());
             }
-            let first = edges.partition_point(|e| e.offset < rec.start);
-            for e in edges[first..].iter().take_while(|e| e.offset < rec.end) {
-                new_edges.push(Edge { offset: e.offset - rec.start + start, ..*e });
+            let first = edges.partition_point(|e| u64::from(e.offset) < rec.start);
+            for e in edges[first..].iter().take_while(|e| u64::from(e.offset) < rec.end) {
+                // Records only move towards the start: the offset still fits.
+                new_edges.push(Edge { offset: (u64::from(e.offset) - rec.start + start) as u32, ..*e });
             }
         }
         let block = &mut graph.blocks[b];
@@ -161,11 +164,12 @@ fn validate(bytes: &[u8], records: &[Record], edges: &[Edge]) -> Result<(), Stri
         }
     }
     for edge in edges {
-        let end = edge.offset.saturating_add(edge.kind.width());
+        let offset = u64::from(edge.offset);
+        let end = offset.saturating_add(edge.kind.width());
         // Records are sorted and contiguous: the one holding the edge is the
         // last that starts at or before it.
-        let holder = records.partition_point(|r| r.start <= edge.offset).checked_sub(1).map(|i| &records[i]);
-        let inside = holder.is_some_and(|r| !r.is_terminator && edge.offset >= r.start + 8 && end <= r.end);
+        let holder = records.partition_point(|r| r.start <= offset).checked_sub(1).map(|i| &records[i]);
+        let inside = holder.is_some_and(|r| !r.is_terminator && offset >= r.start + 8 && end <= r.end);
         if !inside {
             return Err(format!(
                 "+{:#x}: relocation {} patches a record's length or CIE pointer, or no record",
@@ -376,7 +380,7 @@ mod tests {
         b
     }
 
-    fn check(bytes: &[u8], edge_offsets: &[u64]) -> Result<(), String> {
+    fn check(bytes: &[u8], edge_offsets: &[u32]) -> Result<(), String> {
         let records = split_records(bytes)?;
         let edges: Vec<Edge> = edge_offsets
             .iter()

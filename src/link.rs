@@ -838,15 +838,19 @@ fn apply_block_fixups(
                 "{}: section {}+{:#x}: relocation {} against `{}` {}",
                 graph.name,
                 graph.block_section(b).name,
-                block.input_offset + edge.offset,
+                block.input_offset + u64::from(edge.offset),
                 edge.kind,
                 sym_name,
                 what
             )
         };
         let kind = edge.kind;
-        let mut values =
-            FixupValues { p: block_addr + edge.offset, a: edge.addend, got: addrs.got(), ..Default::default() };
+        let mut values = FixupValues {
+            p: block_addr + u64::from(edge.offset),
+            a: edge.addend,
+            got: addrs.got(),
+            ..Default::default()
+        };
         if kind.is_tls() {
             let facts = || addrs.tls_facts(target).map_err(|e| fail(&e));
             let slot = match kind {

@@ -52,7 +52,7 @@ struct Piece {
     always: bool,
     code: &'static [u8],
     /// (offset, kind, target, addend)
-    fixups: &'static [(u64, EdgeKind, &'static str, i64)],
+    fixups: &'static [(u32, EdgeKind, &'static str, i64)],
 }
 
 const PIECES: &[Piece] = &[

@@ -171,7 +171,7 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                         "{}: section {}+{:#x}: {} refers to {} in a section jitrun does not load (a discarded COMDAT copy or a non-allocated section)",
                         graph.name,
                         graph.block_section(b as BlockId).name,
-                        block.input_offset + edge.offset,
+                        block.input_offset + u64::from(edge.offset),
                         edge.kind,
                         sym.name.as_deref().map_or_else(|| "a section symbol".to_string(), |n| format!("`{}`", n))
                     );

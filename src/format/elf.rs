@@ -309,6 +309,14 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                     block_size
                 );
             }
+            let Ok(offset) = u32::try_from(offset) else {
+                bail!(
+                    "{}: section {}+{:#x}: relocations beyond 4 GiB into a section are not supported",
+                    name,
+                    sec_name,
+                    offset
+                );
+            };
             edges.push(Edge { offset, kind, target: sym, addend: rela.r_addend(endian) });
         }
         if matches!(graph.blocks[block as usize].content, Content::Zero) && !edges.is_empty() {

@@ -507,6 +507,12 @@ struct EdgeBuilder<'a> {
 }
 
 impl EdgeBuilder<'_> {
+    /// An edge's offset within its block, which the model keeps in 32 bits.
+    fn edge_offset(&self, section: usize, offset: u64) -> Result<u32> {
+        u32::try_from(offset)
+            .map_err(|_| self.fail(section, offset, "relocations beyond 4 GiB into an atom are not supported"))
+    }
+
     fn fail(&self, section: usize, offset: u64, what: impl std::fmt::Display) -> anyhow::Error {
         anyhow!("{}: section {}+{:#x}: {}", self.name, self.sections[section].name, offset, what)
     }
@@ -615,8 +621,9 @@ impl EdgeBuilder<'_> {
                 }
                 covered[(offset / 4) as usize] = true;
                 let block = self.sections[section].atoms[0].1;
+                let edge_offset = self.edge_offset(section, offset * 2)?;
                 self.graph.blocks[block as usize].edges.push(Edge {
-                    offset: offset * 2,
+                    offset: edge_offset,
                     kind: EdgeKind::Abs64,
                     target,
                     addend,
@@ -629,6 +636,7 @@ impl EdgeBuilder<'_> {
             if block_offset + kind.width() > block_size {
                 return Err(self.fail(section, offset, format_args!("{} straddles two atoms", describe(r))));
             }
+            let block_offset = self.edge_offset(section, block_offset)?;
             self.graph.blocks[block as usize].edges.push(Edge { offset: block_offset, kind, target, addend });
         }
         // Init-offset entries without relocations are offsets of functions
@@ -642,8 +650,9 @@ impl EdgeBuilder<'_> {
                 .symbol_at_address(target_section, value as i64)
                 .map_err(|e| self.fail(section, 4 * k as u64, e))?;
             let block = self.sections[section].atoms[0].1;
+            let edge_offset = self.edge_offset(section, 8 * k as u64)?;
             self.graph.blocks[block as usize].edges.push(Edge {
-                offset: 8 * k as u64,
+                offset: edge_offset,
                 kind: EdgeKind::Abs64,
                 target,
                 addend,
@@ -769,7 +778,7 @@ impl EdgeBuilder<'_> {
         let bytes = &self.data[sec.file.clone()];
         let block = sec.atoms[0].1;
         let covered: std::collections::HashSet<u64> =
-            self.graph.blocks[block as usize].edges.iter().map(|e| e.offset).collect();
+            self.graph.blocks[block as usize].edges.iter().map(|e| u64::from(e.offset)).collect();
         let records = parse_eh_frame(bytes).map_err(|(at, what)| self.fail(section, at, what))?;
         for pointer in records {
             if covered.contains(&pointer.offset) {
@@ -811,7 +820,8 @@ impl EdgeBuilder<'_> {
                 fail(self, &format_args!("pointer to {:#x} points into no loaded section", target_addr))
             })?;
             let (target, addend) = self.symbol_at_address(target_section, target_addr).map_err(|e| fail(self, &e))?;
-            self.graph.blocks[block as usize].edges.push(Edge { offset: pointer.offset, kind, target, addend });
+            let edge_offset = self.edge_offset(section, pointer.offset)?;
+            self.graph.blocks[block as usize].edges.push(Edge { offset: edge_offset, kind, target, addend });
         }
         Ok(())
     }
