@@ -293,6 +293,10 @@ impl SymbolTable {
     /// definition of a name.
     pub fn add_graph(&mut self, g: u32, graph: &LinkGraph, all: &[LinkGraph]) -> Result<()> {
         let mut symbol_entries = vec![NO_ENTRY; graph.symbols.len()];
+        // Room for every global of the graph: no rehashing while adding.
+        let globals = graph.symbols.iter().filter(|s| s.scope == Scope::Global && s.name.is_some()).count();
+        self.index.reserve(globals);
+        self.entries.reserve(globals);
         let has_aliases = !self.aliases.is_empty();
         for (s, sym) in graph.symbols.iter().enumerate() {
             if sym.scope != Scope::Global {
@@ -417,7 +421,9 @@ impl SymbolTable {
         let (has_defines, has_aliases) = (!self.defines.is_empty(), !self.aliases.is_empty());
         // What satisfied each name, for -v: only written when logged.
         let explain = log::log_enabled!(log::Level::Debug);
-        for (name, entry) in &self.entries {
+        // Each entry's target, by index (aliases and unresolved names stay 0).
+        let mut entry_targets = vec![Target::Absolute(0); self.entries.len()];
+        for (i, (name, entry)) in self.entries.iter().enumerate() {
             if has_aliases && self.aliases.contains_key(name) {
                 continue; // bound below, once its target is known
             }
@@ -475,12 +481,16 @@ impl SymbolTable {
             if explain {
                 log::debug!("`{}` resolved by {}", name, provider);
             }
+            entry_targets[i] = target;
             globals.insert(name.clone(), target);
         }
         for (new, old) in &self.aliases {
             // An unresolved OLD is reported with the others.
             if let Some(&target) = globals.get(old) {
                 log::debug!("`{}` resolved by --alias {}={}", new, new, old);
+                if let Some(&i) = self.index.get(new) {
+                    entry_targets[i] = target;
+                }
                 globals.insert(new.clone(), target);
                 if let Some(&size) = sizes.get(old) {
                     sizes.insert(new.clone(), size);
@@ -502,9 +512,7 @@ impl SymbolTable {
         drop(section_names);
         graphs.push(commons);
 
-        // Each entry's target, by index, then each symbol's through its entry.
-        let entry_targets: Vec<Target> =
-            self.entries.iter().map(|(name, _)| globals.get(name).copied().unwrap_or(Target::Absolute(0))).collect();
+        // Each symbol's target through its entry.
         let targets = graphs
             .iter()
             .enumerate()
