@@ -16,6 +16,9 @@ Scenarios:
   large  a generated program of --functions functions (default 20000)
          calling each other, with string tables, switch tables and function
          pointer tables: tens of thousands of relocations
+  lua    a real program: the Lua interpreter (33 objects, -lm) built from
+         the sources in --lua-src DIR (e.g. a checkout of github.com/lua/lua),
+         running a small script; only when --lua-src is given
 
 Peak memory (max RSS) comes from wait4() for every run, so it needs no
 /usr/bin/time. Contenders that are not installed (tcc, llvm-jitlink-14) are
@@ -309,10 +312,10 @@ def rss_of(contenders, name):
     return statistics.median(c.rss_kib) if c else None
 
 
-def image_size(jitrun, objects, cwd):
+def image_size(jitrun, objects, cwd, libs=()):
     """The image size jitrun reports with -v (its debug log)."""
     res = subprocess.run(
-        [jitrun, "-v", "--noexec", *map(str, objects)], cwd=cwd, capture_output=True, text=True
+        [jitrun, "-v", "--noexec", *map(str, objects), *libs], cwd=cwd, capture_output=True, text=True
     )
     for line in res.stderr.splitlines():
         if "image at" in line and "bytes" in line:
@@ -352,43 +355,70 @@ def fmt(x, suffix="x"):
 # ---------------------------------------------------------------- scenarios
 
 
-def contenders_for(objects, workdir, jitrun, native_exe):
+def contenders_for(objects, workdir, jitrun, native_exe, libs=(), program_args=()):
     objs = [o.name for o in objects]
-    cs = [Contender("jitrun", [[jitrun, *objs]], workdir)]
-    cs.append(Contender("prelinked ./a.out", [[str(native_exe)]], workdir))
-    cs.append(Contender("cc link + run", [[CC, *objs, "-o", "linked.out"], ["./linked.out"]], workdir))
+    libs, argv = list(libs), list(program_args)
+    cs = [Contender("jitrun", [[jitrun, *objs, *libs, "--", *argv]], workdir)]
+    cs.append(Contender("prelinked ./a.out", [[str(native_exe), *argv]], workdir))
+    cs.append(Contender("cc link + run", [[CC, *objs, *libs, "-o", "linked.out"], ["./linked.out", *argv]], workdir))
     if shutil.which("tcc"):
         # tcc -run runs the first file after -run; the others come before it.
-        cs.append(Contender("tcc -run", [["tcc", *objs[:-1], "-run", objs[-1]]], workdir))
+        cs.append(Contender("tcc -run", [["tcc", *objs[:-1], *libs, "-run", objs[-1], *argv]], workdir))
     else:
         print("note: tcc is not installed (apt-get install tcc); skipping tcc -run")
     if shutil.which("llvm-jitlink-14"):
-        cs.append(Contender("llvm-jitlink-14", [["llvm-jitlink-14", *objs]], workdir))
+        cs.append(Contender("llvm-jitlink-14", [["llvm-jitlink-14", *objs, "-args", *argv]], workdir))
     else:
         print("note: llvm-jitlink-14 is not installed; skipping it")
     return cs
 
 
-def prepare(workdir, sources, jobs, cflags):
+def prepare(workdir, sources, jobs, cflags, libs=()):
     objects = compile_all(workdir, sources, jobs, cflags)
     native = workdir / "prelinked.out"
-    subprocess.run([CC, *[o.name for o in objects], "-o", native.name], cwd=workdir, check=True)
+    subprocess.run([CC, *[o.name for o in objects], *libs, "-o", native.name], cwd=workdir, check=True)
     return objects, native
 
 
-def scenario(name, title, workdir, sources, args, jitrun, targets, cflags=CFLAGS):
+# The Lua interpreter's objects (its makefile's CORE_O, AUX_O, LIB_O and
+# LUA_O, without the test library), the file holding main() last.
+LUA_SOURCES = (
+    "lapi lcode lctype ldebug ldo ldump lfunc lgc llex lmem lobject lopcodes lparser lstate lstring ltable "
+    "ltm lundump lvm lzio lauxlib lbaselib ldblib liolib lmathlib loslib ltablib lstrlib lutf8lib loadlib "
+    "lcorolib linit"
+).split()
+LUA_SCRIPT = """local t = {}
+for i = 1, 200 do t[i] = i * i end
+local s = 0
+for _, v in ipairs(t) do s = s + v end
+print("lua", s)
+"""
+
+
+def lua_sources(src):
+    """Lua's sources from a checkout at `src`, lua.c renamed main.c (last)."""
+    files = {}
+    for name in sorted(p.name for p in Path(src).iterdir() if p.suffix == ".h"):
+        files[name] = (Path(src) / name).read_text(errors="replace")
+    for stem in LUA_SOURCES:
+        files[stem + ".c"] = (Path(src) / (stem + ".c")).read_text(errors="replace")
+    files["main.c"] = (Path(src) / "lua.c").read_text(errors="replace")
+    return files
+
+
+def scenario(name, title, workdir, sources, args, jitrun, targets, cflags=CFLAGS, libs=(), program_args=()):
     t0 = time.perf_counter()
-    objects, native = prepare(workdir, sources, args.jobs, cflags)
+    objects, native = prepare(workdir, sources, args.jobs, cflags, libs)
     relocs = relocation_count(objects)
     print(
         f"\n[{name}] built {len(objects)} objects ({relocs} relocations, {' '.join(cflags)}) "
         f"in {time.perf_counter() - t0:.1f}s",
         flush=True,
     )
-    cs = contenders_for(objects, workdir, jitrun, native)
+    cs = contenders_for(objects, workdir, jitrun, native, libs, program_args)
     measure(args.runner, cs, args.runs)
     report(title, cs, "jitrun", f" ({len(objects)} objects, {relocs} relocations, {args.runs} runs)")
-    size = image_size(jitrun, objects, workdir)
+    size = image_size(jitrun, objects, workdir, libs)
     native_rss = rss_of(cs, "prelinked ./a.out")
     jit_rss = rss_of(cs, "jitrun")
     if size is not None and native_rss is not None and jit_rss is not None:
@@ -403,7 +433,7 @@ def scenario(name, title, workdir, sources, args, jitrun, targets, cflags=CFLAGS
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("scenarios", nargs="*", help="hello, many, large (default: all)")
+    parser.add_argument("scenarios", nargs="*", help="hello, many, large, lua (default: all; lua needs --lua-src)")
     parser.add_argument("--runs", type=int, default=15, help="timed runs of each contender (default 15)")
     parser.add_argument("--objects", type=int, default=300, help="objects of the 'many' program (default 300)")
     parser.add_argument("--functions", type=int, default=20000, help="functions of the 'large' program (default 20000)")
@@ -414,12 +444,15 @@ def main():
         help="flags of the large program (default -O0: gcc needs minutes for it at -O2 on a small machine; "
         "the relocations are alike)",
     )
+    parser.add_argument("--lua-src", help="a Lua source directory (lua.c, lapi.c, ...) for the 'lua' scenario")
     parser.add_argument("--jitrun", help="jitrun binary (default: build target/release/jitrun)")
     parser.add_argument("--workdir", help="keep inputs here instead of a temporary directory")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles")
     args = parser.parse_args()
-    scenarios = args.scenarios or ["hello", "many", "large"]
-    unknown = set(scenarios) - {"hello", "many", "large"}
+    scenarios = args.scenarios or ["hello", "many", "large"] + (["lua"] if args.lua_src else [])
+    unknown = set(scenarios) - {"hello", "many", "large", "lua"}
+    if "lua" in scenarios and not args.lua_src:
+        parser.error("the lua scenario needs --lua-src DIR")
     if unknown:
         parser.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
 
@@ -467,6 +500,26 @@ def main():
             targets.check("large: cc link + run / jitrun", fmt(r), ">= 10x", r is not None and r >= 10)
             r = ratio(median_of(cs, "llvm-jitlink-14"), jit)
             targets.check("large: llvm-jitlink / jitrun", fmt(r), ">= 50x", r is not None and r >= 50)
+        if "lua" in scenarios:
+            workdir = root / "lua"
+            workdir.mkdir(parents=True, exist_ok=True)
+            (workdir / "bench.lua").write_text(LUA_SCRIPT)
+            cflags = ["-O2", "-std=c99", "-DLUA_USE_LINUX", "-fno-stack-protector", "-fno-common"]
+            cs = scenario(
+                "lua",
+                "Lua interpreter",
+                workdir,
+                lua_sources(args.lua_src),
+                args,
+                jitrun,
+                targets,
+                cflags,
+                libs=["-lm"],
+                program_args=["bench.lua"],
+            )
+            jit = median_of(cs, "jitrun")
+            r = ratio(median_of(cs, "cc link + run"), jit)
+            targets.check("lua: cc link + run / jitrun", fmt(r), ">= 10x", r is not None and r >= 10)
         targets.print()
     finally:
         if tmp:
