@@ -29,7 +29,10 @@ SYMBOL RESOLUTION ORDER (first match wins):
     6. shared libraries from -l/-L and .so paths, in command-line order
        (objects using C++ runtime symbols also get libstdc++, libm and libgcc_s)
     7. the jitrun process itself: libc and the libraries already loaded
-    8. undefined weak references become 0 (strong ones too with --allow-unresolved)
+    8. libgcc_s, for strong references still missing (cc links it as needed:
+       __divti3, __muldc3, ...); it is also loaded for code that unwinds
+       (C++, _Unwind_*, pthread_exit/pthread_cancel, backtrace)
+    9. undefined weak references become 0 (strong ones too with --allow-unresolved)
     Use -v to see what satisfied each name and why each archive member was loaded.
 
 UNRESOLVED SYMBOLS:
