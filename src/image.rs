@@ -52,9 +52,9 @@ pub struct Image {
     pub(crate) base: u64,
     pub(crate) size: u64,
     pub(crate) key: Option<InitKey>,
-    pub(crate) symbols: HashMap<Box<str>, u64>,
+    pub(crate) symbols: HashMap<crate::model::Name, u64>,
     /// `st_size` of the defined globals that have one (for `run::GlobalValue` writes).
-    pub(crate) symbol_sizes: HashMap<Box<str>, u64>,
+    pub(crate) symbol_sizes: HashMap<crate::model::Name, u64>,
     pub(crate) preinit: FunctionArray,
     pub(crate) init: FunctionArray,
     pub(crate) fini: FunctionArray,
@@ -82,7 +82,7 @@ impl Image {
         base: u64,
         size: u64,
         key: InitKey,
-        symbols: HashMap<Box<str>, u64>,
+        symbols: HashMap<crate::model::Name, u64>,
         arrays: [FunctionArray; 3],
         dso_handle: u64,
         libraries: Vec<SharedLibrary>,
@@ -119,7 +119,7 @@ impl Image {
         self.symbol_sizes.get(name).copied()
     }
 
-    pub(crate) fn with_symbol_sizes(mut self, sizes: HashMap<Box<str>, u64>) -> Image {
+    pub(crate) fn with_symbol_sizes(mut self, sizes: HashMap<crate::model::Name, u64>) -> Image {
         self.symbol_sizes = sizes;
         self
     }

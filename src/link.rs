@@ -467,7 +467,7 @@ impl Linker {
             let (inputs, phases) = (std::mem::take(&mut inputs), std::mem::take(&mut timer.phases));
             Arc::new(linkinfo::collect(&graphs, &addrs, &library_paths, inputs, phases))
         };
-        let mut symbols: rustc_hash::FxHashMap<Box<str>, u64> =
+        let mut symbols: rustc_hash::FxHashMap<Name, u64> =
             rustc_hash::FxHashMap::with_capacity_and_hasher(res.globals.len(), Default::default());
         symbols.extend(
             res.globals

@@ -18,6 +18,11 @@ pub type BlockId = u32;
 /// Index of a symbol in its graph.
 pub type SymbolId = u32;
 
+/// A global symbol's name as the symbol table, the resolution and the
+/// image key on it: shared, so each table holds a reference, not a copy
+/// (a large link has tens of thousands of names).
+pub type Name = std::sync::Arc<str>;
+
 /// One translated relocatable object.
 pub struct LinkGraph {
     /// Name used in every message: `foo.o` or `libfoo.a(bar.o)`.

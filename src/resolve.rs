@@ -55,7 +55,7 @@ pub enum Target {
 /// A symbol found outside the image.
 #[derive(Clone, Debug)]
 pub struct External {
-    pub name: Box<str>,
+    pub name: Name,
     pub address: u64,
     /// The library that provided it, or `None` for the host process.
     pub library: Option<usize>,
@@ -90,8 +90,8 @@ struct GlobalEntry {
 pub struct SymbolTable {
     /// FxHash: one lookup per global symbol of every object, the hottest
     /// table of a link; SipHash's flooding resistance buys nothing here.
-    index: FxHashMap<Box<str>, usize>,
-    entries: Vec<(Box<str>, GlobalEntry)>,
+    index: FxHashMap<Name, usize>,
+    entries: Vec<(Name, GlobalEntry)>,
     defines: HashMap<String, u64>,
     /// `--alias NEW=OLD`, with chains followed: NEW → the last OLD.
     aliases: HashMap<Box<str>, Box<str>>,
@@ -108,9 +108,9 @@ pub struct Resolution {
     pub externals: Vec<External>,
     pub boundaries: Vec<Boundary>,
     /// Every global name and what it became, for lookups after linking.
-    pub globals: FxHashMap<Box<str>, Target>,
+    pub globals: FxHashMap<Name, Target>,
     /// Sizes of global definitions, for `R_X86_64_SIZE*` from other objects.
-    pub sizes: FxHashMap<Box<str>, u64>,
+    pub sizes: FxHashMap<Name, u64>,
 }
 
 /// The link failed because strongly referenced names have no definition.
@@ -283,7 +283,7 @@ impl SymbolTable {
             return idx;
         }
         let idx = self.entries.len();
-        let key: Box<str> = name.into();
+        let key: Name = name.into();
         self.index.insert(key.clone(), idx);
         self.entries.push((key, GlobalEntry::default()));
         idx
@@ -412,7 +412,7 @@ impl SymbolTable {
         let common_section = commons.add_section(".bss", SectionKind::ZeroFill);
         let commons_graph = graphs.len() as u32;
 
-        let mut globals: FxHashMap<Box<str>, Target> =
+        let mut globals: FxHashMap<Name, Target> =
             FxHashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
         let mut externals = Vec::new();
         let mut boundaries: Vec<Boundary> = Vec::new();
@@ -424,7 +424,7 @@ impl SymbolTable {
         // Each entry's target, by index (aliases and unresolved names stay 0).
         let mut entry_targets = vec![Target::Absolute(0); self.entries.len()];
         for (i, (name, entry)) in self.entries.iter().enumerate() {
-            if has_aliases && self.aliases.contains_key(name) {
+            if has_aliases && self.aliases.contains_key(&**name) {
                 continue; // bound below, once its target is known
             }
             let mut provider = String::new();
@@ -486,14 +486,15 @@ impl SymbolTable {
         }
         for (new, old) in &self.aliases {
             // An unresolved OLD is reported with the others.
-            if let Some(&target) = globals.get(old) {
+            if let Some(&target) = globals.get(&**old) {
                 log::debug!("`{}` resolved by --alias {}={}", new, new, old);
-                if let Some(&i) = self.index.get(new) {
+                if let Some(&i) = self.index.get(&**new) {
                     entry_targets[i] = target;
                 }
+                let new: Name = (&**new).into();
                 globals.insert(new.clone(), target);
-                if let Some(&size) = sizes.get(old) {
-                    sizes.insert(new.clone(), size);
+                if let Some(&size) = sizes.get(&**old) {
+                    sizes.insert(new, size);
                 }
             }
         }
