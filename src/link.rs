@@ -414,7 +414,7 @@ impl Linker {
                 if let Some(content) = block.bytes(graph.input_bytes()) {
                     bytes.copy_from_slice(content);
                 }
-                apply_block_fixups(graph, g, b as BlockId, bytes, tls_offset, &addrs)?;
+                apply_block_fixups(graph, g, b as BlockId, bytes, tls_offset, &addrs, &[])?;
             }
         }
         let tls_module = if layout.tls.size > 0 || tables.uses_tls {
@@ -441,6 +441,10 @@ impl Linker {
                 layout.segments.iter().filter(|s| s.kind != SegmentKind::Bss).map(|s| s.offset + s.size).max();
             crate::mapper::advise_huge_pages(base, written.unwrap_or(0));
             for (g, graph) in graphs.iter().enumerate() {
+                // Each symbol's address once, not once per edge that uses it.
+                // (The GOT and stub graph, made after resolution, has none.)
+                let targets = res.targets.get(g).map_or(&[][..], Vec::as_slice);
+                let symbol_addrs: Vec<Option<u64>> = targets.iter().map(|&t| addrs.address(t).ok()).collect();
                 for (b, block) in graph.blocks.iter().enumerate() {
                     let offset = layout.block_offsets[g][b];
                     if offset == NOT_PLACED {
@@ -450,7 +454,7 @@ impl Linker {
                     if let Some(content) = block.bytes(graph.input_bytes()) {
                         bytes.copy_from_slice(content);
                     }
-                    apply_block_fixups(graph, g, b as BlockId, bytes, base + offset, &addrs)?;
+                    apply_block_fixups(graph, g, b as BlockId, bytes, base + offset, &addrs, &symbol_addrs)?;
                 }
             }
             write_tables(memory, &addrs)?;
@@ -816,6 +820,9 @@ impl Addresses<'_> {
     }
 }
 
+/// `symbol_addrs[s]`: the address of the graph's symbol `s`, or `None`
+/// where [`Addresses::address`] fails (it is asked again, for the error);
+/// an empty slice computes every address on the way.
 fn apply_block_fixups(
     graph: &LinkGraph,
     g: usize,
@@ -823,6 +830,7 @@ fn apply_block_fixups(
     bytes: &mut [u8],
     block_addr: u64,
     addrs: &Addresses,
+    symbol_addrs: &[Option<u64>],
 ) -> Result<()> {
     let block = &graph.blocks[b as usize];
     for edge in &block.edges {
@@ -874,9 +882,13 @@ fn apply_block_fixups(
             };
             values.g = slot.and_then(|s| addrs.got_entry(s));
         } else {
-            values.s = addrs.address(target).map_err(|e| fail(&e))?;
+            let address_of = |s: SymbolId| match symbol_addrs.get(s as usize).copied().flatten() {
+                Some(a) => Ok(a),
+                None => addrs.address(addrs.res.targets[g][s as usize]).map_err(|e| fail(&e)),
+            };
+            values.s = address_of(edge.target)?;
             if let Some(subtrahend) = kind.subtrahend() {
-                values.b = addrs.address(addrs.res.targets[g][subtrahend as usize]).map_err(|e| fail(&e))?;
+                values.b = address_of(subtrahend)?;
             }
             if kind.uses_address_got() {
                 values.g = addrs.got_entry(GotSlot::Address(target));
