@@ -444,7 +444,7 @@ impl Linker {
                 // Each symbol's address once, not once per edge that uses it.
                 // (The GOT and stub graph, made after resolution, has none.)
                 let targets = res.targets.get(g).map_or(&[][..], Vec::as_slice);
-                let symbol_addrs: Vec<Option<u64>> = targets.iter().map(|&t| addrs.address(t).ok()).collect();
+                let symbol_addrs: Vec<Option<u64>> = targets.iter().map(|&t| addrs.address_if_any(t)).collect();
                 for (b, block) in graph.blocks.iter().enumerate() {
                     let offset = layout.block_offsets[g][b];
                     if offset == NOT_PLACED {
@@ -725,11 +725,21 @@ impl Addresses<'_> {
 
     /// `S` for a target.
     pub(crate) fn address(&self, target: Target) -> Result<u64> {
-        Ok(match target {
+        self.address_if_any(target).ok_or_else(|| match target {
+            Target::NotLoaded => anyhow!("refers to a section that is not loaded"),
+            Target::TlsModuleBase => anyhow!("uses _TLS_MODULE_BASE_ outside a thread-local access"),
+            _ => anyhow!("refers to a thread-local symbol as if it were an ordinary one"),
+        })
+    }
+
+    /// [`Addresses::address`] without the error (making one is costly:
+    /// with `RUST_BACKTRACE` set it captures a backtrace).
+    fn address_if_any(&self, target: Target) -> Option<u64> {
+        Some(match target {
             Target::Block { graph, block, offset } => {
                 let placed = self.layout.block_offsets[graph as usize][block as usize];
                 if placed == NOT_PLACED {
-                    bail!("refers to a thread-local symbol as if it were an ordinary one");
+                    return None;
                 }
                 self.base + placed + offset
             }
@@ -755,8 +765,7 @@ impl Addresses<'_> {
                         }
                     }
             }
-            Target::NotLoaded => bail!("refers to a section that is not loaded"),
-            Target::TlsModuleBase => bail!("uses _TLS_MODULE_BASE_ outside a thread-local access"),
+            Target::NotLoaded | Target::TlsModuleBase => return None,
         })
     }
 
