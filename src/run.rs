@@ -468,6 +468,11 @@ impl Image {
         let mut pool = Pool::new(self, jobs.max(1))?;
         // Looked up here once rather than in every child.
         crate::image::process_name_slots();
+        // Every resident page of this process is write-protected and
+        // mapped again at each fork, and unmapped at each child's exit
+        // (~11 µs per MiB here): give the linker's freed memory back first.
+        // SAFETY: malloc_trim only releases free memory of malloc's heaps.
+        unsafe { libc::malloc_trim(0) };
         let mut specs = specs.into_iter().enumerate();
         let mut exhausted = false;
         loop {
