@@ -140,6 +140,13 @@ impl Image {
         &self.link_info
     }
 
+    /// Drops the link info (afterwards [`Image::link_info`] is empty), for
+    /// a caller that has taken what it needs: a process that forks many
+    /// runs pays for each of its resident pages at every fork.
+    pub fn release_link_info(&mut self) {
+        self.link_info = Default::default();
+    }
+
     /// The address range the image occupies.
     pub fn range(&self) -> std::ops::Range<u64> {
         self.base..self.base + self.size

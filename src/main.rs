@@ -257,11 +257,16 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
         // in a batch); the table is built once, here.
         jitrun::crash::prepare(info, true, None);
     }
-    if let Some(plan) = &cli.batch {
-        return run_batch(cli, &image, plan, program, sets);
-    }
     if cli.isolated() {
-        return run_isolated(cli, &image, program, sets);
+        if sink.is_none() {
+            // The crash table has what it needs (the map was written at
+            // link time); every page kept would be paid for at each fork.
+            image.release_link_info();
+        }
+        return match &cli.batch {
+            Some(plan) => run_batch(cli, &image, plan, program, sets),
+            None => run_isolated(cli, &image, program, sets),
+        };
     }
     // This restores default signal actions, so the crash handler comes after.
     jitrun::image::prepare_process_for_program(&program);
