@@ -48,7 +48,7 @@ fn is_relocatable_elf(bytes: &[u8]) -> bool {
 
 /// `f` over `items`, results in item order, on as many threads as CPUs.
 fn in_order_on_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = if items.len() < PARALLEL_THRESHOLD { 1 } else { cpu_count() };
+    let threads = if items.len() < PARALLEL_THRESHOLD { 1 } else { crate::run::cpu_count() };
     if threads < 2 {
         return items.iter().map(f).collect();
     }
@@ -61,17 +61,4 @@ fn in_order_on_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync
             .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     })
-}
-
-/// CPUs this thread may run on: one system call, where
-/// `std::thread::available_parallelism` also reads cgroup files.
-fn cpu_count() -> usize {
-    // SAFETY: a zeroed cpu_set_t filled by sched_getaffinity for this thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return 1;
-        }
-        libc::CPU_COUNT(&set).max(1) as usize
-    }
 }

@@ -797,6 +797,19 @@ struct CpuPin {
     original: libc::cpu_set_t,
 }
 
+/// CPUs this thread may run on: one system call, where
+/// `std::thread::available_parallelism` also reads cgroup files.
+pub(crate) fn cpu_count() -> usize {
+    // SAFETY: a zeroed cpu_set_t filled by sched_getaffinity for this thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return 1;
+        }
+        libc::CPU_COUNT(&set).max(1) as usize
+    }
+}
+
 impl CpuPin {
     fn to_current_cpu() -> Option<CpuPin> {
         let size = std::mem::size_of::<libc::cpu_set_t>();
