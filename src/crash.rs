@@ -279,37 +279,46 @@ extern "C" fn unwind_watchdog(_: c_int) {
     }
 }
 
-/// A fixed buffer that formats without allocating and flushes with write(2).
-struct StderrLine {
-    buf: [u8; 512],
+/// A fixed buffer that formats without allocating and flushes with
+/// write(2): what a signal handler (or an exit hook after a crash) may use.
+pub(crate) struct FixedBuffer<const N: usize> {
+    buf: [u8; N],
     len: usize,
 }
 
-impl StderrLine {
-    fn new() -> Self {
-        StderrLine { buf: [0; 512], len: 0 }
+/// One line of a crash report.
+type StderrLine = FixedBuffer<512>;
+
+impl<const N: usize> FixedBuffer<N> {
+    pub(crate) fn new() -> Self {
+        FixedBuffer { buf: [0; N], len: 0 }
     }
 
-    fn flush_to(&mut self, fd: c_int) {
-        let mut done = 0;
-        while done < self.len {
-            // SAFETY: writing initialized bytes of our own buffer.
-            let n = unsafe { libc::write(fd, self.buf[done..].as_ptr() as *const c_void, self.len - done) };
-            if n <= 0 {
-                break;
-            }
-            done += n as usize;
-        }
+    /// Writes what was formatted (text beyond N bytes was cut) and empties the buffer.
+    pub(crate) fn flush_to(&mut self, fd: c_int) {
+        write_fd(fd, &self.buf[..self.len]);
         self.len = 0;
     }
 }
 
-impl std::fmt::Write for StderrLine {
+impl<const N: usize> std::fmt::Write for FixedBuffer<N> {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let n = s.len().min(self.buf.len() - self.len);
+        let n = s.len().min(N - self.len);
         self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
         self.len += n;
         Ok(())
+    }
+}
+
+/// write(2) until all of `bytes` is written or the descriptor fails.
+pub(crate) fn write_fd(fd: c_int, mut bytes: &[u8]) {
+    while !bytes.is_empty() {
+        // SAFETY: writing initialized bytes we hold to a descriptor.
+        let n = unsafe { libc::write(fd, bytes.as_ptr() as *const c_void, bytes.len()) };
+        if n <= 0 {
+            return;
+        }
+        bytes = &bytes[n as usize..];
     }
 }
 

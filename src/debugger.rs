@@ -206,20 +206,7 @@ pub fn action(info: &LinkInfo) -> Option<ActionPair> {
             return None;
         }
     };
-    let slot = std::sync::Arc::new(Mutex::new(None));
-    let slot2 = slot.clone();
-    Some(ActionPair {
-        name: "register with the debugger",
-        finalize: Box::new(move || {
-            *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(register(symfile));
-            Ok(())
-        }),
-        dealloc: Box::new(move || {
-            if let Some(registration) = slot2.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                unregister(registration);
-            }
-        }),
-    })
+    Some(ActionPair::with_state("register with the debugger", move || Ok(register(symfile)), unregister))
 }
 
 /// Whether images should be registered: a debugger is attached, or

@@ -174,8 +174,7 @@ impl HostResolver {
         }
         if found.is_none() && strong {
             let runtime = self.compiler_runtime.get_or_insert_with(|| {
-                let path = crate::ldcache::lookup(COMPILER_RUNTIME_LIBRARY)
-                    .unwrap_or_else(|| PathBuf::from(COMPILER_RUNTIME_LIBRARY));
+                let path = crate::ldcache::system_library(COMPILER_RUNTIME_LIBRARY);
                 SharedLibrary::open(&path).map_err(|e| log::debug!("{:#}", e)).ok()
             });
             found = runtime.as_ref().and_then(|lib| lib.lookup(c_name)).map(|a| (a, Some(libraries.len())));

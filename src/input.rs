@@ -59,6 +59,22 @@ impl InputData {
     }
 }
 
+/// The `e_type` of an ELF file (at offset 16 in both classes; jitrun's
+/// ELF inputs are little-endian), or `None` for anything else.
+fn elf_type(bytes: &[u8]) -> Option<u16> {
+    (detect(bytes) == FileKind::Elf).then(|| bytes.get(16..18)).flatten().map(|t| u16::from_le_bytes([t[0], t[1]]))
+}
+
+/// An ELF relocatable object (`.o`).
+pub fn is_relocatable_elf(bytes: &[u8]) -> bool {
+    elf_type(bytes) == Some(object::elf::ET_REL)
+}
+
+/// An ELF shared object (`.so`, or a PIE).
+pub fn is_elf_shared_object(bytes: &[u8]) -> bool {
+    elf_type(bytes) == Some(object::elf::ET_DYN)
+}
+
 /// What kind of file an input is, from its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {

@@ -13,8 +13,17 @@ const X86_64_LIBC6: i32 = 0x0303;
 /// Path of the first cached library whose name is `prefix` followed by a
 /// version (`libz.so` → `libz.so.1`).
 pub fn lookup(prefix: &str) -> Option<PathBuf> {
-    let data = std::fs::read("/etc/ld.so.cache").ok()?;
-    lookup_in(&data, prefix)
+    // Read once per process: a C++ link asks for three libraries.
+    static CACHE: std::sync::OnceLock<Option<Vec<u8>>> = std::sync::OnceLock::new();
+    let data = CACHE.get_or_init(|| std::fs::read("/etc/ld.so.cache").ok()).as_deref()?;
+    lookup_in(data, prefix)
+}
+
+/// Where the dynamic loader finds the system library `name` (a full
+/// soname such as `libgcc_s.so.1`): its cache entry, else the bare name
+/// for `dlopen`'s own search.
+pub fn system_library(name: &str) -> PathBuf {
+    lookup(name).unwrap_or_else(|| PathBuf::from(name))
 }
 
 fn lookup_in(data: &[u8], prefix: &str) -> Option<PathBuf> {

@@ -10,7 +10,7 @@ use crate::arch::x86_64::{apply_fixup, write_stub, EdgeKind, FixupValues, STUB_S
 use crate::format::archive::{self, Archive};
 use crate::host::{HostResolver, SharedLibrary, COMPILER_RUNTIME_LIBRARY};
 use crate::image::{FunctionArray, Image};
-use crate::input::{detect, FileKind, InputData};
+use crate::input::{detect, is_elf_shared_object, FileKind, InputData};
 use crate::layout::{self, Layout, SegmentKind, NOT_PLACED};
 use crate::linkinfo::{self, InputInfo, PhaseTimer};
 use crate::mapper::{ActionPair, AllocInfo, InProcessMapper, MemoryMapper, Placement, SegmentProtection};
@@ -153,19 +153,14 @@ impl Linker {
         let read = crate::parallel::read_and_parse(paths, &self.options.limits);
         self.timer.mark("parse");
         for (path, input) in paths.iter().zip(read) {
-            let crate::parallel::ReadInput { data, graph } = input?;
+            let crate::parallel::ReadInput { name, data, graph } = input?;
             let Some(graph) = graph else {
                 // Archives, shared libraries, scripts: in command-line order.
                 self.add_file_data(path, data, 0)?;
                 continue;
             };
-            let name = path.display().to_string();
             self.note_object_format(FileKind::Elf, &name)?;
-            self.inputs.push(InputInfo {
-                path: name,
-                size: data.bytes().len() as u64,
-                format: input_format(FileKind::Elf, data.bytes()).to_string(),
-            });
+            self.record_input(name, &data, FileKind::Elf);
             self.graphs.push(graph?);
         }
         Ok(())
@@ -182,11 +177,7 @@ impl Linker {
     pub fn add_bytes(&mut self, name: &str, bytes: Vec<u8>) -> Result<()> {
         let data = Arc::new(InputData::Owned(bytes));
         let kind = detect(data.bytes());
-        self.inputs.push(InputInfo {
-            path: name.to_string(),
-            size: data.bytes().len() as u64,
-            format: input_format(kind, data.bytes()).to_string(),
-        });
+        self.record_input(name.to_string(), &data, kind);
         self.timer.start();
         match kind {
             FileKind::Elf if is_elf_shared_object(data.bytes()) => {
@@ -234,11 +225,7 @@ impl Linker {
     fn add_file_data(&mut self, path: &Path, data: Arc<InputData>, depth: u32) -> Result<()> {
         let name = path.display().to_string();
         let kind = detect(data.bytes());
-        self.inputs.push(InputInfo {
-            path: name.clone(),
-            size: data.bytes().len() as u64,
-            format: input_format(kind, data.bytes()).to_string(),
-        });
+        self.record_input(name.clone(), &data, kind);
         self.timer.start();
         match kind {
             FileKind::Elf if is_elf_shared_object(data.bytes()) => self.add_shared_library(path),
@@ -279,6 +266,16 @@ impl Linker {
     /// Remembers the format of the first relocatable object and refuses
     /// objects of the other one: Mach-O and ELF objects follow different
     /// symbol naming and runtime conventions, so one image holds one kind.
+    /// An input as link info and reports list it.
+    fn record_input(&mut self, name: String, data: &InputData, kind: FileKind) {
+        let bytes = data.bytes();
+        self.inputs.push(InputInfo {
+            path: name,
+            size: bytes.len() as u64,
+            format: input_format(kind, bytes).to_string(),
+        });
+    }
+
     fn note_object_format(&mut self, kind: FileKind, name: &str) -> Result<()> {
         let format_name = |k: FileKind| if k == FileKind::MachO { "Mach-O" } else { "ELF" };
         match &self.object_format {
@@ -493,31 +490,16 @@ impl Linker {
             let ext = &res.externals[copy.external as usize];
             let (name, original, size) = (ext.name.to_string(), ext.address, copy.size);
             let slot = base + layout.block_offsets[table_graph as usize][table_blocks.copies[i] as usize];
-            let patched = Arc::new(std::sync::Mutex::new(Vec::new()));
-            let patched2 = patched.clone();
-            actions.push(ActionPair {
-                name: "copy relocation",
-                finalize: Box::new(move || {
-                    *patched.lock().unwrap() = copyreloc::install(&name, original, slot, size);
-                    Ok(())
-                }),
-                dealloc: Box::new(move || {
-                    copyreloc::uninstall(original, slot, size, std::mem::take(&mut *patched2.lock().unwrap()))
-                }),
-            });
+            actions.push(ActionPair::with_state(
+                "copy relocation",
+                move || Ok(copyreloc::install(&name, original, slot, size)),
+                move |patched| copyreloc::uninstall(original, slot, size, patched),
+            ));
         }
         if let Some(eh) = layout.section(".eh_frame").filter(|s| s.size > 4) {
             let addr = base + eh.offset;
-            let registration = Arc::new(std::sync::Mutex::new(None));
-            let registration2 = registration.clone();
-            actions.push(ActionPair {
-                name: "register eh_frame",
-                finalize: Box::new(move || {
-                    *registration.lock().unwrap() = Some(ehframe::register(addr));
-                    Ok(())
-                }),
-                dealloc: Box::new(move || drop(registration2.lock().unwrap().take())),
-            });
+            // Dropping the registration unregisters.
+            actions.push(ActionPair::with_state("register eh_frame", move || Ok(ehframe::register(addr)), drop));
         }
         let page = layout::page_size();
         let segments = layout
@@ -581,11 +563,6 @@ fn input_format(kind: FileKind, bytes: &[u8]) -> &'static str {
     }
 }
 
-fn is_elf_shared_object(bytes: &[u8]) -> bool {
-    // e_type sits at offset 16 in both ELF classes (little-endian here).
-    bytes.len() > 18 && u16::from_le_bytes([bytes[16], bytes[17]]) == object::elf::ET_DYN
-}
-
 /// Keeps the first copy of each COMDAT group, graph by graph as they join
 /// the link (archive members join late), and discards the later copies.
 #[derive(Default)]
@@ -631,7 +608,7 @@ fn load_runtime_libraries_if_needed(table: &SymbolTable, libraries: &mut Vec<Sha
         return;
     };
     for name in wanted {
-        let path = crate::ldcache::lookup(name).unwrap_or_else(|| PathBuf::from(name));
+        let path = crate::ldcache::system_library(name);
         let loaded = tls::load_library_with_static_tls(&path).and_then(|pin| {
             libraries.extend(pin);
             SharedLibrary::open(&path)

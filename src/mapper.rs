@@ -39,6 +39,32 @@ pub struct ActionPair {
     pub dealloc: Box<dyn FnOnce() + Send>,
 }
 
+impl ActionPair {
+    /// A pair whose finalize makes a value (a registration, the patches it
+    /// made) that its dealloc gets back to undo.
+    pub fn with_state<T: Send + 'static>(
+        name: &'static str,
+        finalize: impl FnOnce() -> Result<T> + Send + 'static,
+        dealloc: impl FnOnce(T) + Send + 'static,
+    ) -> ActionPair {
+        let slot = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let slot_for_dealloc = slot.clone();
+        ActionPair {
+            name,
+            finalize: Box::new(move || {
+                let state = finalize()?;
+                *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(state);
+                Ok(())
+            }),
+            dealloc: Box::new(move || {
+                if let Some(state) = slot_for_dealloc.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    dealloc(state);
+                }
+            }),
+        }
+    }
+}
+
 pub struct AllocInfo {
     pub segments: Vec<SegmentProtection>,
     pub actions: Vec<ActionPair>,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use crate::input::{detect, FileKind, InputData};
+use crate::input::{is_relocatable_elf, InputData};
 use crate::model::LinkGraph;
 use crate::{format, Limits};
 
@@ -21,6 +21,8 @@ const PARALLEL_THRESHOLD: usize = 8;
 
 /// An input file, read, and translated if it is an ELF relocatable object.
 pub struct ReadInput {
+    /// The path as messages and link info show it.
+    pub name: String,
     pub data: Arc<InputData>,
     /// `None` for anything else (archives, shared libraries, scripts...),
     /// which the caller handles in order.
@@ -33,17 +35,12 @@ pub struct ReadInput {
 /// input order.
 pub fn read_and_parse(paths: &[PathBuf], limits: &Limits) -> Vec<Result<ReadInput>> {
     let one = |path: &PathBuf| -> Result<ReadInput> {
+        let name = path.display().to_string();
         let data = Arc::new(InputData::open(path)?);
-        let graph = is_relocatable_elf(data.bytes())
-            .then(|| format::elf::parse(&path.display().to_string(), data.clone(), limits));
-        Ok(ReadInput { data, graph })
+        let graph = is_relocatable_elf(data.bytes()).then(|| format::elf::parse(&name, data.clone(), limits));
+        Ok(ReadInput { name, data, graph })
     };
     in_order_on_threads(paths, one)
-}
-
-fn is_relocatable_elf(bytes: &[u8]) -> bool {
-    const ET_REL: u16 = 1;
-    detect(bytes) == FileKind::Elf && bytes.get(16..18).is_some_and(|t| u16::from_le_bytes([t[0], t[1]]) == ET_REL)
 }
 
 /// `f` over `items`, results in item order, on as many threads as CPUs.

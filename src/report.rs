@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::crash::{signal_name, ReportSink};
+use crate::crash::{signal_name, write_fd, FixedBuffer, ReportSink};
 use crate::linkinfo::{Counts, InputInfo, LinkInfo};
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -165,43 +165,18 @@ pub fn write_error(path: &Path, message: &str) -> Result<()> {
 }
 
 /// Fixed-size buffer for the crash path.
-struct Buffer {
-    bytes: [u8; 1024],
-    len: usize,
-}
-
-impl std::fmt::Write for Buffer {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let n = s.len().min(self.bytes.len() - self.len);
-        self.bytes[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
-        Ok(())
-    }
-}
-
-fn write_all(fd: c_int, mut bytes: &[u8]) {
-    while !bytes.is_empty() {
-        // SAFETY: writing bytes we own to a descriptor we opened.
-        let n = unsafe { libc::write(fd, bytes.as_ptr() as *const c_void, bytes.len()) };
-        if n <= 0 {
-            return;
-        }
-        bytes = &bytes[n as usize..];
-    }
-}
-
 /// The crash handler's half: async-signal-safe (open, write, close and
 /// formatting into a stack buffer).
 pub fn write_signal_outcome(sink: &ReportSink, sig: c_int) {
-    let mut tail = Buffer { bytes: [0; 1024], len: 0 };
+    let mut tail = FixedBuffer::<1024>::new();
     let _ = write_tail(&mut tail, Outcome::Signal(sig));
     // SAFETY: open/close are async-signal-safe; the path is NUL-terminated.
     let fd = unsafe { libc::open(sink.path.as_ptr(), libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC, 0o644) };
     if fd < 0 {
         return;
     }
-    write_all(fd, &sink.head);
-    write_all(fd, &tail.bytes[..tail.len]);
+    write_fd(fd, &sink.head);
+    tail.flush_to(fd);
     // SAFETY: closing the descriptor opened above.
     unsafe { libc::close(fd) };
 }
