@@ -246,7 +246,7 @@ fn check_encoding(encoding: u8, indirect_allowed: bool) -> Result<(), String> {
 }
 
 /// Bytes an encoded pointer takes, `None` for LEB128 formats.
-fn encoded_size(encoding: u8) -> Option<usize> {
+pub(crate) fn encoded_size(encoding: u8) -> Option<usize> {
     match encoding & 0x0f {
         0x0 | 0x4 | 0xc => Some(8),
         0x2 | 0xa => Some(2),
@@ -255,18 +255,25 @@ fn encoded_size(encoding: u8) -> Option<usize> {
     }
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+/// Reads `.eh_frame` fields (both front-ends' parsers use it); errors say
+/// what ran out.
+pub(crate) struct Reader<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) pos: usize,
 }
 
 impl Reader<'_> {
-    fn u8(&mut self) -> Result<u8, String> {
+    pub(crate) fn u8(&mut self) -> Result<u8, String> {
         let b = *self.bytes.get(self.pos).ok_or("truncated")?;
         self.pos += 1;
         Ok(b)
     }
-    fn uleb(&mut self) -> Result<u64, String> {
+    pub(crate) fn u32(&mut self) -> Result<u32, String> {
+        let field = self.bytes.get(self.pos..self.pos.saturating_add(4)).ok_or("truncated")?;
+        self.pos += 4;
+        Ok(u32::from_le_bytes(field.try_into().expect("four bytes")))
+    }
+    pub(crate) fn uleb(&mut self) -> Result<u64, String> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.u8()?;
@@ -277,7 +284,7 @@ impl Reader<'_> {
         }
         Err("LEB128 number longer than 64 bits".into())
     }
-    fn skip(&mut self, n: usize) -> Result<(), String> {
+    pub(crate) fn skip(&mut self, n: usize) -> Result<(), String> {
         self.pos = self.pos.checked_add(n).filter(|&p| p <= self.bytes.len()).ok_or("truncated")?;
         Ok(())
     }

@@ -848,12 +848,9 @@ struct EhPointer {
 }
 
 impl EhPointer {
+    /// LEB128 formats are not used for pointers; they count as 8.
     fn width(&self) -> u64 {
-        match self.encoding & 0x0f {
-            0x02 | 0x0a => 2,
-            0x03 | 0x0b => 4,
-            _ => 8,
-        }
+        crate::ehframe::encoded_size(self.encoding).unwrap_or(8) as u64
     }
 }
 
@@ -884,10 +881,10 @@ fn parse_eh_frame(bytes: &[u8]) -> Result<Vec<EhPointer>, (u64, String)> {
             .checked_add(4 + length as usize)
             .filter(|&e| e <= bytes.len())
             .ok_or_else(|| bad("runs past the end of the section"))?;
-        let mut reader = Reader { bytes: &bytes[..end], pos: pos + 4 };
-        let id = reader.u32().ok_or_else(|| bad("truncated"))?;
+        let mut reader = crate::ehframe::Reader { bytes: &bytes[..end], pos: pos + 4 };
+        let id = reader.u32().map_err(|_| bad("truncated"))?;
         if id == 0 {
-            let version = reader.u8().ok_or_else(|| bad("truncated CIE"))?;
+            let version = reader.u8().map_err(|_| bad("truncated CIE"))?;
             let aug_start = reader.pos;
             let aug_len = bytes[aug_start..end]
                 .iter()
@@ -895,24 +892,24 @@ fn parse_eh_frame(bytes: &[u8]) -> Result<Vec<EhPointer>, (u64, String)> {
                 .ok_or_else(|| bad("unterminated augmentation string"))?;
             let augmentation = bytes[aug_start..aug_start + aug_len].to_vec();
             reader.pos += aug_len + 1;
-            reader.uleb().ok_or_else(|| bad("truncated CIE"))?; // code alignment
-            reader.uleb().ok_or_else(|| bad("truncated CIE"))?; // data alignment (sleb, same length)
+            reader.uleb().map_err(|_| bad("truncated CIE"))?; // code alignment
+            reader.uleb().map_err(|_| bad("truncated CIE"))?; // data alignment (sleb, same length)
             if version == 1 {
-                reader.u8().ok_or_else(|| bad("truncated CIE"))?;
+                reader.u8().map_err(|_| bad("truncated CIE"))?;
             } else {
-                reader.uleb().ok_or_else(|| bad("truncated CIE"))?;
+                reader.uleb().map_err(|_| bad("truncated CIE"))?;
             }
             let mut cie = Cie { fde_encoding: 0, lsda_encoding: OMIT, augmented: augmentation.first() == Some(&b'z') };
             if cie.augmented {
-                reader.uleb().ok_or_else(|| bad("truncated CIE"))?;
+                reader.uleb().map_err(|_| bad("truncated CIE"))?;
                 for &c in &augmentation[1..] {
                     match c {
-                        b'R' => cie.fde_encoding = reader.u8().ok_or_else(|| bad("truncated CIE"))?,
-                        b'L' => cie.lsda_encoding = reader.u8().ok_or_else(|| bad("truncated CIE"))?,
+                        b'R' => cie.fde_encoding = reader.u8().map_err(|_| bad("truncated CIE"))?,
+                        b'L' => cie.lsda_encoding = reader.u8().map_err(|_| bad("truncated CIE"))?,
                         b'P' => {
-                            let encoding = reader.u8().ok_or_else(|| bad("truncated CIE"))?;
+                            let encoding = reader.u8().map_err(|_| bad("truncated CIE"))?;
                             let pointer = EhPointer { offset: reader.pos as u64, encoding, optional: true };
-                            reader.skip(pointer.width()).ok_or_else(|| bad("truncated personality"))?;
+                            reader.skip(pointer.width() as usize).map_err(|_| bad("truncated personality"))?;
                             out.push(pointer);
                         }
                         b'S' | b'B' => {}
@@ -928,13 +925,13 @@ fn parse_eh_frame(bytes: &[u8]) -> Result<Vec<EhPointer>, (u64, String)> {
             let cie = cies.get(&cie_at).ok_or_else(|| bad("FDE points at no CIE before it"))?;
             let pc_begin = EhPointer { offset: reader.pos as u64, encoding: cie.fde_encoding, optional: false };
             let width = pc_begin.width();
-            reader.skip(2 * width).ok_or_else(|| bad("truncated FDE"))?;
+            reader.skip(2 * width as usize).map_err(|_| bad("truncated FDE"))?;
             out.push(pc_begin);
             if cie.augmented {
-                reader.uleb().ok_or_else(|| bad("truncated FDE"))?;
+                reader.uleb().map_err(|_| bad("truncated FDE"))?;
                 if cie.lsda_encoding != OMIT {
                     let lsda = EhPointer { offset: reader.pos as u64, encoding: cie.lsda_encoding, optional: true };
-                    reader.skip(lsda.width()).ok_or_else(|| bad("truncated LSDA pointer"))?;
+                    reader.skip(lsda.width() as usize).map_err(|_| bad("truncated LSDA pointer"))?;
                     out.push(lsda);
                 }
             }
@@ -942,43 +939,6 @@ fn parse_eh_frame(bytes: &[u8]) -> Result<Vec<EhPointer>, (u64, String)> {
         pos = end;
     }
     Ok(out)
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl Reader<'_> {
-    fn u8(&mut self) -> Option<u8> {
-        let b = *self.bytes.get(self.pos)?;
-        self.pos += 1;
-        Some(b)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        let v = u32::from_le_bytes(self.bytes.get(self.pos..self.pos + 4)?.try_into().ok()?);
-        self.pos += 4;
-        Some(v)
-    }
-
-    fn uleb(&mut self) -> Option<u64> {
-        let mut value = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.u8()?;
-            value |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Some(value);
-            }
-        }
-        None
-    }
-
-    fn skip(&mut self, n: u64) -> Option<()> {
-        let end = self.pos.checked_add(n as usize).filter(|&e| e <= self.bytes.len())?;
-        self.pos = end;
-        Some(())
-    }
 }
 
 #[cfg(test)]
