@@ -800,30 +800,35 @@ struct CpuPin {
 /// CPUs this thread may run on: one system call, where
 /// `std::thread::available_parallelism` also reads cgroup files.
 pub(crate) fn cpu_count() -> usize {
-    // SAFETY: a zeroed cpu_set_t filled by sched_getaffinity for this thread.
+    thread_affinity().map_or(1, |set| cpu_set_count(&set).max(1))
+}
+
+/// The calling thread's CPU mask.
+fn thread_affinity() -> Option<libc::cpu_set_t> {
+    // SAFETY: a zeroed cpu_set_t (plain data) filled by sched_getaffinity
+    // for this thread, with its size passed.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return 1;
-        }
-        libc::CPU_COUNT(&set).max(1) as usize
+        (libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0).then_some(set)
     }
+}
+
+fn cpu_set_count(set: &libc::cpu_set_t) -> usize {
+    // SAFETY: CPU_COUNT only reads the set.
+    unsafe { libc::CPU_COUNT(set) as usize }
 }
 
 impl CpuPin {
     fn to_current_cpu() -> Option<CpuPin> {
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        // SAFETY: affinity calls on this thread with cpu_set_t buffers of
-        // the size passed; cpu_set_t is plain data, valid when zeroed.
+        let original = thread_affinity().filter(|set| cpu_set_count(set) >= 2)?;
+        // SAFETY: affinity calls on this thread with a cpu_set_t of the
+        // size passed; cpu_set_t is plain data, valid when zeroed.
         unsafe {
-            let mut original: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, size, &mut original) != 0 || libc::CPU_COUNT(&original) < 2 {
-                return None;
-            }
             let cpu = usize::try_from(libc::sched_getcpu()).ok()?;
             let mut one: libc::cpu_set_t = std::mem::zeroed();
             libc::CPU_SET(cpu, &mut one);
-            (libc::sched_setaffinity(0, size, &one) == 0).then_some(CpuPin { original })
+            (libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) == 0)
+                .then_some(CpuPin { original })
         }
     }
 
