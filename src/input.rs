@@ -42,12 +42,43 @@ impl InputData {
         // truncates the file while we run, we may fault, which is the same
         // contract every linker has with its inputs.
         let map = unsafe { Mmap::map(&file) }.with_context(|| format!("{}: cannot map", path.display()))?;
+        // An object is read nearly whole (headers, symbols, relocations,
+        // section contents): one call maps all its pages instead of a fault
+        // per 64 KiB. An archive is read only where members are needed.
+        if !map.starts_with(b"!<arch>") {
+            let _ = map.advise(memmap2::Advice::PopulateRead);
+        }
         Ok(InputData::Mapped(map))
     }
 
     /// A view of `range` of `archive`'s bytes, or `None` if it lies outside.
     pub fn member(archive: Arc<InputData>, range: Range<usize>) -> Option<InputData> {
         (range.start <= range.end && range.end <= archive.bytes().len()).then_some(InputData::Member { archive, range })
+    }
+
+    /// Gives back the memory of a mapped file except `keep` (sorted by
+    /// start): once an object is translated, only its section contents are
+    /// read again, and its symbols, relocations and strings (often half the
+    /// file) need not stay resident until the image is written. The pages
+    /// stay in the page cache and read back the same if touched again.
+    pub fn release_except(&self, keep: impl Iterator<Item = Range<usize>>) {
+        let InputData::Mapped(map) = self else { return };
+        let page = crate::layout::page_size() as usize;
+        let mut from = 0;
+        let release = |start: usize, end: usize| {
+            let (start, end) = (start.next_multiple_of(page), end / page * page);
+            if start < end {
+                // SAFETY: the mapping is private and read-only, so dropping
+                // its pages loses nothing: the next read faults in the file's
+                // unchanged bytes. `[start, end)` lies inside the mapping.
+                unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start) }.ok();
+            }
+        };
+        for range in keep {
+            release(from, range.start);
+            from = from.max(range.end);
+        }
+        release(from, map.len());
     }
 
     pub fn bytes(&self) -> &[u8] {
@@ -116,5 +147,17 @@ mod tests {
         assert_eq!(detect(b"BC\xc0\xde\x35\x14\x00\x00"), FileKind::LlvmBitcode);
         assert_eq!(detect(&[0xde, 0xc0, 0x17, 0x0b, 0, 0, 0, 0]), FileKind::LlvmBitcode);
         assert_eq!(detect(b"\x7fELF\x02\x01\x01"), FileKind::Elf);
+    }
+
+    #[test]
+    fn released_pages_of_a_mapped_file_read_back_unchanged() {
+        let bytes: Vec<u8> = (0..(READ_BELOW as usize * 4)).map(|i| (i * 7 % 251) as u8).collect();
+        let path = std::env::temp_dir().join(format!("jitrun-release-{}", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let input = InputData::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(matches!(input, InputData::Mapped(_)));
+        input.release_except([1000..5000, 70_000..90_000].into_iter());
+        assert_eq!(input.bytes(), &bytes[..]);
     }
 }

@@ -436,7 +436,7 @@ impl Linker {
             let memory = mapper.prepare(base, layout.size)?;
             let written =
                 layout.segments.iter().filter(|s| s.kind != SegmentKind::Bss).map(|s| s.offset + s.size).max();
-            crate::mapper::advise_huge_pages(base, written.unwrap_or(0));
+            crate::mapper::prefault_for_writing(base, written.unwrap_or(0));
             for (g, graph) in graphs.iter().enumerate() {
                 // Each symbol's address once, not once per edge that uses it.
                 // (The GOT and stub graph, made after resolution, has none.)

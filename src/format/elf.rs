@@ -329,6 +329,16 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
             block_edges.extend(edges);
         }
     }
+    let mut contents: Vec<_> = graph
+        .blocks
+        .iter()
+        .filter_map(|b| match &b.content {
+            Content::File(range) => Some(range.clone()),
+            _ => None,
+        })
+        .collect();
+    contents.sort_unstable_by_key(|r| r.start);
+    input.release_except(contents.into_iter());
     Ok(graph)
 }
 
