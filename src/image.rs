@@ -360,10 +360,18 @@ pub fn prepare_process_for_program(argv0: &str) {
 
 /// SIGPIPE, SIGSEGV and SIGBUS at their defaults, as a C program starts.
 pub(crate) fn default_program_signals() {
-    for signal in [libc::SIGPIPE, libc::SIGSEGV, libc::SIGBUS] {
+    default_program_signals_but_crashes();
+    for signal in [libc::SIGSEGV, libc::SIGBUS] {
         // SAFETY: restoring a signal's default disposition.
         unsafe { libc::signal(signal, libc::SIG_DFL) };
     }
+}
+
+/// SIGPIPE at its default, for a run whose crash handler is about to take
+/// SIGSEGV and SIGBUS anyway.
+pub(crate) fn default_program_signals_but_crashes() {
+    // SAFETY: restoring a signal's default disposition.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
 }
 
 /// glibc's `program_invocation_name` and `program_invocation_short_name`

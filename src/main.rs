@@ -309,9 +309,8 @@ fn run_isolated(cli: &Cli, image: &Image, program: String, set: Vec<(String, Glo
     };
     let rss_before = run::resident_set_kib();
     let mut first_failure: Option<RunOutcome> = None;
-    let runs = std::iter::repeat_n(spec, cli.repeat as usize);
     let jobs = cli.jobs.unwrap_or(1) as usize;
-    let result = image.run_batch(runs, jobs, |_, outcome| {
+    let result = image.run_repeated(&spec, cli.repeat as usize, jobs, |_, outcome| {
         if !outcome.succeeded() && first_failure.is_none() {
             first_failure = Some(outcome);
         }

@@ -330,6 +330,23 @@ impl std::fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
+/// A prepared run: each batch run owns its own; the runs of
+/// [`Image::run_repeated`] share one.
+enum Prepared<'p> {
+    Owned(PreparedRun),
+    Shared(&'p PreparedRun),
+}
+
+impl std::ops::Deref for Prepared<'_> {
+    type Target = PreparedRun;
+    fn deref(&self) -> &PreparedRun {
+        match self {
+            Prepared::Owned(run) => run,
+            Prepared::Shared(run) => run,
+        }
+    }
+}
+
 /// A spec checked and resolved in the parent, so the child only copies
 /// bytes and makes system calls.
 struct PreparedRun {
@@ -426,7 +443,7 @@ impl Image {
         let prepared = self.prepare_run(spec)?;
         let mut outcome = None;
         let mut pool = Pool::new(self, 1)?;
-        let child = pool.spawn(0, prepared)?;
+        let child = pool.spawn(0, Prepared::Owned(prepared))?;
         pool.running.push(child);
         while outcome.is_none() {
             pool.step(&mut |_, o| outcome = Some(o))?;
@@ -461,10 +478,51 @@ impl Image {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn run_batch<I>(&self, specs: I, jobs: usize, mut on_done: impl FnMut(usize, RunOutcome)) -> Result<()>
+    pub fn run_batch<I>(&self, specs: I, jobs: usize, on_done: impl FnMut(usize, RunOutcome)) -> Result<()>
     where
         I: IntoIterator<Item = RunSpec>,
     {
+        let mut specs = specs.into_iter().enumerate();
+        self.drive(
+            jobs,
+            || specs.next().map(|(index, spec)| (index, self.prepare_run(&spec).map(Prepared::Owned))),
+            on_done,
+        )
+    }
+
+    /// Runs `spec` isolated `times` times, up to `jobs` children at a time,
+    /// as [`Image::run_batch`] would with that many copies of it, but
+    /// checks and prepares it once: the parent then allocates and frees
+    /// nothing per run, and so writes fewer of the pages each fork has
+    /// made copy-on-write (every page written costs a fault per run).
+    pub fn run_repeated(
+        &self,
+        spec: &RunSpec,
+        times: usize,
+        jobs: usize,
+        mut on_done: impl FnMut(usize, RunOutcome),
+    ) -> Result<()> {
+        let started = Instant::now();
+        let prepared = match self.prepare_run(spec) {
+            Ok(prepared) => prepared,
+            Err(e) => {
+                let message = format!("{:#}", e);
+                (0..times).for_each(|i| on_done(i, RunOutcome::error(message.clone(), started.elapsed())));
+                return Ok(());
+            }
+        };
+        let mut indices = 0..times;
+        self.drive(jobs, || indices.next().map(|index| (index, Ok(Prepared::Shared(&prepared)))), on_done)
+    }
+
+    /// The batch loop: keeps up to `jobs` children of the runs `next` hands
+    /// out in flight, and reports each as it finishes.
+    fn drive<'p>(
+        &'p self,
+        jobs: usize,
+        mut next: impl FnMut() -> Option<(usize, Result<Prepared<'p>>)>,
+        mut on_done: impl FnMut(usize, RunOutcome),
+    ) -> Result<()> {
         let mut pool = Pool::new(self, jobs.max(1))?;
         // Looked up here once rather than in every child.
         crate::image::process_name_slots();
@@ -473,16 +531,15 @@ impl Image {
         // (~11 µs per MiB here): give the linker's freed memory back first.
         // SAFETY: malloc_trim only releases free memory of malloc's heaps.
         unsafe { libc::malloc_trim(0) };
-        let mut specs = specs.into_iter().enumerate();
         let mut exhausted = false;
         loop {
             while !exhausted && pool.running.len() < pool.jobs {
-                let Some((index, spec)) = specs.next() else {
+                let Some((index, prepared)) = next() else {
                     exhausted = true;
                     break;
                 };
                 let started = Instant::now();
-                match self.prepare_run(&spec).and_then(|prepared| pool.spawn(index, prepared)) {
+                match prepared.and_then(|prepared| pool.spawn(index, prepared)) {
                     Ok(child) => pool.running.push(child),
                     Err(e) => on_done(index, RunOutcome::error(format!("{:#}", e), started.elapsed())),
                 }
@@ -641,17 +698,22 @@ struct StdinFeed {
 }
 
 /// A child in flight.
-struct Running {
+struct Running<'p> {
     index: usize,
     pid: libc::pid_t,
     /// Readable when the child exits; `None` when pidfd_open is unavailable
-    /// (then the child is polled for on every wake-up).
+    /// (then the child is polled for on every wake-up) or not needed.
     pidfd: Option<OwnedFd>,
+    /// Nothing to feed, capture or time out, and no other run in flight:
+    /// the parent just waits for the child to exit, with no descriptors
+    /// and no poll (see [`Pool::wait_for_the_one_run`]).
+    waits_blocking: bool,
     stdin: Option<StdinFeed>,
     stdout: Option<Capture>,
     stderr: Option<Capture>,
-    /// Where the child reports a failure to set itself up, before user code.
-    setup_error: Capture,
+    /// The [`SetupErrors`] slot where the child reports a failure to set
+    /// itself up, before user code.
+    slot: usize,
     started: Instant,
     deadline: Option<Instant>,
     timed_out: bool,
@@ -659,33 +721,43 @@ struct Running {
     ended: Option<(libc::c_int, Instant)>,
     /// Kept until the run is over: freed while the child lives, its heap
     /// pages (shared copy-on-write) would be copied for the parent.
-    _prepared: PreparedRun,
+    _prepared: Prepared<'p>,
 }
 
-impl Running {
+impl Running<'_> {
     fn captures_mut(&mut self) -> impl Iterator<Item = &mut Capture> {
-        self.stdout.iter_mut().chain(self.stderr.iter_mut()).chain(std::iter::once(&mut self.setup_error))
+        self.stdout.iter_mut().chain(self.stderr.iter_mut())
     }
 
     /// Reaps the child if it has exited. While it is an unreaped zombie its
     /// process-group id cannot be reused, so killing the group here reaches
     /// only what the run left behind (background children), never a stranger.
     fn try_reap(&mut self) -> Result<()> {
-        if self.ended.is_some() {
+        if self.ended.is_some() || !self.has_exited(libc::WNOHANG)? {
             return Ok(());
         }
+        self.reap_exited()
+    }
+
+    /// Whether the child has exited, leaving it unreaped; `flags` 0 waits
+    /// for that (false when a signal interrupts the wait).
+    fn has_exited(&self, flags: libc::c_int) -> Result<bool> {
         // SAFETY: waitid fills a zeroed siginfo_t for our own child.
-        let exited = unsafe {
+        unsafe {
             let mut info: libc::siginfo_t = std::mem::zeroed();
-            let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-            if libc::waitid(libc::P_PID, self.pid as libc::id_t, &mut info, flags) != 0 {
+            if libc::waitid(libc::P_PID, self.pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT | flags) != 0
+            {
+                if flags == 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                    return Ok(false);
+                }
                 return Err(std::io::Error::last_os_error()).context("waitid");
             }
-            info.si_pid() != 0
-        };
-        if !exited {
-            return Ok(());
+            Ok(info.si_pid() != 0)
         }
+    }
+
+    /// Kills what the exited child left in its group, then reaps it.
+    fn reap_exited(&mut self) -> Result<()> {
         kill_group(self.pid);
         let mut status = 0;
         // SAFETY: reaping our own exited child.
@@ -700,14 +772,13 @@ impl Running {
 
     fn is_finished(&self, now: Instant) -> bool {
         let Some((_, ended)) = self.ended else { return false };
-        let open = self.stdout.iter().chain(self.stderr.iter()).chain([&self.setup_error]).any(|c| c.fd.is_some());
+        let open = self.stdout.iter().chain(self.stderr.iter()).any(|c| c.fd.is_some());
         !open || now >= ended + DRAIN_GRACE
     }
 
-    fn into_outcome(self) -> RunOutcome {
+    fn into_outcome(self, setup_error: Option<String>) -> RunOutcome {
         let (status, ended) = self.ended.expect("finished runs have ended");
-        let setup_error = String::from_utf8_lossy(&self.setup_error.data).into_owned();
-        let status = if !setup_error.is_empty() {
+        let status = if let Some(setup_error) = setup_error {
             RunStatus::Error(setup_error)
         } else if self.timed_out && libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL {
             RunStatus::Timeout
@@ -771,13 +842,83 @@ impl Drop for SigpipeBlocked {
 struct Pool<'a> {
     image: &'a Image,
     jobs: usize,
-    running: Vec<Running>,
+    running: Vec<Running<'a>>,
     sigpipe: SigpipeBlocked,
     /// Set for one run at a time (see [`CpuPin`]).
     pin: Option<CpuPin>,
     /// Buffers kept across runs: after a fork, every heap page the parent
     /// writes (malloc and free do) is copied, so it allocates up front.
     scratch: PollScratch,
+    setup_errors: SetupErrors,
+}
+
+/// Where children report a failure to set themselves up (before user
+/// code runs): one slot of shared memory per job, rather than a pipe per
+/// run, which cost five system calls in the parent and a descriptor the
+/// child had to close.
+struct SetupErrors {
+    base: *mut u8,
+    slots: usize,
+}
+
+/// Bytes per slot: a length (u32), then the message.
+const SETUP_ERROR_SLOT: usize = 1024;
+
+impl SetupErrors {
+    fn new(slots: usize) -> Result<SetupErrors> {
+        let len = slots * SETUP_ERROR_SLOT;
+        // SAFETY: a fresh shared anonymous mapping, owned by this value.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error()).context("cannot map the setup-error slots");
+        }
+        Ok(SetupErrors { base: base.cast(), slots })
+    }
+
+    /// Called in the child: stores `message` (truncated) in `slot`.
+    fn report(&self, slot: usize, message: &str) {
+        let bytes = &message.as_bytes()[..message.len().min(SETUP_ERROR_SLOT - 4)];
+        // SAFETY: `slot` < `slots`, so the slot lies inside the mapping; the
+        // parent reads it only after this process has exited.
+        unsafe {
+            let at = self.base.add(slot * SETUP_ERROR_SLOT);
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), at.add(4), bytes.len());
+            at.cast::<u32>().write_unaligned(bytes.len() as u32);
+        }
+    }
+
+    /// Called in the parent once the child of `slot` is reaped: its
+    /// message, if it reported one, and the slot cleared for the next run.
+    fn take(&self, slot: usize) -> Option<String> {
+        // SAFETY: as in `report`; the child that could write it has exited.
+        // The length is bounded, since user code could scribble on it.
+        unsafe {
+            let at = self.base.add(slot * SETUP_ERROR_SLOT);
+            let len = at.cast::<u32>().read_unaligned() as usize;
+            if len == 0 {
+                return None;
+            }
+            at.cast::<u32>().write_unaligned(0);
+            let bytes = std::slice::from_raw_parts(at.add(4), len.min(SETUP_ERROR_SLOT - 4));
+            Some(String::from_utf8_lossy(bytes).into_owned())
+        }
+    }
+}
+
+impl Drop for SetupErrors {
+    fn drop(&mut self) {
+        // SAFETY: unmapping the mapping made in `new`.
+        unsafe { libc::munmap(self.base.cast(), self.slots * SETUP_ERROR_SLOT) };
+    }
 }
 
 #[derive(Default)]
@@ -851,7 +992,6 @@ enum Stream {
     Stdin,
     Stdout,
     Stderr,
-    SetupError,
     Exit,
 }
 
@@ -878,7 +1018,6 @@ struct ChildEnds {
     stdin: Option<OwnedFd>,
     stdout: Option<OwnedFd>,
     stderr: Option<OwnedFd>,
-    setup_error: OwnedFd,
 }
 
 impl<'a> Pool<'a> {
@@ -893,11 +1032,19 @@ impl<'a> Pool<'a> {
             pollfds: Vec::with_capacity(5 * jobs),
             owners: Vec::with_capacity(5 * jobs),
         };
-        Ok(Pool { image, jobs, running: Vec::with_capacity(jobs), sigpipe: SigpipeBlocked::new()?, pin, scratch })
+        Ok(Pool {
+            image,
+            jobs,
+            running: Vec::with_capacity(jobs),
+            sigpipe: SigpipeBlocked::new()?,
+            pin,
+            scratch,
+            setup_errors: SetupErrors::new(jobs)?,
+        })
     }
 
     /// Forks a child for `run`.
-    fn spawn(&mut self, index: usize, run: PreparedRun) -> Result<Running> {
+    fn spawn(&mut self, index: usize, run: Prepared<'a>) -> Result<Running<'a>> {
         let (stdin_read, stdin_feed) = match &run.stdin {
             StdinSource::Inherit => (None, None),
             StdinSource::Bytes(bytes) => {
@@ -913,9 +1060,10 @@ impl<'a> Pool<'a> {
                 (Some(out_w), Some(Capture::new(out_r, limit)), Some(err_w), Some(Capture::new(err_r, limit)))
             }
         };
-        let (setup_r, setup_w) = pipe_pair()?;
-        let setup_error = Capture::new(setup_r, 4096);
-        let ends = ChildEnds { stdin: stdin_read, stdout: stdout_write, stderr: stderr_write, setup_error: setup_w };
+        let ends = ChildEnds { stdin: stdin_read, stdout: stdout_write, stderr: stderr_write };
+        let slot = (0..self.setup_errors.slots)
+            .find(|&s| self.running.iter().all(|r| r.slot != s))
+            .context("internal: more runs in flight than jobs")?;
 
         // Descriptors the child must close: the parent's ends of every run
         // in flight (a child holding another run's stdin would keep it from
@@ -925,12 +1073,12 @@ impl<'a> Pool<'a> {
         for r in &self.running {
             parent_fds.extend(r.stdin.as_ref().map(|s| s.fd.as_raw_fd()));
             parent_fds.extend(r.pidfd.as_ref().map(|f| f.as_raw_fd()));
-            for c in r.stdout.iter().chain(r.stderr.iter()).chain([&r.setup_error]) {
+            for c in r.stdout.iter().chain(r.stderr.iter()) {
                 parent_fds.extend(c.fd.as_ref().map(|f| f.as_raw_fd()));
             }
         }
         parent_fds.extend(stdin_feed.as_ref().map(|s| s.fd.as_raw_fd()));
-        for c in stdout_capture.iter().chain(stderr_capture.iter()).chain([&setup_error]) {
+        for c in stdout_capture.iter().chain(stderr_capture.iter()) {
             parent_fds.extend(c.fd.as_ref().map(|f| f.as_raw_fd()));
         }
 
@@ -947,18 +1095,25 @@ impl<'a> Pool<'a> {
         }
         if pid == 0 {
             let original_cpus = self.pin.as_ref().map(|p| &p.original);
-            child_main(self.image, &run, ends, parent_fds, &self.sigpipe.original_mask, original_cpus);
+            let report_failure = |message: &str| self.setup_errors.report(slot, message);
+            child_main(self.image, &run, ends, parent_fds, &self.sigpipe.original_mask, original_cpus, &report_failure);
         }
         // Also set the group here, so a kill right after spawn reaches it
         // whichever of parent and child runs first.
         // SAFETY: setpgid on our own child.
         unsafe { libc::setpgid(pid, pid) };
         drop(ends);
-        // SAFETY: pidfd_open returns a new descriptor we own, or -1.
-        let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        // SAFETY: a fresh descriptor from pidfd_open.
-        let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd as RawFd) });
-        for c in stdout_capture.iter().chain(stderr_capture.iter()).chain([&setup_error]) {
+        let waits_blocking =
+            self.jobs == 1 && stdin_feed.is_none() && stdout_capture.is_none() && run.timeout.is_none();
+        let pidfd = if waits_blocking {
+            None
+        } else {
+            // SAFETY: pidfd_open returns a new descriptor we own, or -1.
+            let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+            // SAFETY: a fresh descriptor from pidfd_open.
+            (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd as RawFd) })
+        };
+        for c in stdout_capture.iter().chain(stderr_capture.iter()) {
             set_nonblocking(c.fd.as_ref().expect("fresh capture"));
         }
         let mut stdin = stdin_feed;
@@ -972,10 +1127,11 @@ impl<'a> Pool<'a> {
             index,
             pid,
             pidfd,
+            waits_blocking,
             stdin,
             stdout: stdout_capture,
             stderr: stderr_capture,
-            setup_error,
+            slot,
             started,
             deadline: run.timeout.map(|t| started + t),
             timed_out: false,
@@ -986,6 +1142,11 @@ impl<'a> Pool<'a> {
 
     /// Waits for something to happen, handles it, and reports finished runs.
     fn step(&mut self, on_done: &mut dyn FnMut(usize, RunOutcome)) -> Result<()> {
+        if let [run] = &self.running[..] {
+            if run.waits_blocking && run.ended.is_none() {
+                return self.wait_for_the_one_run(on_done);
+            }
+        }
         let mut pollfds = std::mem::take(&mut self.scratch.pollfds);
         let mut owners = std::mem::take(&mut self.scratch.owners);
         pollfds.clear();
@@ -994,6 +1155,29 @@ impl<'a> Pool<'a> {
         self.scratch.pollfds = pollfds;
         self.scratch.owners = owners;
         result
+    }
+
+    /// The common case of `--repeat --isolate`: one run that needs no
+    /// descriptors watched. Blocking in waitid costs three system calls per
+    /// run where the poll loop took seven; a termination signal still
+    /// interrupts it (the handlers are installed without SA_RESTART).
+    fn wait_for_the_one_run(&mut self, on_done: &mut dyn FnMut(usize, RunOutcome)) -> Result<()> {
+        let exited = self.running[0].has_exited(0)?;
+        let signal = match PENDING_SIGNAL.load(Ordering::SeqCst) {
+            0 => 0,
+            _ => PENDING_SIGNAL.swap(0, Ordering::SeqCst),
+        };
+        if signal != 0 {
+            self.kill_all();
+            return Err(Interrupted(signal).into());
+        }
+        if exited {
+            self.running[0].reap_exited()?;
+            let r = self.running.swap_remove(0);
+            let setup_error = self.setup_errors.take(r.slot);
+            on_done(r.index, r.into_outcome(setup_error));
+        }
+        Ok(())
     }
 
     fn step_with(
@@ -1012,11 +1196,7 @@ impl<'a> Pool<'a> {
             if let Some(feed) = &r.stdin {
                 watch(feed.fd.as_raw_fd(), libc::POLLOUT, Stream::Stdin);
             }
-            for (capture, stream) in [
-                (r.stdout.as_ref(), Stream::Stdout),
-                (r.stderr.as_ref(), Stream::Stderr),
-                (Some(&r.setup_error), Stream::SetupError),
-            ] {
+            for (capture, stream) in [(r.stdout.as_ref(), Stream::Stdout), (r.stderr.as_ref(), Stream::Stderr)] {
                 if let Some(fd) = capture.and_then(|c| c.fd.as_ref()) {
                     watch(fd.as_raw_fd(), libc::POLLIN, stream);
                 }
@@ -1060,7 +1240,6 @@ impl<'a> Pool<'a> {
                 Stream::Stdin => feed_stdin(r),
                 Stream::Stdout => r.stdout.as_mut().expect("watched").read_available(),
                 Stream::Stderr => r.stderr.as_mut().expect("watched").read_available(),
-                Stream::SetupError => r.setup_error.read_available(),
                 Stream::Exit => r.try_reap()?,
             }
         }
@@ -1082,7 +1261,8 @@ impl<'a> Pool<'a> {
         while i < self.running.len() {
             if self.running[i].is_finished(now) {
                 let r = self.running.swap_remove(i);
-                on_done(r.index, r.into_outcome());
+                let setup_error = self.setup_errors.take(r.slot);
+                on_done(r.index, r.into_outcome(setup_error));
             } else {
                 i += 1;
             }
@@ -1138,11 +1318,11 @@ fn child_main(
     parent_fds: &[RawFd],
     mask: &libc::sigset_t,
     original_cpus: Option<&libc::cpu_set_t>,
+    report_failure: &dyn Fn(&str),
 ) -> ! {
     if let Some(cpus) = original_cpus {
         CpuPin::restore(cpus);
     }
-    let setup_fd = ends.setup_error.as_raw_fd();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| child_setup(run, &ends, parent_fds, mask)));
     let failure = match result {
         Ok(Ok(())) => None,
@@ -1150,15 +1330,11 @@ fn child_main(
         Err(_) => Some("jitrun: panic while setting up the run".to_string()),
     };
     if let Some(message) = failure {
-        // SAFETY: writing the message to our setup-error pipe, then leaving
-        // without running any atexit handler of the parent's.
-        unsafe {
-            libc::write(setup_fd, message.as_ptr().cast(), message.len());
-            libc::_exit(crate::EXIT_JITRUN_ERROR);
-        }
+        report_failure(&message);
+        // SAFETY: leaving without running any atexit handler of the parent's.
+        unsafe { libc::_exit(crate::EXIT_JITRUN_ERROR) };
     }
-    // User code must not hold the setup-error pipe (its descendants would
-    // keep it open), and nothing else of ours is needed any more.
+    // User code must not hold our ends of its pipes.
     drop(ends);
     image.run_main_then_exit(run.entry, &run.argv)
 }
@@ -1191,14 +1367,17 @@ fn child_setup(run: &PreparedRun, ends: &ChildEnds, parent_fds: &[RawFd], mask: 
         }
         libc::pthread_sigmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
     }
-    // SIGPIPE, SIGSEGV and SIGBUS at their defaults, argv[0] as the
-    // process name: what a C program expects from its start-up code.
-    crate::image::default_program_signals();
-    run.process_names.install();
-    // Crash reports, when the parent prepared them, as for in-process runs.
+    // SIGPIPE, SIGSEGV and SIGBUS at their defaults (or the latter two
+    // with crash reports, when the parent prepared them, as for in-process
+    // runs), argv[0] as the process name: what a C program expects from
+    // its start-up code.
     if crate::crash::is_prepared() {
+        crate::image::default_program_signals_but_crashes();
         crate::crash::activate();
+    } else {
+        crate::image::default_program_signals();
     }
+    run.process_names.install();
     apply_env(run)?;
     for (addr, bytes) in &run.writes {
         // SAFETY: the parent checked that the range is writable image memory;
@@ -1220,6 +1399,25 @@ mod tests {
     use super::*;
 
     fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn a_setup_error_reported_by_a_child_reaches_the_parent_once() {
+        let slots = SetupErrors::new(2).unwrap();
+        // SAFETY: the child only copies bytes into shared memory and leaves.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            slots.report(1, "jitrun: dup2: Bad file descriptor");
+            slots.report(0, &"x".repeat(3 * SETUP_ERROR_SLOT));
+            // SAFETY: leaving the forked test process without its handlers.
+            unsafe { libc::_exit(0) };
+        }
+        let mut status = 0;
+        // SAFETY: reaping our own child.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert_eq!(slots.take(1).as_deref(), Some("jitrun: dup2: Bad file descriptor"));
+        assert_eq!(slots.take(1), None, "taken slots are cleared");
+        assert_eq!(slots.take(0).map(|m| m.len()), Some(SETUP_ERROR_SLOT - 4), "long messages are cut to the slot");
+    }
 
     #[test]
     fn run_types_are_send_and_sync() {

@@ -221,6 +221,25 @@ fn library_links_once_and_runs_many() {
         assert_eq!(outcome.as_ref(), Some(&expected), "mutant {}", id);
     }
 
+    // One spec many times, prepared once: every index reported, each run fresh.
+    for jobs in [1, 3] {
+        let spec = RunSpec::captured().set("mutant_id", GlobalValue::Int(4));
+        let mut seen = vec![0; 7];
+        image
+            .run_repeated(&spec, 7, jobs, |index, outcome| {
+                assert_eq!(outcome.status, RunStatus::Exited(3), "run {} of 7 on {} jobs", index, jobs);
+                seen[index] += 1;
+            })
+            .unwrap();
+        assert_eq!(seen, vec![1; 7], "{} jobs", jobs);
+    }
+    let bad = RunSpec::default().set("no_such_global", GlobalValue::Int(1));
+    let mut errors = 0;
+    image
+        .run_repeated(&bad, 3, 1, |_, outcome| errors += matches!(outcome.status, RunStatus::Error(_)) as usize)
+        .unwrap();
+    assert_eq!(errors, 3);
+
     // The parent's image was never initialized by those runs: in-process,
     // this is the first run and the constructor sees the value written here.
     image.write_global("mutant_id", &GlobalValue::Int(4)).unwrap();
