@@ -9,7 +9,6 @@
 //! C++ static destructors, then `.fini_array` in reverse), the mapper's
 //! dealloc actions, unmaps, and closes the libraries last.
 
-use rustc_hash::FxHashMap as HashMap;
 use std::ffi::{c_char, c_int, c_void, CString};
 
 use anyhow::{Context, Result};
@@ -52,9 +51,8 @@ pub struct Image {
     pub(crate) base: u64,
     pub(crate) size: u64,
     pub(crate) key: Option<InitKey>,
-    pub(crate) symbols: HashMap<crate::model::Name, u64>,
-    /// `st_size` of the defined globals that have one (for `run::GlobalValue` writes).
-    pub(crate) symbol_sizes: HashMap<crate::model::Name, u64>,
+    /// Addresses and sizes (`st_size`, for `run::GlobalValue` writes) of the defined globals.
+    pub(crate) symbols: SymbolMap,
     pub(crate) preinit: FunctionArray,
     pub(crate) init: FunctionArray,
     pub(crate) fini: FunctionArray,
@@ -82,7 +80,7 @@ impl Image {
         base: u64,
         size: u64,
         key: InitKey,
-        symbols: HashMap<crate::model::Name, u64>,
+        symbols: SymbolMap,
         arrays: [FunctionArray; 3],
         dso_handle: u64,
         libraries: Vec<SharedLibrary>,
@@ -94,7 +92,6 @@ impl Image {
             size,
             key: Some(key),
             symbols,
-            symbol_sizes: HashMap::default(),
             preinit,
             init,
             fini,
@@ -110,18 +107,13 @@ impl Image {
 
     /// Address of a global symbol defined by the image.
     pub fn lookup(&self, name: &str) -> Option<u64> {
-        self.symbols.get(name).copied()
+        self.symbols.address(name)
     }
 
     /// Size in bytes of a global symbol defined by the image, when its
     /// object recorded one (`st_size`).
     pub fn symbol_size(&self, name: &str) -> Option<u64> {
-        self.symbol_sizes.get(name).copied()
-    }
-
-    pub(crate) fn with_symbol_sizes(mut self, sizes: HashMap<crate::model::Name, u64>) -> Image {
-        self.symbol_sizes = sizes;
-        self
+        self.symbols.size(name)
     }
 
     /// The inputs of a link info that [`crate::LinkOptions::defer_link_info`]
@@ -428,5 +420,83 @@ pub fn keep_signals_off_this_thread() {
         let mut all: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_BLOCK, &all, std::ptr::null_mut());
+    }
+}
+
+/// An image's global symbols in two allocations: entries sorted by name,
+/// and the names. A hash map of the link's shared names kept pages of the
+/// linker's freed memory resident (each name pinned one), and a parent
+/// that forks isolated runs pays for every resident page at each fork.
+#[derive(Default)]
+pub(crate) struct SymbolMap {
+    entries: Vec<SymbolEntry>,
+    names: String,
+}
+
+struct SymbolEntry {
+    /// `names[name..name + name_len]`.
+    name: u32,
+    name_len: u32,
+    address: u64,
+    /// 0 when the object recorded none.
+    size: u64,
+}
+
+impl SymbolMap {
+    /// From `(name, address, size)`; a later duplicate name is ignored.
+    pub(crate) fn new<'n>(symbols: impl Iterator<Item = (&'n str, u64, Option<u64>)>) -> SymbolMap {
+        let mut sorted: Vec<_> = symbols.collect();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        sorted.dedup_by(|later, earlier| later.0 == earlier.0);
+        let mut names = String::with_capacity(sorted.iter().map(|s| s.0.len()).sum());
+        let entries = sorted
+            .iter()
+            .map(|&(name, address, size)| {
+                let entry = SymbolEntry {
+                    name: names.len() as u32,
+                    name_len: name.len() as u32,
+                    address,
+                    size: size.unwrap_or(0),
+                };
+                names.push_str(name);
+                entry
+            })
+            .collect();
+        SymbolMap { entries, names }
+    }
+
+    fn name(&self, entry: &SymbolEntry) -> &str {
+        &self.names[entry.name as usize..(entry.name + entry.name_len) as usize]
+    }
+
+    fn find(&self, name: &str) -> Option<&SymbolEntry> {
+        let i = self.entries.binary_search_by(|e| self.name(e).cmp(name)).ok()?;
+        Some(&self.entries[i])
+    }
+
+    pub(crate) fn address(&self, name: &str) -> Option<u64> {
+        self.find(name).map(|e| e.address)
+    }
+
+    pub(crate) fn size(&self, name: &str) -> Option<u64> {
+        self.find(name).map(|e| e.size).filter(|&s| s != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SymbolMap;
+
+    #[test]
+    fn the_symbol_map_finds_names_and_sizes_and_keeps_the_first_of_a_name() {
+        let symbols =
+            [("main", 0x1000, Some(42)), ("b", 0x2000, None), ("a", 0x3000, Some(0)), ("main", 0x4000, Some(1))];
+        let map = SymbolMap::new(symbols.into_iter());
+        assert_eq!(map.address("main"), Some(0x1000));
+        assert_eq!(map.size("main"), Some(42));
+        assert_eq!((map.address("a"), map.size("a")), (Some(0x3000), None));
+        assert_eq!((map.address("b"), map.size("b")), (Some(0x2000), None));
+        assert_eq!(map.address("c"), None);
+        assert_eq!(map.address(""), None);
     }
 }

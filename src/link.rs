@@ -468,13 +468,11 @@ impl Linker {
             let (inputs, phases) = (std::mem::take(&mut inputs), std::mem::take(&mut timer.phases));
             Arc::new(linkinfo::collect(&graphs, &addrs, &library_paths, inputs, phases))
         };
-        let mut symbols: rustc_hash::FxHashMap<Name, u64> =
-            rustc_hash::FxHashMap::with_capacity_and_hasher(res.globals.len(), Default::default());
-        symbols.extend(
+        let symbols = crate::image::SymbolMap::new(
             res.globals
                 .iter()
                 .filter(|(_, t)| matches!(t, Target::Block { .. } | Target::Absolute(_)))
-                .filter_map(|(name, &t)| addrs.address(t).ok().map(|a| (name.clone(), a))),
+                .filter_map(|(name, &t)| addrs.address(t).ok().map(|a| (&**name, a, res.sizes.get(name).copied()))),
         );
         let table_graph = addrs.table_graph;
 
@@ -521,8 +519,7 @@ impl Linker {
                 .unwrap_or_default()
         };
         let arrays = [array(".preinit_array"), array(".init_array"), array(".fini_array")];
-        let dso_handle = *symbols.get(runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
-        let sizes = res.sizes.iter().filter(|(n, _)| symbols.contains_key(*n)).map(|(n, &s)| (n.clone(), s)).collect();
+        let dso_handle = symbols.address(runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
         let mut image = Image::new(mapper, base, layout.size, key, symbols, arrays, dso_handle, libraries);
         image.link_info = info;
         if defer {
@@ -539,13 +536,13 @@ impl Linker {
                 inputs,
                 phases: timer.phases,
             });
-            return Ok(image.with_symbol_sizes(sizes));
+            return Ok(image);
         }
         // The graphs are dropped here unless the caller asked for them back.
         if let Some(hook) = on_linked {
             hook(graphs);
         }
-        Ok(image.with_symbol_sizes(sizes))
+        Ok(image)
     }
 }
 
