@@ -24,13 +24,19 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
         let Some(bytes) = block.bytes(graph.input.as_deref()) else {
             continue;
         };
-        let bytes = bytes.to_vec();
-        let mut edges = block.edges.clone();
-        edges.sort_by_key(|e| e.offset);
-        let records = split_records(&bytes).map_err(|e| anyhow!("{}: section .eh_frame: {}", graph.name, e))?;
+        // Relocations come sorted by offset from every assembler seen; a
+        // copy is sorted only when they are not.
+        let edges: std::borrow::Cow<[Edge]> = if block.edges.is_sorted_by_key(|e| e.offset) {
+            std::borrow::Cow::Borrowed(&block.edges)
+        } else {
+            let mut sorted = block.edges.clone();
+            sorted.sort_by_key(|e| e.offset);
+            std::borrow::Cow::Owned(sorted)
+        };
+        let records = split_records(bytes).map_err(|e| anyhow!("{}: section .eh_frame: {}", graph.name, e))?;
         // The unwinder trusts every byte it is given (a bad encoding aborts
         // the process the moment something unwinds), so check it all here.
-        validate(&bytes, &records, &edges).map_err(|e| anyhow!("{}: section .eh_frame{}", graph.name, e))?;
+        validate(bytes, &records, &edges).map_err(|e| anyhow!("{}: section .eh_frame{}", graph.name, e))?;
         let dropped = |rec: &Record| -> bool {
             if rec.is_terminator {
                 return true;

@@ -161,7 +161,7 @@ pub enum SymbolDef {
 
 #[derive(Clone, Debug)]
 pub struct Symbol {
-    pub name: Option<Box<str>>,
+    pub name: Option<Name>,
     pub def: SymbolDef,
     pub scope: Scope,
     pub linkage: Linkage,

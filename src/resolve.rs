@@ -282,8 +282,20 @@ impl SymbolTable {
         if let Some(&idx) = self.index.get(name) {
             return idx;
         }
+        self.new_entry(name.into())
+    }
+
+    /// As [`Self::entry_index`] for a name the graph already holds: a new
+    /// entry shares it instead of copying it.
+    fn entry_index_shared(&mut self, name: &Name) -> usize {
+        if let Some(&idx) = self.index.get(&**name) {
+            return idx;
+        }
+        self.new_entry(name.clone())
+    }
+
+    fn new_entry(&mut self, key: Name) -> usize {
         let idx = self.entries.len();
-        let key: Name = name.into();
         self.index.insert(key.clone(), idx);
         self.entries.push((key, GlobalEntry::default()));
         idx
@@ -302,16 +314,17 @@ impl SymbolTable {
             if sym.scope != Scope::Global {
                 continue;
             }
-            let Some(name) = sym.name.as_deref() else {
+            let Some(shared_name) = &sym.name else {
                 continue;
             };
+            let name = &**shared_name;
             let weak = sym.linkage == Linkage::Weak;
             let live_def = match sym.def {
                 SymbolDef::Defined { block, .. } => graph.is_block_live(block),
                 SymbolDef::Absolute(_) => true,
                 _ => false,
             };
-            let idx = self.entry_index(name);
+            let idx = self.entry_index_shared(shared_name);
             symbol_entries[s] = idx as u32;
             let entry = &mut self.entries[idx].1;
             match sym.def {

@@ -157,13 +157,22 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
     // Counted per kind here, named once at the end: hashing a name per edge
     // showed in profiles.
     let mut kind_counts: FxHashMap<EdgeKind, u64> = FxHashMap::default();
+    // Edges of one kind come in runs; each run is added to the map once.
+    let mut run: Option<(EdgeKind, u64)> = None;
     for (g, graph) in graphs.iter().enumerate() {
         for (b, block) in graph.blocks.iter().enumerate() {
             if !graph.is_block_live(b as BlockId) {
                 continue;
             }
             for edge in &block.edges {
-                *kind_counts.entry(edge.kind).or_insert(0) += 1;
+                match &mut run {
+                    Some((kind, n)) if *kind == edge.kind => *n += 1,
+                    _ => {
+                        if let Some((kind, n)) = run.replace((edge.kind, 1)) {
+                            *kind_counts.entry(kind).or_insert(0) += n;
+                        }
+                    }
+                }
                 let target = res.targets[g][edge.target as usize];
                 if target == Target::NotLoaded {
                     let sym = &graph.symbols[edge.target as usize];
@@ -243,6 +252,9 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                 }
             }
         }
+    }
+    if let Some((kind, n)) = run {
+        *kind_counts.entry(kind).or_insert(0) += n;
     }
     tables.edge_counts = kind_counts.into_iter().map(|(kind, n)| (kind.name(), n)).collect();
     Ok(tables)
