@@ -25,7 +25,7 @@
 
 use std::ffi::{c_int, c_void, CString};
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 
 use crate::linkinfo::LinkInfo;
 
@@ -186,20 +186,72 @@ pub fn prepare(info: &LinkInfo, print: bool, report: Option<ReportSink>) {
     }
 }
 
-/// Tells the handler that [`prepare`] is running on another thread: a crash
-/// before it publishes the table waits for it (a bounded time).
+/// Tells the handler that another thread will [`prepare`] the table when
+/// asked: a crash, or a fork (whose child would otherwise have no table),
+/// asks through [`wait_for_table_request`] and waits for it (a bounded
+/// time). Building it costs as much as a third of a link; most runs never
+/// crash, so it is built only then.
 pub fn expect_table() {
+    TABLE_OWNER_PID.store(std::process::id() as i32, Ordering::Release);
     TABLE_COMING.store(true, Ordering::Release);
+    static AT_FORK: std::sync::Once = std::sync::Once::new();
+    // SAFETY: registering a handler that only uses atomics, futex and
+    // nanosleep; glibc runs prepare handlers before it takes malloc's locks,
+    // so the thread building the table can still allocate.
+    AT_FORK.call_once(|| unsafe {
+        libc::pthread_atfork(Some(table_before_fork), None, None);
+    });
+}
+
+/// Blocks the calling thread until a crash or a fork asks for the table
+/// that [`expect_table`] announced.
+pub fn wait_for_table_request() {
+    while TABLE_REQUESTED.load(Ordering::Acquire) == 0 {
+        // SAFETY: FUTEX_WAIT on our own static word; returns at once if it
+        // is no longer 0, and spurious wake-ups are re-checked.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                TABLE_REQUESTED.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                0,
+                std::ptr::null::<libc::timespec>(),
+            )
+        };
+    }
 }
 
 static TABLE_COMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static TABLE_REQUESTED: AtomicI32 = AtomicI32::new(0);
+/// The process whose thread builds the table: a forked child has no such thread.
+static TABLE_OWNER_PID: AtomicI32 = AtomicI32::new(0);
 
-/// The table, waiting up to two seconds for one that [`expect_table`]
-/// announced (async-signal-safe: atomics and nanosleep).
+/// Asks for the table (async-signal-safe: an atomic and a futex wake).
+fn request_table() {
+    if TABLE_REQUESTED.swap(1, Ordering::AcqRel) == 0 {
+        // SAFETY: FUTEX_WAKE on our own static word.
+        unsafe {
+            libc::syscall(libc::SYS_futex, TABLE_REQUESTED.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, 1)
+        };
+    }
+}
+
+extern "C" fn table_before_fork() {
+    published_table();
+}
+
+/// The table, asking for one that [`expect_table`] announced and waiting
+/// up to two seconds for it (async-signal-safe: atomics, futex, getpid and
+/// nanosleep).
 fn published_table() -> *mut CrashTable {
     let mut table = TABLE.load(Ordering::Acquire);
+    // SAFETY: getpid is async-signal-safe.
+    let builder_here = TABLE_OWNER_PID.load(Ordering::Acquire) == unsafe { libc::getpid() };
+    if table.is_null() && TABLE_COMING.load(Ordering::Acquire) && builder_here {
+        request_table();
+    }
     let mut waited_ms = 0;
-    while table.is_null() && TABLE_COMING.load(Ordering::Acquire) && waited_ms < 2000 {
+    while table.is_null() && TABLE_COMING.load(Ordering::Acquire) && builder_here && waited_ms < 2000 {
         let pause = libc::timespec { tv_sec: 0, tv_nsec: 1_000_000 };
         // SAFETY: nanosleep is async-signal-safe.
         unsafe { libc::nanosleep(&pause, std::ptr::null_mut()) };

@@ -51,8 +51,8 @@ fn real_main() {
         };
         init_logging(cli.verbose);
         let mut linked = link(&cli, &inputs);
-        // The link info is collected here while the program already runs;
-        // the crash handler waits for its table if a crash comes first.
+        // The link info is collected here, once the program runs, if a
+        // crash handler asks for its table (it waits for it).
         let deferred = match &mut linked {
             Ok(Linked::Run(image, _)) => image.take_deferred_link_info(),
             _ => None,
@@ -66,6 +66,8 @@ fn real_main() {
         }
         let _ = sender.send((cli, linked));
         if let Some(deferred) = deferred.filter(|_| crash_table) {
+            // Only a crash (or a fork) needs the table: most runs never ask.
+            jitrun::crash::wait_for_table_request();
             jitrun::crash::prepare(&deferred.collect(), true, None);
         }
         loop {
