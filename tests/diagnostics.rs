@@ -70,6 +70,21 @@ fn an_isolated_run_reports_its_crash_the_same_way() {
 }
 
 #[test]
+fn a_crash_in_a_forked_child_is_reported_with_names_at_once() {
+    let dir = scratch("diag-fork-crash");
+    let obj = build("crash_in_forked_child.c", "-O2", &dir);
+    let started = std::time::Instant::now();
+    let out = jitrun(&[path(&obj)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(shell_status(&out), 0, "{}", stderr);
+    assert_eq!(text(&out.stdout), "child signaled 11\n");
+    assert!(stderr.contains("SIGSEGV") && stderr.contains("crash_in_child+0x"), "{}", stderr);
+    assert!(stderr.contains("crash_in_forked_child.o, .text)"), "{}", stderr);
+    // The child has the table; it never waits for a builder it lacks.
+    assert!(started.elapsed() < Duration::from_millis(1500), "took {:?}", started.elapsed());
+}
+
+#[test]
 fn abort_is_reported_and_exits_134() {
     let dir = scratch("diag-abort");
     let obj = build("aborts.c", "-O2", &dir);

@@ -1,0 +1,21 @@
+/* The program forks; the child crashes. Its crash report names the
+   function, as the parent's would: the table exists before the fork. */
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+__attribute__((noinline)) int crash_in_child(volatile int *p) {
+    *p = 1;
+    return 0;
+}
+
+int main(void) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0)
+        return crash_in_child(0);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    printf("child signaled %d\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return 0;
+}
