@@ -160,6 +160,7 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
     // Edges of one kind come in runs; each run is added to the map once.
     let mut run: Option<(EdgeKind, u64)> = None;
     for (g, graph) in graphs.iter().enumerate() {
+        let targets = res.targets.get(g).map_or(&[][..], Vec::as_slice);
         for (b, block) in graph.blocks.iter().enumerate() {
             if !graph.is_block_live(b as BlockId) {
                 continue;
@@ -173,7 +174,14 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                         }
                     }
                 }
-                let target = res.targets[g][edge.target as usize];
+                let target = targets[edge.target as usize];
+                // Most edges: a plain reference into the image, which needs
+                // no GOT entry, stub, copy or TLS slot.
+                if matches!(target, Target::Block { .. })
+                    && matches!(edge.kind, EdgeKind::Pc32 | EdgeKind::Branch32 | EdgeKind::Abs64)
+                {
+                    continue;
+                }
                 if target == Target::NotLoaded {
                     let sym = &graph.symbols[edge.target as usize];
                     bail!(
