@@ -453,6 +453,10 @@ impl Linker {
                     }
                     apply_block_fixups(graph, g, b as BlockId, bytes, base + offset, &addrs, &symbol_addrs)?;
                 }
+                // Copied: its pages need not stay resident next to the image's.
+                if let Some(input) = &graph.input {
+                    input.release_except(std::iter::empty());
+                }
             }
             write_tables(memory, &addrs)?;
         }

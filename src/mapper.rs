@@ -156,22 +156,25 @@ fn munmap(addr: u64, len: usize) {
 
 /// Readies `[addr, addr + size)`, memory the linker is about to write in
 /// full (not zero-fill, which a program may touch sparsely), so that the
-/// copy does not take one page fault per 4 KiB (~2 µs each in a VM):
-/// large ranges are asked to use transparent huge pages, and the whole
-/// range is populated in one call. Advice only; where the system refuses
-/// (kernels before 5.14 lack MADV_POPULATE_WRITE), the copy faults as before.
+/// copy does not take one page fault per 4 KiB (~2 µs each in a VM): large
+/// ranges are asked to use transparent huge pages (a fault per 2 MiB, and
+/// pages appear only as the copy reaches them, while each input's pages are
+/// given back after its copy), smaller ones are populated in one call.
+/// Advice only; where the system refuses (kernels before 5.14 lack
+/// MADV_POPULATE_WRITE), the copy faults as before.
 pub(crate) fn prefault_for_writing(addr: u64, size: u64) {
     // A few pages fault faster than the call that populates them.
     const POPULATE_AT_LEAST: u64 = 64 << 10;
-    if size >= HUGE_PAGE {
-        // SAFETY: advice on mapped memory; it changes no contents or protections.
-        unsafe { libc::madvise(addr as *mut libc::c_void, size as usize, libc::MADV_HUGEPAGE) };
-    }
-    if size >= POPULATE_AT_LEAST {
-        // SAFETY: populating mapped, writable memory the caller owns leaves
-        // its contents (zero) and protections as they are.
-        unsafe { libc::madvise(addr as *mut libc::c_void, size as usize, libc::MADV_POPULATE_WRITE) };
-    }
+    let advice = if size >= HUGE_PAGE {
+        libc::MADV_HUGEPAGE
+    } else if size >= POPULATE_AT_LEAST {
+        libc::MADV_POPULATE_WRITE
+    } else {
+        return;
+    };
+    // SAFETY: advice on mapped, writable memory the caller owns: it leaves
+    // contents (zero) and protections as they are.
+    unsafe { libc::madvise(addr as *mut libc::c_void, size as usize, advice) };
 }
 
 impl MemoryMapper for InProcessMapper {
