@@ -650,6 +650,21 @@ pub struct DeferredLinkInfo {
 }
 
 impl DeferredLinkInfo {
+    /// Frees what collecting does not read (relocations, section contents,
+    /// the inputs): kept while the program runs, they would add to its
+    /// peak memory. Call from a thread with nothing else to do.
+    pub fn release_unneeded(&mut self) {
+        for graph in &mut self.graphs {
+            graph.input = None;
+            for block in &mut graph.blocks {
+                block.edges = Vec::new();
+                if matches!(block.content, Content::Owned(_)) {
+                    block.content = Content::Zero;
+                }
+            }
+        }
+    }
+
     /// Computes the link info (and frees the link model).
     pub fn collect(self) -> crate::linkinfo::LinkInfo {
         let addrs = Addresses {

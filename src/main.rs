@@ -65,7 +65,8 @@ fn real_main() {
             }
         }
         let _ = sender.send((cli, linked));
-        if let Some(deferred) = deferred.filter(|_| crash_table) {
+        if let Some(mut deferred) = deferred.filter(|_| crash_table) {
+            deferred.release_unneeded();
             // Only a crash (or a fork) needs the table: most runs never ask.
             jitrun::crash::wait_for_table_request();
             jitrun::crash::prepare(&deferred.collect(), true, None);
