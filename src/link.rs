@@ -153,15 +153,15 @@ impl Linker {
         let read = crate::parallel::read_and_parse(paths, &self.options.limits);
         self.timer.mark("parse");
         for (path, input) in paths.iter().zip(read) {
-            let crate::parallel::ReadInput { name, data, graph } = input?;
-            let Some(graph) = graph else {
+            match input? {
                 // Archives, shared libraries, scripts: in command-line order.
-                self.add_file_data(path, data, 0)?;
-                continue;
-            };
-            self.note_object_format(FileKind::Elf, &name)?;
-            self.record_input(name, &data, FileKind::Elf);
-            self.graphs.push(graph?);
+                crate::parallel::ReadInput::Other { data, .. } => self.add_file_data(path, data, 0)?,
+                crate::parallel::ReadInput::Translated { name, size, graph } => {
+                    self.note_object_format(FileKind::Elf, &name)?;
+                    self.inputs.push(InputInfo { path: name, size, format: "elf-relocatable".to_string() });
+                    self.graphs.push(graph?);
+                }
+            }
         }
         Ok(())
     }

@@ -20,13 +20,14 @@ use crate::{format, Limits};
 const PARALLEL_THRESHOLD: usize = 8;
 
 /// An input file, read, and translated if it is an ELF relocatable object.
-pub struct ReadInput {
-    /// The path as messages and link info show it.
-    pub name: String,
-    pub data: Arc<InputData>,
-    /// `None` for anything else (archives, shared libraries, scripts...),
-    /// which the caller handles in order.
-    pub graph: Option<Result<LinkGraph>>,
+pub enum ReadInput {
+    /// An ELF relocatable object, translated. Only the graph holds its
+    /// bytes now (perhaps only its section contents, see
+    /// `format::elf::parse`), so `size` records the file's.
+    Translated { name: String, size: u64, graph: Result<LinkGraph> },
+    /// Anything else (archives, shared libraries, scripts...), which the
+    /// caller handles in order.
+    Other { name: String, data: Arc<InputData> },
 }
 
 /// Reads `paths` and translates the ELF relocatable objects among them, on
@@ -37,8 +38,12 @@ pub fn read_and_parse(paths: &[PathBuf], limits: &Limits) -> Vec<Result<ReadInpu
     let one = |path: &PathBuf| -> Result<ReadInput> {
         let name = path.display().to_string();
         let data = Arc::new(InputData::open(path)?);
-        let graph = is_relocatable_elf(data.bytes()).then(|| format::elf::parse(&name, data.clone(), limits));
-        Ok(ReadInput { name, data, graph })
+        if !is_relocatable_elf(data.bytes()) {
+            return Ok(ReadInput::Other { name, data });
+        }
+        let size = data.bytes().len() as u64;
+        let graph = format::elf::parse(&name, data, limits);
+        Ok(ReadInput::Translated { name, size, graph })
     };
     in_order_on_threads(paths, one)
 }
