@@ -1163,6 +1163,19 @@ impl<'a> Pool<'a> {
     /// interrupts it (the handlers are installed without SA_RESTART).
     fn wait_for_the_one_run(&mut self, on_done: &mut dyn FnMut(usize, RunOutcome)) -> Result<()> {
         let exited = self.running[0].has_exited(0)?;
+        self.stop_if_interrupted()?;
+        if exited {
+            self.running[0].reap_exited()?;
+            self.report_finished(0, on_done);
+        }
+        Ok(())
+    }
+
+    /// After a wait: a termination signal kills every run in flight and
+    /// ends the batch with [`Interrupted`].
+    fn stop_if_interrupted(&mut self) -> Result<()> {
+        // Read before writing: after a fork the page is shared with the
+        // child, and a write would copy it.
         let signal = match PENDING_SIGNAL.load(Ordering::SeqCst) {
             0 => 0,
             _ => PENDING_SIGNAL.swap(0, Ordering::SeqCst),
@@ -1171,13 +1184,14 @@ impl<'a> Pool<'a> {
             self.kill_all();
             return Err(Interrupted(signal).into());
         }
-        if exited {
-            self.running[0].reap_exited()?;
-            let r = self.running.swap_remove(0);
-            let setup_error = self.setup_errors.take(r.slot);
-            on_done(r.index, r.into_outcome(setup_error));
-        }
         Ok(())
+    }
+
+    /// Takes finished run `i` out of the pool and reports it.
+    fn report_finished(&mut self, i: usize, on_done: &mut dyn FnMut(usize, RunOutcome)) {
+        let r = self.running.swap_remove(i);
+        let setup_error = self.setup_errors.take(r.slot);
+        on_done(r.index, r.into_outcome(setup_error));
     }
 
     fn step_with(
@@ -1221,16 +1235,7 @@ impl<'a> Pool<'a> {
         if ready < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
             return Err(std::io::Error::last_os_error()).context("poll");
         }
-        // Read before writing: after a fork the page is shared with the
-        // child, and a write would copy it.
-        let signal = match PENDING_SIGNAL.load(Ordering::SeqCst) {
-            0 => 0,
-            _ => PENDING_SIGNAL.swap(0, Ordering::SeqCst),
-        };
-        if signal != 0 {
-            self.kill_all();
-            return Err(Interrupted(signal).into());
-        }
+        self.stop_if_interrupted()?;
         for (pfd, &(i, stream)) in pollfds.iter().zip(owners.iter()) {
             if pfd.revents == 0 {
                 continue;
@@ -1260,9 +1265,7 @@ impl<'a> Pool<'a> {
         let mut i = 0;
         while i < self.running.len() {
             if self.running[i].is_finished(now) {
-                let r = self.running.swap_remove(i);
-                let setup_error = self.setup_errors.take(r.slot);
-                on_done(r.index, r.into_outcome(setup_error));
+                self.report_finished(i, on_done);
             } else {
                 i += 1;
             }
