@@ -32,10 +32,14 @@ impl InputData {
         let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
         let len = file.metadata().with_context(|| format!("{}: cannot stat", path.display()))?.len();
         if len < READ_BELOW {
-            // Exactly `len` bytes: one read, where read_to_end would also
-            // seek and stat again for its size hint.
-            let mut bytes = vec![0; len as usize];
-            (&file).read_exact(&mut bytes).with_context(|| format!("{}: cannot read", path.display()))?;
+            // Exactly `len` bytes: one read into memory not zeroed first,
+            // and no read to find the end (`take` knows it), where a plain
+            // read_to_end would also seek and stat again for its size hint.
+            let mut bytes = Vec::with_capacity(len as usize);
+            (&file).take(len).read_to_end(&mut bytes).with_context(|| format!("{}: cannot read", path.display()))?;
+            if bytes.len() as u64 != len {
+                anyhow::bail!("{}: cannot read: the file shrank while being read", path.display());
+            }
             return Ok(InputData::Owned(bytes));
         }
         // SAFETY: the mapping is private and read-only; if another process
