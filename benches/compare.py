@@ -19,6 +19,10 @@ Scenarios:
   lua    a real program: the Lua interpreter (33 objects, -lm) built from
          the sources in --lua-src DIR (e.g. a checkout of github.com/lua/lua),
          running a small script; only when --lua-src is given
+  sqlite a real program: the SQLite shell (the amalgamation sqlite3.c and
+         its shell.c, -lpthread -ldl -lm) built from --sqlite-src DIR,
+         running a few statements on an in-memory database; only when
+         --sqlite-src is given
 
 Peak memory (max RSS) comes from wait4() for every run, so it needs no
 /usr/bin/time. Contenders that are not installed (tcc, llvm-jitlink-14) are
@@ -406,6 +410,23 @@ def lua_sources(src):
     return files
 
 
+SQLITE_SQL = (
+    "create table t(a integer primary key, b text); "
+    "insert into t(b) values ('x'); insert into t(b) values ('y'); insert into t(b) values ('z'); "
+    "insert into t(b) select b || a from t; "
+    "select count(*), sum(a), group_concat(b) from t;"
+)
+
+
+def sqlite_sources(src):
+    """The amalgamation and its shell from `src` (with every header there),
+    shell.c (main) last."""
+    files = {p.name: p.read_text(errors="replace") for p in sorted(Path(src).iterdir()) if p.suffix == ".h"}
+    files["sqlite3.c"] = (Path(src) / "sqlite3.c").read_text(errors="replace")
+    files["shell.c"] = (Path(src) / "shell.c").read_text(errors="replace")
+    return files
+
+
 def scenario(name, title, workdir, sources, args, jitrun, targets, cflags=CFLAGS, libs=(), program_args=()):
     t0 = time.perf_counter()
     objects, native = prepare(workdir, sources, args.jobs, cflags, libs)
@@ -433,7 +454,7 @@ def scenario(name, title, workdir, sources, args, jitrun, targets, cflags=CFLAGS
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("scenarios", nargs="*", help="hello, many, large, lua (default: all; lua needs --lua-src)")
+    parser.add_argument("scenarios", nargs="*", help="hello, many, large, lua, sqlite (default: all; lua and sqlite need their sources)")
     parser.add_argument("--runs", type=int, default=15, help="timed runs of each contender (default 15)")
     parser.add_argument("--objects", type=int, default=300, help="objects of the 'many' program (default 300)")
     parser.add_argument("--functions", type=int, default=20000, help="functions of the 'large' program (default 20000)")
@@ -445,14 +466,20 @@ def main():
         "the relocations are alike)",
     )
     parser.add_argument("--lua-src", help="a Lua source directory (lua.c, lapi.c, ...) for the 'lua' scenario")
+    parser.add_argument("--sqlite-src", help="a directory with sqlite3.c, sqlite3.h and shell.c for 'sqlite'")
     parser.add_argument("--jitrun", help="jitrun binary (default: build target/release/jitrun)")
     parser.add_argument("--workdir", help="keep inputs here instead of a temporary directory")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles")
     args = parser.parse_args()
-    scenarios = args.scenarios or ["hello", "many", "large"] + (["lua"] if args.lua_src else [])
-    unknown = set(scenarios) - {"hello", "many", "large", "lua"}
+    scenarios = (
+        args.scenarios
+        or ["hello", "many", "large"] + (["lua"] if args.lua_src else []) + (["sqlite"] if args.sqlite_src else [])
+    )
+    unknown = set(scenarios) - {"hello", "many", "large", "lua", "sqlite"}
     if "lua" in scenarios and not args.lua_src:
         parser.error("the lua scenario needs --lua-src DIR")
+    if "sqlite" in scenarios and not args.sqlite_src:
+        parser.error("the sqlite scenario needs --sqlite-src DIR")
     if unknown:
         parser.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
 
@@ -520,6 +547,22 @@ def main():
             jit = median_of(cs, "jitrun")
             r = ratio(median_of(cs, "cc link + run"), jit)
             targets.check("lua: cc link + run / jitrun", fmt(r), ">= 10x", r is not None and r >= 10)
+        if "sqlite" in scenarios:
+            cs = scenario(
+                "sqlite",
+                "SQLite shell",
+                root / "sqlite",
+                sqlite_sources(args.sqlite_src),
+                args,
+                jitrun,
+                targets,
+                ["-O2", "-DSQLITE_THREADSAFE=1"],
+                libs=["-lpthread", "-ldl", "-lm"],
+                program_args=[":memory:", SQLITE_SQL],
+            )
+            jit = median_of(cs, "jitrun")
+            r = ratio(median_of(cs, "cc link + run"), jit)
+            targets.check("sqlite: cc link + run / jitrun", fmt(r), ">= 10x", r is not None and r >= 10)
         targets.print()
     finally:
         if tmp:
