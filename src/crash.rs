@@ -47,6 +47,9 @@ struct Range {
     is_function: bool,
     /// jitrun's own runtime pieces (the entry trampoline): left out of backtraces.
     is_runtime: bool,
+    /// No size was recorded: `end` is the section's end, cut at the next
+    /// symbol by [`Ranges::finish`].
+    open_end: bool,
 }
 
 /// Prepared before the program runs; read by the handler only.
@@ -73,20 +76,59 @@ pub struct ReportSink {
 static TABLE: AtomicPtr<CrashTable> = AtomicPtr::new(std::ptr::null_mut());
 static ALT_STACK: AtomicUsize = AtomicUsize::new(0);
 
-/// The ranges, sorted by start, with their names and places.
-struct Ranges {
+/// What a crash table is made of: the image, its executable ranges, and
+/// its symbol ranges with their names and places. Built from the link info
+/// ([`prepare`]) or straight from the link model
+/// (`link::DeferredLinkInfo::prepare_crash_table`).
+#[derive(Default)]
+pub(crate) struct Ranges {
+    pub(crate) image: std::ops::Range<u64>,
+    pub(crate) code: Vec<std::ops::Range<u64>>,
     ranges: Vec<Range>,
     names: String,
     places: Vec<Box<str>>,
 }
 
 impl Ranges {
-    fn push(&mut self, start: u64, end: u64, name: &str, place: u32, is_function: bool, is_runtime: bool) {
+    /// No symbols yet, for the image at `image` with code at `code`.
+    pub(crate) fn new(image: std::ops::Range<u64>, code: Vec<std::ops::Range<u64>>) -> Ranges {
+        Ranges { image, code, ..Ranges::default() }
+    }
+
+    /// A place, `" (object.o, .text)"`; returns its index for [`Ranges::push`].
+    pub(crate) fn add_place(&mut self, object: &str, section: &str) -> u32 {
+        self.places.push(format!(" ({}, {})", object, section).into());
+        self.places.len() as u32 - 1
+    }
+
+    /// A symbol at `start`; `size` 0 means up to the next symbol, at most
+    /// `section_end`.
+    pub(crate) fn push(&mut self, start: u64, size: u64, section_end: u64, name: &str, place: u32, is_function: bool) {
+        let is_runtime = self.places.get(place as usize).is_some_and(|p| p.contains(crate::runtime::RUNTIME_OBJECT));
+        let (end, open_end) = if size > 0 { (start.saturating_add(size), false) } else { (section_end, true) };
         // Offsets past 4 GiB of names cannot happen for a table built in memory; clamp anyway.
         let offset = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
         self.names.push_str(name);
         let name_len = u32::try_from(name.len()).unwrap_or(0);
-        self.ranges.push(Range { start, end, name: offset, name_len, place, is_function, is_runtime });
+        let end = end.max(start + 1);
+        self.ranges.push(Range { start, end, name: offset, name_len, place, is_function, is_runtime, open_end });
+    }
+
+    /// Sorts the ranges and ends each size-less one at the next symbol.
+    pub(crate) fn finish(&mut self) {
+        self.ranges.sort_unstable_by_key(|r| (r.start, r.end, r.name));
+        for i in 0..self.ranges.len() {
+            if !self.ranges[i].open_end {
+                continue;
+            }
+            let start = self.ranges[i].start;
+            if let Some(next) = self.ranges[i + 1..].iter().map(|r| r.start).find(|&a| a > start) {
+                let range = &mut self.ranges[i];
+                range.end = range.end.min(next).max(start + 1);
+            }
+        }
+        self.ranges.shrink_to_fit();
+        self.names.shrink_to_fit();
     }
 }
 
@@ -100,50 +142,29 @@ fn build_ranges(info: &LinkInfo) -> Ranges {
         .filter(|s| text.iter().any(|&(start, end)| start <= s.address && s.address < end))
         .map(|s| ((s.object.as_str(), s.name.as_str()), s.address + s.size))
         .collect();
-    // `info.symbols` is sorted by address, so the next symbol is close by.
-    let symbols: Vec<_> = info
-        .symbols
-        .iter()
-        .filter(|s| s.kind == "function" || code_sections.contains_key(&(s.object.as_str(), s.section.as_str())))
-        .collect();
-    let mut out = Ranges {
-        ranges: Vec::with_capacity(symbols.len() + info.stubs.len()),
-        names: String::with_capacity(symbols.iter().map(|s| s.name.len()).sum()),
-        places: Vec::new(),
-    };
+    let code = info.segments.iter().filter(|s| s.protection.contains('x')).map(|s| s.address..s.address + s.size);
+    let mut out = Ranges::new(info.base..info.base + info.size, code.collect());
     let mut place_index: rustc_hash::FxHashMap<(&str, &str), u32> = Default::default();
-    for (i, sym) in symbols.iter().enumerate() {
-        let section_end =
-            code_sections.get(&(sym.object.as_str(), sym.section.as_str())).copied().unwrap_or(sym.address + sym.size);
-        let end = if sym.size > 0 {
-            sym.address + sym.size
-        } else {
-            symbols[i + 1..]
-                .iter()
-                .map(|s| s.address)
-                .find(|&a| a > sym.address)
-                .unwrap_or(section_end)
-                .min(section_end)
-        };
-        let place = *place_index.entry((sym.object.as_str(), sym.section.as_str())).or_insert_with(|| {
-            out.places.push(format!(" ({}, {})", sym.object, sym.section).into());
-            out.places.len() as u32 - 1
-        });
-        let is_runtime = sym.object == crate::runtime::RUNTIME_OBJECT;
-        out.push(sym.address, end.max(sym.address + 1), &sym.name, place, sym.kind == "function", is_runtime);
+    for sym in &info.symbols {
+        let section_end = code_sections.get(&(sym.object.as_str(), sym.section.as_str())).copied();
+        if sym.kind != "function" && section_end.is_none() {
+            continue;
+        }
+        let place = *place_index
+            .entry((sym.object.as_str(), sym.section.as_str()))
+            .or_insert_with(|| out.add_place(&sym.object, &sym.section));
+        let section_end = section_end.unwrap_or(sym.address + sym.size);
+        out.push(sym.address, sym.size, section_end, &sym.name, place, sym.kind == "function");
     }
     // Stubs are code too: name them by their target.
     if !info.stubs.is_empty() {
-        out.places.push(" (<linker tables>, .plt)".into());
-        let place = out.places.len() as u32 - 1;
+        let place = out.add_place("<linker tables>", ".plt");
         for stub in &info.stubs {
-            let end = stub.address + crate::arch::x86_64::STUB_SIZE;
-            out.push(stub.address, end, &format!("stub for {}", stub.target), place, true, false);
+            let size = crate::arch::x86_64::STUB_SIZE;
+            out.push(stub.address, size, stub.address + size, &format!("stub for {}", stub.target), place, true);
         }
     }
-    out.ranges.sort_by_key(|r| (r.start, r.end));
-    out.ranges.shrink_to_fit();
-    out.names.shrink_to_fit();
+    out.finish();
     out
 }
 
@@ -160,24 +181,28 @@ pub fn install(info: &LinkInfo, print: bool, report: Option<ReportSink>) {
 /// a parent that forks isolated runs prepares once, and each child calls
 /// [`activate`] after resetting its signals for the program.
 pub fn prepare(info: &LinkInfo, print: bool, report: Option<ReportSink>) {
+    publish(build_ranges(info), print, report);
+}
+
+/// Records the calling thread as the one that runs the program: its stack
+/// is what the crash report's fallback scan reads, whichever thread builds
+/// the table.
+pub fn note_program_thread() {
     let stack_marker = 0u8;
-    let code = info
-        .segments
-        .iter()
-        .filter(|s| s.protection.contains('x'))
-        .map(|s| s.address..s.address + s.size)
-        .collect::<Vec<_>>();
-    let Ranges { ranges, names, places } = build_ranges(info);
-    let table = Box::new(CrashTable {
-        image: info.base..info.base + info.size,
-        code,
-        ranges,
-        names,
-        places,
-        report,
-        print,
-        stack_top: &stack_marker as *const u8 as u64,
-    });
+    PROGRAM_STACK_TOP.store(&stack_marker as *const u8 as usize, Ordering::Release);
+}
+
+static PROGRAM_STACK_TOP: AtomicUsize = AtomicUsize::new(0);
+
+/// Publishes a table built from `ranges` (see [`prepare`]).
+pub(crate) fn publish(ranges: Ranges, print: bool, report: Option<ReportSink>) {
+    let stack_marker = 0u8;
+    let stack_top = match PROGRAM_STACK_TOP.load(Ordering::Acquire) {
+        0 => &stack_marker as *const u8 as u64,
+        top => top as u64,
+    };
+    let Ranges { image, code, ranges, names, places } = ranges;
+    let table = Box::new(CrashTable { image, code, ranges, names, places, report, print, stack_top });
     let old = TABLE.swap(Box::into_raw(table), Ordering::AcqRel);
     if !old.is_null() {
         // The old table may still be read by a handler running on another
@@ -238,6 +263,12 @@ fn request_table() {
 
 extern "C" fn table_before_fork() {
     published_table();
+}
+
+/// Asks for the table [`expect_table`] announced and waits for it (at most
+/// two seconds); whether one is published.
+pub fn wait_for_table() -> bool {
+    !published_table().is_null()
 }
 
 /// The table, asking for one that [`expect_table`] announced and waiting

@@ -665,6 +665,78 @@ impl DeferredLinkInfo {
         }
     }
 
+    /// Builds and publishes the crash table straight from the link model,
+    /// without the link info's strings (a tenth of the work of
+    /// [`DeferredLinkInfo::collect`] followed by [`crate::crash::prepare`]).
+    /// The same symbols as the link info's: live definitions, globals only
+    /// where they won, those that are functions or lie in code.
+    pub fn prepare_crash_table(&self, print: bool) {
+        let addrs = Addresses {
+            base: self.base,
+            layout: &self.layout,
+            res: &self.res,
+            tables: &self.tables,
+            table_graph: self.table_graph,
+            table_blocks: &self.table_blocks,
+            copies_in_use: &self.copies_in_use,
+            tls: None,
+        };
+        let page = layout::page_size();
+        let segment_range = |s: &layout::Segment| self.base + s.offset..self.base + s.offset + s.size;
+        let text: Vec<_> =
+            self.layout.segments.iter().filter(|s| s.kind == SegmentKind::Text).map(segment_range).collect();
+        let code = self
+            .layout
+            .segments
+            .iter()
+            .filter(|s| s.kind.final_protection().contains(region::Protection::EXECUTE))
+            .map(|s| self.base + s.offset..self.base + s.offset + s.size.div_ceil(page) * page);
+        let mut ranges = crate::crash::Ranges::new(self.base..self.base + self.layout.size, code.collect());
+        for (g, graph) in self.graphs.iter().enumerate() {
+            let mut places: rustc_hash::FxHashMap<SectionId, u32> = Default::default();
+            for (s, sym) in graph.symbols.iter().enumerate() {
+                let (Some(name), SymbolDef::Defined { block, .. }) = (&sym.name, sym.def) else { continue };
+                if sym.kind == SymbolKind::Section || !graph.is_block_live(block) {
+                    continue;
+                }
+                let target = self.res.targets[g][s];
+                if sym.scope == Scope::Global && !matches!(target, Target::Block { graph, .. } if graph as usize == g) {
+                    continue;
+                }
+                let Some(address) = addrs.address_if_any(target) else { continue };
+                let placed = self.layout.block_offsets[g][block as usize];
+                if placed == NOT_PLACED {
+                    continue;
+                }
+                let block_start = self.base + placed;
+                let in_code = text.iter().any(|t| t.contains(&block_start));
+                if sym.kind != SymbolKind::Function && !in_code {
+                    continue;
+                }
+                let section = graph.blocks[block as usize].section;
+                let place = *places
+                    .entry(section)
+                    .or_insert_with(|| ranges.add_place(&graph.name, &graph.sections[section as usize].name));
+                let section_end =
+                    if in_code { block_start + graph.blocks[block as usize].size } else { address + sym.size };
+                ranges.push(address, sym.size, section_end, name, place, sym.kind == SymbolKind::Function);
+            }
+        }
+        if !self.tables.stubs.is_empty() {
+            let place = ranges.add_place("<linker tables>", ".plt");
+            for &(target, _) in &self.tables.stubs {
+                let Some(address) = addrs.stub(target) else { continue };
+                let name = match target {
+                    Target::External(e) => format!("stub for {}", self.res.externals[e as usize].name),
+                    _ => "stub".to_string(),
+                };
+                ranges.push(address, STUB_SIZE, address + STUB_SIZE, &name, place, true);
+            }
+        }
+        ranges.finish();
+        crate::crash::publish(ranges, print, None);
+    }
+
     /// Computes the link info (and frees the link model).
     pub fn collect(self) -> crate::linkinfo::LinkInfo {
         let addrs = Addresses {

@@ -69,7 +69,7 @@ fn real_main() {
             deferred.release_unneeded();
             // Only a crash (or a fork) needs the table: most runs never ask.
             jitrun::crash::wait_for_table_request();
-            jitrun::crash::prepare(&deferred.collect(), true, None);
+            deferred.prepare_crash_table(true);
         }
         loop {
             std::thread::park();
@@ -201,11 +201,7 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
         // Maps, reports, checks and the perf map read the link info at once;
         // otherwise only the crash handler needs it, and it can wait.
         // Isolated runs get their crash table before the first fork.
-        defer_link_info: cli.map.is_none()
-            && cli.report.is_none()
-            && cli.check.is_empty()
-            && !cli.perf_map
-            && (cli.no_crash_handler || !cli.isolated()),
+        defer_link_info: cli.map.is_none() && cli.report.is_none() && cli.check.is_empty() && !cli.perf_map,
     };
     let mut linker = Linker::new(options);
     // Consecutive objects go in together so they are translated in parallel.
@@ -255,10 +251,15 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
     let sink = cli.report.as_deref().map(|path| jitrun::report::arm(path, info)).transpose()?;
     let program = cli.inputs[0].to_string_lossy().into_owned();
     let sets = cli.sets().map_err(anyhow::Error::msg)?;
+    jitrun::crash::note_program_thread();
     if cli.isolated() && !cli.no_crash_handler {
         // Each forked run reports its own crash (into its captured stderr
-        // in a batch); the table is built once, here.
-        jitrun::crash::prepare(info, true, None);
+        // in a batch); the table is built once, before the first fork.
+        if crash_table_coming {
+            jitrun::crash::wait_for_table();
+        } else {
+            jitrun::crash::prepare(info, true, None);
+        }
     }
     if cli.isolated() {
         if sink.is_none() {

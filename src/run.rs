@@ -495,6 +495,26 @@ impl Image {
     /// checks and prepares it once: the parent then allocates and frees
     /// nothing per run, and so writes fewer of the pages each fork has
     /// made copy-on-write (every page written costs a fault per run).
+    ///
+    /// ```
+    /// # fn main() -> anyhow::Result<()> {
+    /// use jitrun::run::{RunSpec, RunStatus};
+    /// # let dir = std::env::temp_dir().join(format!("jitrun-doc-repeat-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let source = dir.join("counter.c");
+    /// # std::fs::write(&source, "int runs;\nint main(void) { return ++runs; }\n")?;
+    /// # let object = dir.join("counter.o");
+    /// # assert!(std::process::Command::new("cc").arg("-c").arg(&source).arg("-o").arg(&object).status()?.success());
+    /// let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
+    /// linker.add_file(&object)?;
+    /// let image = linker.link()?;
+    /// // Each run starts from the linked image: `runs` is 0 every time.
+    /// let mut statuses = Vec::new();
+    /// image.run_repeated(&RunSpec::default(), 5, 2, |_, outcome| statuses.push(outcome.status))?;
+    /// assert_eq!(statuses, vec![RunStatus::Exited(1); 5]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn run_repeated(
         &self,
         spec: &RunSpec,
