@@ -669,8 +669,9 @@ impl DeferredLinkInfo {
     /// without the link info's strings (a tenth of the work of
     /// [`DeferredLinkInfo::collect`] followed by [`crate::crash::prepare`]).
     /// The same symbols as the link info's: live definitions, globals only
-    /// where they won, those that are functions or lie in code.
-    pub fn prepare_crash_table(&self, print: bool) {
+    /// where they won, those that are functions or lie in code. Frees the
+    /// model.
+    pub fn prepare_crash_table(self, print: bool) {
         let addrs = Addresses {
             base: self.base,
             layout: &self.layout,
@@ -734,6 +735,10 @@ impl DeferredLinkInfo {
             }
         }
         ranges.finish();
+        // The model is freed before the table is published: a parent about
+        // to fork isolated runs trims malloc's free memory once it has the
+        // table, and every page still resident then is paid at each fork.
+        drop(self);
         crate::crash::publish(ranges, print, None);
     }
 
