@@ -650,6 +650,19 @@ pub struct DeferredLinkInfo {
 }
 
 impl DeferredLinkInfo {
+    fn addresses(&self) -> Addresses<'_> {
+        Addresses {
+            base: self.base,
+            layout: &self.layout,
+            res: &self.res,
+            tables: &self.tables,
+            table_graph: self.table_graph,
+            table_blocks: &self.table_blocks,
+            copies_in_use: &self.copies_in_use,
+            tls: None,
+        }
+    }
+
     /// Frees what collecting does not read (relocations, section contents,
     /// the inputs): kept while the program runs, they would add to its
     /// peak memory. Call from a thread with nothing else to do.
@@ -672,16 +685,7 @@ impl DeferredLinkInfo {
     /// where they won, those that are functions or lie in code. Frees the
     /// model.
     pub fn prepare_crash_table(self, print: bool) {
-        let addrs = Addresses {
-            base: self.base,
-            layout: &self.layout,
-            res: &self.res,
-            tables: &self.tables,
-            table_graph: self.table_graph,
-            table_blocks: &self.table_blocks,
-            copies_in_use: &self.copies_in_use,
-            tls: None,
-        };
+        let addrs = self.addresses();
         let page = layout::page_size();
         let segment_range = |s: &layout::Segment| self.base + s.offset..self.base + s.offset + s.size;
         let text: Vec<_> =
@@ -695,16 +699,7 @@ impl DeferredLinkInfo {
         let mut ranges = crate::crash::Ranges::new(self.base..self.base + self.layout.size, code.collect());
         for (g, graph) in self.graphs.iter().enumerate() {
             let mut places: rustc_hash::FxHashMap<SectionId, u32> = Default::default();
-            for (s, sym) in graph.symbols.iter().enumerate() {
-                let (Some(name), SymbolDef::Defined { block, .. }) = (&sym.name, sym.def) else { continue };
-                if sym.kind == SymbolKind::Section || !graph.is_block_live(block) {
-                    continue;
-                }
-                let target = self.res.targets[g][s];
-                if sym.scope == Scope::Global && !matches!(target, Target::Block { graph, .. } if graph as usize == g) {
-                    continue;
-                }
-                let Some(address) = addrs.address_if_any(target) else { continue };
+            for (name, sym, block, address) in linkinfo::image_symbols(graph, g, &addrs) {
                 let placed = self.layout.block_offsets[g][block as usize];
                 if placed == NOT_PLACED {
                     continue;
@@ -743,18 +738,9 @@ impl DeferredLinkInfo {
     }
 
     /// Computes the link info (and frees the link model).
-    pub fn collect(self) -> crate::linkinfo::LinkInfo {
-        let addrs = Addresses {
-            base: self.base,
-            layout: &self.layout,
-            res: &self.res,
-            tables: &self.tables,
-            table_graph: self.table_graph,
-            table_blocks: &self.table_blocks,
-            copies_in_use: &self.copies_in_use,
-            tls: None,
-        };
-        linkinfo::collect(&self.graphs, &addrs, &self.library_paths, self.inputs, self.phases)
+    pub fn collect(mut self) -> crate::linkinfo::LinkInfo {
+        let (inputs, phases) = (std::mem::take(&mut self.inputs), std::mem::take(&mut self.phases));
+        linkinfo::collect(&self.graphs, &self.addresses(), &self.library_paths, inputs, phases)
     }
 }
 
@@ -804,7 +790,7 @@ impl Addresses<'_> {
 
     /// [`Addresses::address`] without the error (making one is costly:
     /// with `RUST_BACKTRACE` set it captures a backtrace).
-    fn address_if_any(&self, target: Target) -> Option<u64> {
+    pub(crate) fn address_if_any(&self, target: Target) -> Option<u64> {
         Some(match target {
             Target::Block { graph, block, offset } => {
                 let placed = self.layout.block_offsets[graph as usize][block as usize];

@@ -229,6 +229,27 @@ impl TargetNames {
     }
 }
 
+/// The named symbols of graph `g` that are in the image, with their block
+/// and address: live definitions, and globals only where they won.
+pub(crate) fn image_symbols<'g>(
+    graph: &'g LinkGraph,
+    g: usize,
+    addrs: &'g Addresses,
+) -> impl Iterator<Item = (&'g str, &'g Symbol, BlockId, u64)> + 'g {
+    graph.symbols.iter().enumerate().filter_map(move |(s, sym)| {
+        let (Some(name), SymbolDef::Defined { block, .. }) = (&sym.name, sym.def) else { return None };
+        if sym.kind == SymbolKind::Section || !graph.is_block_live(block) {
+            return None;
+        }
+        // A global that lost to another definition is not in the image.
+        let target = addrs.res.targets[g][s];
+        if sym.scope == Scope::Global && !matches!(target, Target::Block { graph, .. } if graph as usize == g) {
+            return None;
+        }
+        Some((&**name, sym, block, addrs.address_if_any(target)?))
+    })
+}
+
 /// Gathers the link info once every address is known.
 pub(crate) fn collect(
     graphs: &[LinkGraph],
@@ -285,17 +306,7 @@ pub(crate) fn collect(
                 });
             }
         }
-        for (s, sym) in graph.symbols.iter().enumerate() {
-            let (Some(name), SymbolDef::Defined { block, .. }) = (&sym.name, sym.def) else { continue };
-            if sym.kind == SymbolKind::Section || !graph.is_block_live(block) {
-                continue;
-            }
-            // A global that lost to another definition is not in the image.
-            let target = addrs.res.targets[g][s];
-            if sym.scope == Scope::Global && !matches!(target, Target::Block { graph, .. } if graph as usize == g) {
-                continue;
-            }
-            let Ok(address) = addrs.address(target) else { continue };
+        for (name, sym, block, address) in image_symbols(graph, g, addrs) {
             counts.symbols += 1;
             symbols.push(SymbolInfo {
                 name: name.to_string(),
