@@ -52,8 +52,11 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
     let mut total_size: u64 = 0;
     let mut total_tls_size: u64 = 0;
 
-    graph.sections.reserve(sections.len());
-    graph.blocks.reserve(sections.len());
+    // Room for the sections that load (a small object has three times as
+    // many others: relocations, symbols, strings, notes).
+    let loadable = sections.iter().filter(|s| s.sh_flags(endian) & u64::from(elf::SHF_ALLOC) != 0).count();
+    graph.sections.reserve_exact(loadable);
+    graph.blocks.reserve_exact(loadable);
     for (index, section) in sections.enumerate() {
         let sec_name = sections
             .section_name(endian, section)
