@@ -339,6 +339,7 @@ impl SymbolTable {
                     Some(_) => {}
                 },
                 SymbolDef::Common { size, align } => {
+                    let align = u64::from(align);
                     let replace = match entry.common {
                         None => true,
                         Some((_, _, old_size, old_align)) => {

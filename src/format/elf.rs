@@ -185,7 +185,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                     &format_args!("{}: common symbol {}: the object", name, String::from_utf8_lossy(sym_name)),
                     total_size,
                 )?;
-                SymbolDef::Common { size, align }
+                SymbolDef::Common { size, align: align as u32 } // checked above: at most 2^24
             }
             _ if st_type == elf::STT_FILE => SymbolDef::NotLoaded,
             _ => {

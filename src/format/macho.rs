@@ -321,7 +321,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         let mut linkage = if n_desc & macho::N_WEAK_DEF != 0 { Linkage::Weak } else { Linkage::Strong };
         let def = match n_type & macho::N_TYPE {
             macho::N_UNDF if external && value != 0 => {
-                let align = 1u64 << ((n_desc >> 8) & 0x0f);
+                let align = 1u32 << ((n_desc >> 8) & 0x0f);
                 SymbolDef::Common { size: value, align }
             }
             macho::N_UNDF => {
