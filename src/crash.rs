@@ -87,6 +87,8 @@ pub(crate) struct Ranges {
     ranges: Vec<Range>,
     names: String,
     places: Vec<Box<str>>,
+    /// Per place: whether it is in jitrun's runtime object.
+    place_is_runtime: Vec<bool>,
 }
 
 impl Ranges {
@@ -98,13 +100,14 @@ impl Ranges {
     /// A place, `" (object.o, .text)"`; returns its index for [`Ranges::push`].
     pub(crate) fn add_place(&mut self, object: &str, section: &str) -> u32 {
         self.places.push(format!(" ({}, {})", object, section).into());
+        self.place_is_runtime.push(object == crate::runtime::RUNTIME_OBJECT);
         self.places.len() as u32 - 1
     }
 
     /// A symbol at `start`; `size` 0 means up to the next symbol, at most
     /// `section_end`.
     pub(crate) fn push(&mut self, start: u64, size: u64, section_end: u64, name: &str, place: u32, is_function: bool) {
-        let is_runtime = self.places.get(place as usize).is_some_and(|p| p.contains(crate::runtime::RUNTIME_OBJECT));
+        let is_runtime = self.place_is_runtime.get(place as usize).copied().unwrap_or(false);
         let (end, open_end) = if size > 0 { (start.saturating_add(size), false) } else { (section_end, true) };
         // Offsets past 4 GiB of names cannot happen for a table built in memory; clamp anyway.
         let offset = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
@@ -201,7 +204,7 @@ pub(crate) fn publish(ranges: Ranges, print: bool, report: Option<ReportSink>) {
         0 => &stack_marker as *const u8 as u64,
         top => top as u64,
     };
-    let Ranges { image, code, ranges, names, places } = ranges;
+    let Ranges { image, code, ranges, names, places, .. } = ranges;
     let table = Box::new(CrashTable { image, code, ranges, names, places, report, print, stack_top });
     let old = TABLE.swap(Box::into_raw(table), Ordering::AcqRel);
     if !old.is_null() {

@@ -155,10 +155,10 @@ impl Linker {
         for (path, input) in paths.iter().zip(read) {
             match input? {
                 // Archives, shared libraries, scripts: in command-line order.
-                crate::parallel::ReadInput::Other { data, .. } => self.add_file_data(path, data, 0)?,
+                crate::parallel::ReadInput::Other { data } => self.add_file_data(path, data, 0)?,
                 crate::parallel::ReadInput::Translated { name, size, graph } => {
                     self.note_object_format(FileKind::Elf, &name)?;
-                    self.inputs.push(InputInfo { path: name, size, format: "elf-relocatable".to_string() });
+                    self.inputs.push(InputInfo { path: name, size, format: ELF_RELOCATABLE.to_string() });
                     self.graphs.push(graph?);
                 }
             }
@@ -551,10 +551,12 @@ impl Linker {
 }
 
 /// How a run report names an input's format.
+const ELF_RELOCATABLE: &str = "elf-relocatable";
+
 fn input_format(kind: FileKind, bytes: &[u8]) -> &'static str {
     match kind {
         FileKind::Elf if is_elf_shared_object(bytes) => "elf-shared-library",
-        FileKind::Elf => "elf-relocatable",
+        FileKind::Elf => ELF_RELOCATABLE,
         FileKind::MachO => "mach-o",
         FileKind::Archive => "archive",
         FileKind::ThinArchive => "thin-archive",
@@ -885,9 +887,6 @@ impl Addresses<'_> {
     }
 }
 
-/// `symbol_addrs[s]`: the address of the graph's symbol `s`, or `None`
-/// where [`Addresses::address`] fails (it is asked again, for the error);
-/// an empty slice computes every address on the way.
 /// The common fixups, done without the general machinery below: a
 /// PC-relative 32-bit or an absolute 64-bit reference to a symbol whose
 /// address is known, with the value in range. Writes exactly what
@@ -914,6 +913,9 @@ fn apply_direct_fixup(edge: &Edge, bytes: &mut [u8], block_addr: u64, symbol_add
     true
 }
 
+/// `symbol_addrs[s]`: the address of the graph's symbol `s`, or `None`
+/// where [`Addresses::address`] fails (it is asked again, for the error);
+/// an empty slice computes every address on the way.
 fn apply_block_fixups(
     graph: &LinkGraph,
     g: usize,

@@ -229,6 +229,43 @@ impl LinkGraph {
     pub fn input_bytes(&self) -> Option<&InputData> {
         self.input.as_deref()
     }
+
+    /// Once an object is translated, only its section contents are read again
+    /// (and then only to copy them into the image); its symbols, relocations
+    /// and strings (often half the file or more) need not stay resident until
+    /// then. A mapped file gives those pages back; a file read into memory is
+    /// replaced by a copy of its contents when that saves at least half.
+    pub fn keep_only_contents(&mut self) {
+        let Some(input) = self.input.clone() else { return };
+        let file_ranges = || {
+            self.blocks.iter().filter_map(|b| match &b.content {
+                Content::File(range) => Some(range.clone()),
+                _ => None,
+            })
+        };
+        match &*input {
+            InputData::Owned(bytes) => {
+                let contents: usize = file_ranges().map(|r| r.len()).sum();
+                if contents * 2 > bytes.len() {
+                    return;
+                }
+                let mut compact = Vec::with_capacity(contents);
+                for block in &mut self.blocks {
+                    if let Content::File(range) = &mut block.content {
+                        let start = compact.len();
+                        compact.extend_from_slice(&bytes[range.clone()]);
+                        *range = start..compact.len();
+                    }
+                }
+                self.input = Some(Arc::new(InputData::Owned(compact)));
+            }
+            _ => {
+                let mut contents: Vec<_> = file_ranges().collect();
+                contents.sort_unstable_by_key(|r| r.start);
+                input.release_except(contents.into_iter());
+            }
+        }
+    }
 }
 
 #[cfg(test)]

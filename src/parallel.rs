@@ -27,7 +27,7 @@ pub enum ReadInput {
     Translated { name: String, size: u64, graph: Result<LinkGraph> },
     /// Anything else (archives, shared libraries, scripts...), which the
     /// caller handles in order.
-    Other { name: String, data: Arc<InputData> },
+    Other { data: Arc<InputData> },
 }
 
 /// Reads `paths` and translates the ELF relocatable objects among them, on
@@ -36,11 +36,11 @@ pub enum ReadInput {
 /// input order.
 pub fn read_and_parse(paths: &[PathBuf], limits: &Limits) -> Vec<Result<ReadInput>> {
     let one = |path: &PathBuf| -> Result<ReadInput> {
-        let name = path.display().to_string();
         let data = Arc::new(InputData::open(path)?);
         if !is_relocatable_elf(data.bytes()) {
-            return Ok(ReadInput::Other { name, data });
+            return Ok(ReadInput::Other { data });
         }
+        let name = path.display().to_string();
         let size = data.bytes().len() as u64;
         let graph = format::elf::parse(&name, data, limits);
         Ok(ReadInput::Translated { name, size, graph })

@@ -180,16 +180,15 @@ fn vm_flags_at(addr: u64) -> String {
 #[test]
 fn large_images_ask_for_huge_pages_except_zero_fill() {
     let dir = common::scratch("hygiene-huge");
-    let source = dir.join("big.c");
-    std::fs::write(
-        &source,
+    let object = common::compile_source(
+        &dir,
+        "big.c",
         "char table[3 << 20] = {1};\nstatic char zeros[8 << 20];\n\
          char *zero_fill(void) { return zeros; }\nint main(void) { return table[0] + zeros[table[1]]; }\n",
-    )
-    .unwrap();
-    let objects = common::compile(&[source], "-O2", &[], &dir);
+        "-O2",
+    );
     let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
-    linker.add_file(&objects[0]).unwrap();
+    linker.add_file(&object).unwrap();
     let mut image = linker.link().unwrap();
     let table = image.lookup("table").unwrap();
     assert!(vm_flags_at(table).split_whitespace().any(|f| f == "hg"), "{}", vm_flags_at(table));

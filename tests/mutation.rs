@@ -486,9 +486,12 @@ fn build_objects(dir: &Path) -> Vec<PathBuf> {
     objects.extend(common::compile_macho(&macho_sources, "-O1", &[], &macho_dir));
     // An archive (with a symbol index) of a thread-local program and a
     // helper, linked with --whole-archive so that every member is translated.
-    let helper = dir.join("helper.c");
-    std::fs::write(&helper, "__thread int helper_tls = 3;\nint helper_data[4] = {1, 2};\nint helper(int x) { return x + helper_tls + helper_data[1]; }\n").unwrap();
-    let helper = common::compile(&[helper], "-O2 -fPIC", &[], dir).remove(0);
+    let helper = common::compile_source(
+        dir,
+        "helper.c",
+        "__thread int helper_tls = 3;\nint helper_data[4] = {1, 2};\nint helper(int x) { return x + helper_tls + helper_data[1]; }\n",
+        "-O2 -fPIC",
+    );
     let archive = dir.join("libmixed.a");
     let status = Command::new("ar").arg("rcs").arg(&archive).arg(&helper).arg(&objects[5]).status().expect("ar runs");
     assert!(status.success());

@@ -290,14 +290,13 @@ fn many_objects_are_translated_in_parallel_and_keep_their_order() {
 #[test]
 fn isolated_runs_see_the_original_cpu_affinity() {
     let dir = common::scratch("reuse-affinity");
-    let source = dir.join("affinity.c");
-    std::fs::write(
-        &source,
+    let object = common::compile_source(
+        &dir,
+        "affinity.c",
         "#define _GNU_SOURCE\n#include <sched.h>\n#include <stdio.h>\n\
          int main(void) { cpu_set_t s; sched_getaffinity(0, sizeof s, &s); printf(\"%d\\n\", CPU_COUNT(&s)); return 0; }\n",
-    )
-    .unwrap();
-    let object = common::compile(&[source], "-O2", &[], &dir).remove(0);
+        "-O2",
+    );
     let object = object.to_str().unwrap();
     let in_process = jitrun(&[object], b"");
     let isolated = jitrun(&[object, "--isolate", "--repeat", "3"], b"");

@@ -332,45 +332,8 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
             block_edges.extend(edges);
         }
     }
-    keep_only_contents(&mut graph);
+    graph.keep_only_contents();
     Ok(graph)
-}
-
-/// Once an object is translated, only its section contents are read again
-/// (and then only to copy them into the image); its symbols, relocations
-/// and strings (often half the file or more) need not stay resident until
-/// then. A mapped file gives those pages back; a file read into memory is
-/// replaced by a copy of its contents when that saves at least half.
-fn keep_only_contents(graph: &mut LinkGraph) {
-    let Some(input) = graph.input.clone() else { return };
-    let file_ranges = || {
-        graph.blocks.iter().filter_map(|b| match &b.content {
-            Content::File(range) => Some(range.clone()),
-            _ => None,
-        })
-    };
-    match &*input {
-        InputData::Owned(bytes) => {
-            let contents: usize = file_ranges().map(|r| r.len()).sum();
-            if contents * 2 > bytes.len() {
-                return;
-            }
-            let mut compact = Vec::with_capacity(contents);
-            for block in &mut graph.blocks {
-                if let Content::File(range) = &mut block.content {
-                    let start = compact.len();
-                    compact.extend_from_slice(&bytes[range.clone()]);
-                    *range = start..compact.len();
-                }
-            }
-            graph.input = Some(Arc::new(InputData::Owned(compact)));
-        }
-        _ => {
-            let mut contents: Vec<_> = file_ranges().collect();
-            contents.sort_unstable_by_key(|r| r.start);
-            input.release_except(contents.into_iter());
-        }
-    }
 }
 
 /// Names as text. Valid UTF-8 (nearly always) is borrowed after a fast

@@ -158,6 +158,13 @@ pub fn compile(sources: &[PathBuf], flags: &str, extra: &[String], dir: &Path) -
     compile_with(Toolchain::Gcc, sources, flags, extra, dir)
 }
 
+/// Writes C `text` to `dir/file_name` and compiles it with `flags`; returns the object.
+pub fn compile_source(dir: &Path, file_name: &str, text: &str, flags: &str) -> PathBuf {
+    let source = dir.join(file_name);
+    std::fs::write(&source, text).unwrap();
+    compile(&[source], flags, &[], dir).remove(0)
+}
+
 /// Like [`compile`], with `toolchain`'s compiler.
 pub fn compile_with(
     toolchain: Toolchain,
