@@ -132,37 +132,77 @@ fn unsafe_zeroed_dl_info() -> libc::Dl_info {
     }
 }
 
+/// Loads the shared library at `path`, whose bytes are `file`, as an
+/// executable linked against it would have it (its thread-local block in
+/// static TLS, see [`crate::tls::load_library_with_static_tls`]), and
+/// appends it to `libraries`, last, after the object that pins its TLS.
+pub fn load_library(path: &Path, file: &[u8], libraries: &mut Vec<SharedLibrary>) -> Result<()> {
+    let pin = crate::tls::load_library_with_static_tls(path, file)?;
+    let library = SharedLibrary::open(path)?;
+    libraries.extend(pin);
+    libraries.push(library);
+    Ok(())
+}
+
 /// Caches `dlsym` answers: a hello world asks for the same few names many
 /// times across objects, and a large program for thousands.
 ///
-/// A strong reference found nowhere loads libgcc_s once and looks there, as
-/// `cc` links it (`-lgcc_s --as-needed`) for helpers libc lacks, such as
-/// `__divti3` or `__gcc_personality_v0`. jitrun does not have it loaded
-/// itself (its own unwinder is linked in). The loaded library comes after
-/// the given ones: [`HostResolver::into_loaded_libraries`] hands it over.
+/// A strong reference found nowhere loads what a native link would have
+/// made a dependency only because of such a reference: first the shared
+/// libraries of linker scripts' `AS_NEEDED` lists (`libm.so` names libmvec),
+/// then libgcc_s, as `cc` links it (`-lgcc_s --as-needed`) for helpers libc
+/// lacks, such as `__divti3` or `__gcc_personality_v0` (jitrun has its own
+/// unwinder linked in, not libgcc_s loaded). Those libraries come after the
+/// given ones: [`HostResolver::into_loaded_libraries`] hands them over.
 #[derive(Default)]
 pub struct HostResolver {
     cache: rustc_hash::FxHashMap<Box<str>, Option<(u64, Option<usize>)>>,
     name_buf: Vec<u8>,
-    /// `None` until a strong reference missed; then whether libgcc_s loaded.
-    compiler_runtime: Option<Option<SharedLibrary>>,
+    /// `AS_NEEDED` libraries not loaded yet; all load at the first miss.
+    as_needed: Vec<PathBuf>,
+    /// What loaded here, in order: `AS_NEEDED` ones, then libgcc_s.
+    loaded: Vec<SharedLibrary>,
+    /// The libraries of `loaded` to search, by index into it.
+    searched: Vec<usize>,
+    /// Whether libgcc_s was tried already.
+    compiler_runtime_tried: bool,
 }
 
 /// The shared library `cc` links by default besides libc.
 pub const COMPILER_RUNTIME_LIBRARY: &str = "libgcc_s.so.1";
 
 impl HostResolver {
+    /// A resolver that may load `as_needed` libraries (see above).
+    pub fn with_as_needed(as_needed: Vec<PathBuf>) -> HostResolver {
+        HostResolver { as_needed, ..HostResolver::default() }
+    }
+
     /// Finds `name` in `libraries` (in order), then in the process, then
-    /// (strong references only) in libgcc_s; returns the address and which
-    /// library provided it, counting libgcc_s as `libraries.len()`.
+    /// (strong references only) in what loads on a miss; returns the
+    /// address and which library provided it, counting those loaded here
+    /// from `libraries.len()` on.
     pub fn resolve(&mut self, name: &str, libraries: &[SharedLibrary], strong: bool) -> Option<(u64, Option<usize>)> {
         if let Some(hit) = self.cache.get(name).copied().flatten() {
             return Some(hit);
         }
-        self.name_buf.clear();
-        self.name_buf.extend_from_slice(name.as_bytes());
-        self.name_buf.push(0);
-        let c_name = CStr::from_bytes_with_nul(&self.name_buf).ok()?;
+        // The buffer is taken out while in use, so `self` stays free.
+        let mut name_buf = std::mem::take(&mut self.name_buf);
+        name_buf.clear();
+        name_buf.extend_from_slice(name.as_bytes());
+        name_buf.push(0);
+        let found =
+            CStr::from_bytes_with_nul(&name_buf).ok().and_then(|c_name| self.lookup(name, c_name, libraries, strong));
+        self.name_buf = name_buf;
+        found
+    }
+
+    fn lookup(
+        &mut self,
+        name: &str,
+        c_name: &CStr,
+        libraries: &[SharedLibrary],
+        strong: bool,
+    ) -> Option<(u64, Option<usize>)> {
         let tried_before = self.cache.contains_key(name);
         let mut found = None;
         if !tried_before {
@@ -173,27 +213,54 @@ impl HostResolver {
                 .or_else(|| lookup_global(c_name).map(|a| (a, None)));
         }
         if found.is_none() && strong {
-            let runtime = self.compiler_runtime.get_or_insert_with(|| {
-                let path = crate::ldcache::system_library(COMPILER_RUNTIME_LIBRARY);
-                SharedLibrary::open(&path).map_err(|e| log::debug!("{:#}", e)).ok()
-            });
-            found = runtime.as_ref().and_then(|lib| lib.lookup(c_name)).map(|a| (a, Some(libraries.len())));
+            found = self.lookup_loaded_on_demand(c_name, libraries.len());
         }
         self.cache.insert(name.into(), found);
         found
+    }
+
+    /// A strong reference missed: looks in the `AS_NEEDED` libraries, then
+    /// libgcc_s, loading each the first time.
+    fn lookup_loaded_on_demand(&mut self, c_name: &CStr, first_index: usize) -> Option<(u64, Option<usize>)> {
+        for path in std::mem::take(&mut self.as_needed) {
+            self.load(&path);
+        }
+        let lookup = |loaded: &[SharedLibrary], searched: &[usize]| {
+            searched.iter().find_map(|&i| loaded[i].lookup(c_name).map(|a| (a, Some(first_index + i))))
+        };
+        if let Some(hit) = lookup(&self.loaded, &self.searched) {
+            return Some(hit);
+        }
+        if !std::mem::replace(&mut self.compiler_runtime_tried, true) {
+            let from = self.searched.len();
+            self.load(&crate::ldcache::system_library(COMPILER_RUNTIME_LIBRARY));
+            return lookup(&self.loaded, &self.searched[from..]);
+        }
+        None
+    }
+
+    /// Loads a library on demand; one that fails to load is left out (the
+    /// reference then stays unresolved, and says so).
+    fn load(&mut self, path: &Path) {
+        let loaded =
+            crate::input::InputData::open(path).and_then(|file| load_library(path, file.bytes(), &mut self.loaded));
+        match loaded {
+            Ok(()) => self.searched.push(self.loaded.len() - 1),
+            Err(e) => log::debug!("{:#}", e),
+        }
     }
 
     /// The path of the library `resolve` named by `index`.
     pub fn library_path<'a>(&'a self, index: usize, libraries: &'a [SharedLibrary]) -> &'a Path {
         match libraries.get(index) {
             Some(lib) => &lib.path,
-            None => &self.compiler_runtime.as_ref().and_then(Option::as_ref).expect("resolve loaded it").path,
+            None => &self.loaded[index - libraries.len()].path,
         }
     }
 
     /// Libraries loaded while resolving, to append to the given ones (which
     /// keeps the indexes `resolve` returned valid).
-    pub fn into_loaded_libraries(self) -> Option<SharedLibrary> {
-        self.compiler_runtime.flatten()
+    pub fn into_loaded_libraries(self) -> Vec<SharedLibrary> {
+        self.loaded
     }
 }

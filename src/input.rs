@@ -48,8 +48,9 @@ impl InputData {
         let map = unsafe { Mmap::map(&file) }.with_context(|| format!("{}: cannot map", path.display()))?;
         // An object is read nearly whole (headers, symbols, relocations,
         // section contents): one call maps all its pages instead of a fault
-        // per 64 KiB. An archive is read only where members are needed.
-        if !map.starts_with(b"!<arch>") {
+        // per 64 KiB. An archive is read only where members are needed, and
+        // of a shared library only the headers (libm: 900 KB).
+        if is_relocatable_elf(&map) || detect(&map) == FileKind::MachO {
             let _ = map.advise(memmap2::Advice::PopulateRead);
         }
         Ok(InputData::Mapped(map))

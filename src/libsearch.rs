@@ -57,18 +57,40 @@ fn not_found(name: &str, files: &[String], search: &[PathBuf]) -> anyhow::Error 
     anyhow!("cannot find library -l{}: no {} in {}", name, files.join(" or "), searched.join(", "))
 }
 
+/// One file a GNU ld script names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptInput {
+    pub path: PathBuf,
+    /// Inside `AS_NEEDED ( ... )`: a shared library there is loaded only if
+    /// it provides a symbol nothing else does (`libm.so` names libmvec so).
+    pub as_needed: bool,
+}
+
 /// The files a GNU ld script names, resolved to paths.
-pub fn expand_script(script_path: &Path, text: &str, search: &[PathBuf]) -> Result<Vec<PathBuf>> {
+pub fn expand_script(script_path: &Path, text: &str, search: &[PathBuf]) -> Result<Vec<ScriptInput>> {
     let text = strip_comments(text);
     let mut files = Vec::new();
-    let tokens: Vec<String> = text.replace(['(', ')', ','], " ( ").split_whitespace().map(str::to_string).collect();
+    let tokens: Vec<String> =
+        text.replace('(', " ( ").replace(')', " ) ").replace(',', " ").split_whitespace().map(str::to_string).collect();
     let mut depth = 0usize;
     let mut in_list = false;
+    // The depth of the parenthesis an `AS_NEEDED` list opened, while in it.
+    let mut as_needed_depth: Option<usize> = None;
+    let mut as_needed_next = false;
     for tok in tokens {
         match tok.as_str() {
-            "GROUP" | "INPUT" | "AS_NEEDED" => in_list = true,
-            "(" => depth += 1,
+            "GROUP" | "INPUT" => in_list = true,
+            "AS_NEEDED" => (in_list, as_needed_next) = (true, true),
+            "(" => {
+                depth += 1;
+                if std::mem::take(&mut as_needed_next) {
+                    as_needed_depth.get_or_insert(depth);
+                }
+            }
             ")" => {
+                if as_needed_depth == Some(depth) {
+                    as_needed_depth = None;
+                }
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
                     in_list = false;
@@ -76,8 +98,9 @@ pub fn expand_script(script_path: &Path, text: &str, search: &[PathBuf]) -> Resu
             }
             "OUTPUT_FORMAT" | "OUTPUT_ARCH" | "SEARCH_DIR" | "ENTRY" => in_list = false,
             file if in_list && depth > 0 => {
+                let as_needed = as_needed_depth.is_some();
                 if let Some(lib) = file.strip_prefix("-l") {
-                    files.push(find_library(lib, search, false)?);
+                    files.push(ScriptInput { path: find_library(lib, search, false)?, as_needed });
                 } else {
                     let p = Path::new(file);
                     let resolved = if p.is_absolute() || p.exists() {
@@ -89,7 +112,7 @@ pub fn expand_script(script_path: &Path, text: &str, search: &[PathBuf]) -> Resu
                             .filter(|c| c.exists())
                             .unwrap_or_else(|| p.to_path_buf())
                     };
-                    files.push(resolved);
+                    files.push(ScriptInput { path: resolved, as_needed });
                 }
             }
             _ => {}
@@ -126,14 +149,23 @@ mod tests {
     fn expands_libc_script() {
         let script = "/* GNU ld script\n   Use the shared library. */\nOUTPUT_FORMAT(elf64-x86-64)\nGROUP ( /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc_nonshared.a  AS_NEEDED ( /lib64/ld-linux-x86-64.so.2 ) )\n";
         let files = expand_script(Path::new("/usr/lib/x86_64-linux-gnu/libc.so"), script, &[]).unwrap();
+        let input = |path: &str, as_needed| ScriptInput { path: PathBuf::from(path), as_needed };
         assert_eq!(
             files,
             vec![
-                PathBuf::from("/lib/x86_64-linux-gnu/libc.so.6"),
-                PathBuf::from("/usr/lib/x86_64-linux-gnu/libc_nonshared.a"),
-                PathBuf::from("/lib64/ld-linux-x86-64.so.2")
+                input("/lib/x86_64-linux-gnu/libc.so.6", false),
+                input("/usr/lib/x86_64-linux-gnu/libc_nonshared.a", false),
+                input("/lib64/ld-linux-x86-64.so.2", true)
             ]
         );
+    }
+
+    #[test]
+    fn only_files_inside_as_needed_are_as_needed() {
+        let script = "GROUP ( /l/libm.so.6 AS_NEEDED ( /l/libmvec.so.1 ) /l/after.a ) INPUT ( /l/x.a )";
+        let files = expand_script(Path::new("/l/libm.so"), script, &[]).unwrap();
+        let flags: Vec<bool> = files.iter().map(|f| f.as_needed).collect();
+        assert_eq!(flags, [false, true, false, false]);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use crate::arch::x86_64::{apply_fixup, write_stub, EdgeKind, FixupValues, STUB_SIZE};
 use crate::format::archive::{self, Archive};
-use crate::host::{HostResolver, SharedLibrary, COMPILER_RUNTIME_LIBRARY};
+use crate::host::{self, HostResolver, SharedLibrary, COMPILER_RUNTIME_LIBRARY};
 use crate::image::{FunctionArray, Image};
 use crate::input::{detect, is_elf_shared_object, FileKind, InputData};
 use crate::layout::{self, Layout, SegmentKind, NOT_PLACED};
@@ -102,10 +102,15 @@ pub struct Linker {
     options: LinkOptions,
     graphs: Vec<LinkGraph>,
     libraries: Vec<SharedLibrary>,
-    opened_libraries: HashSet<PathBuf>,
-    /// Archives whose members load on demand, with their canonical paths
-    /// (an archive named twice is searched once).
-    archives: Vec<(PathBuf, Archive)>,
+    /// The files (device, inode) of `libraries` and `as_needed_libraries`:
+    /// a library named twice, or by two paths, loads once.
+    library_files: HashSet<(u64, u64)>,
+    /// Shared libraries from linker scripts' `AS_NEEDED` lists, loaded
+    /// during resolution only if they provide something (see [`HostResolver`]).
+    as_needed_libraries: Vec<PathBuf>,
+    /// Archives whose members load on demand, with their files (device,
+    /// inode): an archive named twice is searched once.
+    archives: Vec<((u64, u64), Archive)>,
     /// `--whole-archive` is in effect for archives added now.
     whole_archive: bool,
     on_linked: Option<LinkedGraphsHook>,
@@ -122,7 +127,8 @@ impl Linker {
             options,
             graphs: Vec::new(),
             libraries: Vec::new(),
-            opened_libraries: HashSet::new(),
+            library_files: HashSet::new(),
+            as_needed_libraries: Vec::new(),
             archives: Vec::new(),
             whole_archive: false,
             on_linked: None,
@@ -169,7 +175,7 @@ impl Linker {
     /// Adds an input named on the command line: a relocatable object, a
     /// shared library or a linker script naming them.
     pub fn add_file(&mut self, path: &Path) -> Result<()> {
-        self.add_file_nested(path, 0)
+        self.add_file_nested(path, 0, false)
     }
 
     /// Adds an object (or archive) held in memory, named `name` in
@@ -217,8 +223,14 @@ impl Linker {
         }
     }
 
-    fn add_file_nested(&mut self, path: &Path, depth: u32) -> Result<()> {
+    fn add_file_nested(&mut self, path: &Path, depth: u32, as_needed: bool) -> Result<()> {
         let data = Arc::new(InputData::open(path)?);
+        if as_needed && is_elf_shared_object(data.bytes()) {
+            if self.library_files.insert(file_identity(path)?) {
+                self.as_needed_libraries.push(path.to_path_buf());
+            }
+            return Ok(());
+        }
         self.add_file_data(path, data, depth)
     }
 
@@ -228,7 +240,7 @@ impl Linker {
         self.record_input(name.clone(), &data, kind);
         self.timer.start();
         match kind {
-            FileKind::Elf if is_elf_shared_object(data.bytes()) => self.add_shared_library(path),
+            FileKind::Elf if is_elf_shared_object(data.bytes()) => self.add_shared_library_file(path, &data),
             FileKind::Elf | FileKind::MachO | FileKind::LlvmBitcode | FileKind::Archive | FileKind::ThinArchive => {
                 self.add_object_data(path, data)
             }
@@ -236,7 +248,8 @@ impl Linker {
                 let text = std::str::from_utf8(data.bytes()).with_context(|| format!("{}: not UTF-8", name))?;
                 let files = libsearch::expand_script(path, text, &self.options.search_paths)?;
                 for file in files {
-                    self.add_file_nested(&file, depth + 1).with_context(|| format!("{}: in linker script", name))?;
+                    self.add_file_nested(&file.path, depth + 1, file.as_needed)
+                        .with_context(|| format!("{}: in linker script", name))?;
                 }
                 Ok(())
             }
@@ -247,12 +260,12 @@ impl Linker {
     /// Adds a static archive: all its members now under `--whole-archive`,
     /// else it joins the archives searched for missing names.
     fn add_archive(&mut self, path: &Path, data: Arc<InputData>) -> Result<()> {
-        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-        let known = self.archives.iter().position(|(p, _)| *p == canonical);
+        let identity = file_identity(path)?;
+        let known = self.archives.iter().position(|(file, _)| *file == identity);
         let index = match known {
             Some(i) => i,
             None => {
-                self.archives.push((canonical, Archive::parse(path, data)?));
+                self.archives.push((identity, Archive::parse(path, data)?));
                 self.archives.len() - 1
             }
         };
@@ -301,15 +314,16 @@ impl Linker {
 
     /// Loads a shared library (once); its symbols then resolve references.
     pub fn add_shared_library(&mut self, path: &Path) -> Result<()> {
-        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-        if self.opened_libraries.insert(canonical) {
+        let data = InputData::open(path)?;
+        self.add_shared_library_file(path, &data)
+    }
+
+    fn add_shared_library_file(&mut self, path: &Path, data: &InputData) -> Result<()> {
+        if self.library_files.insert(file_identity(path)?) {
             // dlopen searches the system for a name without a slash; a
             // path on the command line means that file.
             let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-            if let Some(pin) = tls::load_library_with_static_tls(&path)? {
-                self.libraries.push(pin);
-            }
-            self.libraries.push(SharedLibrary::open(&path)?);
+            host::load_library(&path, data.bytes(), &mut self.libraries)?;
         }
         Ok(())
     }
@@ -321,7 +335,17 @@ impl Linker {
 
     /// Links everything added so far and maps it, ready to run.
     pub fn link(self) -> Result<Image> {
-        let Linker { options, mut graphs, mut libraries, archives, on_linked, mut inputs, mut timer, .. } = self;
+        let Linker {
+            options,
+            mut graphs,
+            mut libraries,
+            as_needed_libraries,
+            archives,
+            on_linked,
+            mut inputs,
+            mut timer,
+            ..
+        } = self;
         timer.start();
 
         // One copy of each COMDAT group: the first object's, as ld keeps.
@@ -357,7 +381,7 @@ impl Linker {
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
         graphs.push(runtime_graph);
         load_runtime_libraries_if_needed(&table, &mut libraries);
-        let mut host = HostResolver::default();
+        let mut host = HostResolver::with_as_needed(as_needed_libraries);
         let res = table.finish(&mut graphs, &libraries, &mut host, options.allow_unresolved)?;
         libraries.extend(host.into_loaded_libraries());
         timer.mark("resolve");
@@ -587,6 +611,14 @@ impl ComdatSelection {
     }
 }
 
+/// Which file `path` is (device and inode), whatever the path to it: one
+/// `stat` where canonicalizing the path reads every link on the way.
+fn file_identity(path: &Path) -> Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot stat", path.display()))?;
+    Ok((meta.dev(), meta.ino()))
+}
+
 /// `g++` links libstdc++, libm and libgcc_s; when objects need C++ runtime
 /// symbols that nothing provides, load them the same way. Code that unwinds
 /// through its own frames without C++ (thread cancellation, `backtrace()`)
@@ -612,13 +644,9 @@ fn load_runtime_libraries_if_needed(table: &SymbolTable, libraries: &mut Vec<Sha
     };
     for name in wanted {
         let path = crate::ldcache::system_library(name);
-        let loaded = tls::load_library_with_static_tls(&path).and_then(|pin| {
-            libraries.extend(pin);
-            SharedLibrary::open(&path)
-        });
-        match loaded {
-            Ok(lib) => libraries.push(lib),
-            Err(e) => log::debug!("runtime library: {:#}", e),
+        let loaded = InputData::open(&path).and_then(|file| host::load_library(&path, file.bytes(), libraries));
+        if let Err(e) = loaded {
+            log::debug!("runtime library: {:#}", e);
         }
     }
 }

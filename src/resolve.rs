@@ -213,7 +213,9 @@ pub fn library_hint(name: &str) -> Option<&'static str> {
         "copysign",
     ];
     let base = name.trim_end_matches(['f', 'l']);
-    if MATH.contains(&name) || MATH.contains(&base) {
+    // `_ZGV...`: a vector variant of a math function (libmvec, which
+    // libm.so loads as needed), not C++.
+    if MATH.contains(&name) || MATH.contains(&base) || name.starts_with("_ZGV") {
         return Some("-lm");
     }
     if name.starts_with("pthread_") || name.starts_with("sem_") {
@@ -591,6 +593,13 @@ fn linker_defined(name: &str, sections: &FxHashSet<&str>) -> Option<Option<Bound
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vector_math_names_hint_at_libm_not_libstdcxx() {
+        assert_eq!(library_hint("_ZGVbN2v_sin"), Some("-lm"));
+        assert_eq!(library_hint("_ZNSt6vectorIiE9push_backEi"), Some("-lstdc++"));
+        assert_eq!(library_hint("cbrtf"), Some("-lm"));
+    }
 
     fn graph(name: &str, defines: &[&str], strong_uses: &[&str], weak_uses: &[&str]) -> LinkGraph {
         let mut g = LinkGraph::new(name.to_string(), None);

@@ -368,7 +368,9 @@ fn load_generated(object: &[u8], tls_size: u64) -> Result<SharedLibrary> {
 /// constructors can touch its TLS dynamically. Returns the generated
 /// object (keep it loaded as long as the library), or `None` when the
 /// library has no TLS or is already loaded.
-pub fn load_library_with_static_tls(path: &Path) -> Result<Option<SharedLibrary>> {
+pub fn load_library_with_static_tls(path: &Path, file: &[u8]) -> Result<Option<SharedLibrary>> {
+    // Most libraries have no TLS: that is known without asking the loader.
+    let Some(symbol) = first_tls_symbol(file) else { return Ok(None) };
     let Ok(c_path) = CString::new(path.as_os_str().as_encoded_bytes()) else { return Ok(None) };
     // SAFETY: RTLD_NOLOAD only queries; a non-null handle gets closed again.
     let loaded = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
@@ -377,7 +379,6 @@ pub fn load_library_with_static_tls(path: &Path) -> Result<Option<SharedLibrary>
         unsafe { libc::dlclose(loaded) };
         return Ok(None);
     }
-    let Some(symbol) = first_tls_symbol(path) else { return Ok(None) };
     let request = [ExternalTlsRequest { name: symbol, needs_tp_offset: true }];
     let empty = TlsLayout::default();
     let (object, _) = build_tls_object(&empty, &[], &request, path.to_str());
@@ -385,13 +386,11 @@ pub fn load_library_with_static_tls(path: &Path) -> Result<Option<SharedLibrary>
     load_generated(&object, 0).map(Some)
 }
 
-/// A thread-local symbol the library at `path` defines, if any. The file
-/// is mapped, not read: most libraries (libm: 900 KB) have no PT_TLS
-/// segment, and the program headers in the first page say so.
-fn first_tls_symbol(path: &Path) -> Option<String> {
+/// A thread-local symbol the library file `data` defines, if any. Most
+/// libraries (libm: 900 KB, mapped, not read) have no PT_TLS segment, and
+/// the program headers in the first page say so.
+fn first_tls_symbol(data: &[u8]) -> Option<String> {
     use object::read::elf::{FileHeader, ProgramHeader, Sym};
-    let input = crate::input::InputData::open(path).ok()?;
-    let data = input.bytes();
     let header = object::elf::FileHeader64::<object::Endianness>::parse(data).ok()?;
     let endian = header.endian().ok()?;
     let segments = header.program_headers(endian, data).ok()?;

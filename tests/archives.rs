@@ -295,6 +295,21 @@ fn system_libraries_by_name() {
     }
 }
 
+/// `libm.so` is a script naming libmvec `AS_NEEDED`: loaded only for a
+/// program that calls it.
+#[test]
+fn as_needed_library_loads_only_when_something_uses_it() {
+    let dir = scratch("archives-as-needed");
+    let obj = compile(&[source("vector_math.c")], "-O2", &[], &dir).remove(0);
+    let libs = vec!["-lm".to_string()];
+    let exe = dir.join("a.out");
+    link_native(std::slice::from_ref(&obj), "-O2", false, &libs, &[], &exe);
+    let diffs = compare_with_native("vector_math", &exe, &[vec![s(&obj)], libs].concat(), &[]);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+    let native = Command::new(&exe).output().unwrap();
+    assert!(stdout_of(&native).contains("libmvec loaded"), "{}", stdout_of(&native));
+}
+
 #[test]
 fn missing_library_symbols_get_a_hint() {
     let dir = scratch("archives-hint");
