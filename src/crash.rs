@@ -207,6 +207,11 @@ pub(crate) fn publish(ranges: Ranges, print: bool, report: Option<ReportSink>) {
     let Ranges { image, code, ranges, names, places, .. } = ranges;
     let table = Box::new(CrashTable { image, code, ranges, names, places, report, print, stack_top });
     let old = TABLE.swap(Box::into_raw(table), Ordering::AcqRel);
+    TABLE_PUBLISHED.store(1, Ordering::Release);
+    // SAFETY: FUTEX_WAKE on our own static word, waking every waiter.
+    unsafe {
+        libc::syscall(libc::SYS_futex, TABLE_PUBLISHED.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX)
+    };
     if !old.is_null() {
         // The old table may still be read by a handler running on another
         // thread; a few bytes are not worth that race, so it is leaked.
@@ -251,6 +256,8 @@ pub fn wait_for_table_request() {
 
 static TABLE_COMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 static TABLE_REQUESTED: AtomicI32 = AtomicI32::new(0);
+/// 1 once a table is published: the futex word its waiters sleep on.
+static TABLE_PUBLISHED: AtomicI32 = AtomicI32::new(0);
 /// The process whose thread builds the table: a forked child has no such thread.
 static TABLE_OWNER_PID: AtomicI32 = AtomicI32::new(0);
 
@@ -275,9 +282,11 @@ pub fn wait_for_table() -> bool {
 }
 
 /// The table, asking for one that [`expect_table`] announced and waiting
-/// up to two seconds for it (async-signal-safe: atomics, futex, getpid and
-/// nanosleep).
+/// up to two seconds for it (async-signal-safe: atomics, futex and getpid).
+/// The wait ends as the table is published: an isolated run's first fork
+/// waits for it, and sleeping in steps rounded that up to a millisecond.
 fn published_table() -> *mut CrashTable {
+    const STEP_MS: i64 = 100;
     let mut table = TABLE.load(Ordering::Acquire);
     // SAFETY: getpid is async-signal-safe.
     let builder_here = TABLE_OWNER_PID.load(Ordering::Acquire) == unsafe { libc::getpid() };
@@ -286,10 +295,20 @@ fn published_table() -> *mut CrashTable {
     }
     let mut waited_ms = 0;
     while table.is_null() && TABLE_COMING.load(Ordering::Acquire) && builder_here && waited_ms < 2000 {
-        let pause = libc::timespec { tv_sec: 0, tv_nsec: 1_000_000 };
-        // SAFETY: nanosleep is async-signal-safe.
-        unsafe { libc::nanosleep(&pause, std::ptr::null_mut()) };
-        waited_ms += 1;
+        let step = libc::timespec { tv_sec: 0, tv_nsec: STEP_MS * 1_000_000 };
+        // SAFETY: FUTEX_WAIT on our own static word with a timeout; it
+        // returns at once if the table was published meanwhile.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                TABLE_PUBLISHED.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                0,
+                &step as *const libc::timespec,
+            )
+        };
+        // A whole step even when woken early: a bound, not a clock.
+        waited_ms += STEP_MS;
         table = TABLE.load(Ordering::Acquire);
     }
     table
