@@ -102,12 +102,13 @@ pub struct Linker {
     options: LinkOptions,
     graphs: Vec<LinkGraph>,
     libraries: Vec<SharedLibrary>,
-    /// The files (device, inode) of `libraries` and `as_needed_libraries`:
-    /// a library named twice, or by two paths, loads once.
+    /// The files (device, inode) of `libraries`: a library named twice, or
+    /// by two paths, loads once.
     library_files: HashSet<(u64, u64)>,
-    /// Shared libraries from linker scripts' `AS_NEEDED` lists, loaded
-    /// during resolution only if they provide something (see [`HostResolver`]).
-    as_needed_libraries: Vec<PathBuf>,
+    /// Shared libraries from linker scripts' `AS_NEEDED` lists, with their
+    /// files, loaded during resolution only if they provide something (see
+    /// [`HostResolver`]), or now if named again without `AS_NEEDED`.
+    as_needed_libraries: Vec<((u64, u64), PathBuf)>,
     /// Archives whose members load on demand, with their files (device,
     /// inode): an archive named twice is searched once.
     archives: Vec<((u64, u64), Archive)>,
@@ -226,8 +227,9 @@ impl Linker {
     fn add_file_nested(&mut self, path: &Path, depth: u32, as_needed: bool) -> Result<()> {
         let data = Arc::new(InputData::open(path)?);
         if as_needed && is_elf_shared_object(data.bytes()) {
-            if self.library_files.insert(file_identity(path)?) {
-                self.as_needed_libraries.push(path.to_path_buf());
+            let file = file_identity(path)?;
+            if !self.library_files.contains(&file) && !self.as_needed_libraries.iter().any(|(f, _)| *f == file) {
+                self.as_needed_libraries.push((file, path.to_path_buf()));
             }
             return Ok(());
         }
@@ -319,7 +321,9 @@ impl Linker {
     }
 
     fn add_shared_library_file(&mut self, path: &Path, data: &InputData) -> Result<()> {
-        if self.library_files.insert(file_identity(path)?) {
+        let file = file_identity(path)?;
+        if self.library_files.insert(file) {
+            self.as_needed_libraries.retain(|(f, _)| *f != file);
             // dlopen searches the system for a name without a slash; a
             // path on the command line means that file.
             let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
@@ -381,7 +385,7 @@ impl Linker {
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
         graphs.push(runtime_graph);
         load_runtime_libraries_if_needed(&table, &mut libraries);
-        let mut host = HostResolver::with_as_needed(as_needed_libraries);
+        let mut host = HostResolver::with_as_needed(as_needed_libraries.into_iter().map(|(_, path)| path).collect());
         let res = table.finish(&mut graphs, &libraries, &mut host, options.allow_unresolved)?;
         libraries.extend(host.into_loaded_libraries());
         timer.mark("resolve");

@@ -304,10 +304,20 @@ fn as_needed_library_loads_only_when_something_uses_it() {
     let libs = vec!["-lm".to_string()];
     let exe = dir.join("a.out");
     link_native(std::slice::from_ref(&obj), "-O2", false, &libs, &[], &exe);
-    let diffs = compare_with_native("vector_math", &exe, &[vec![s(&obj)], libs].concat(), &[]);
+    let diffs = compare_with_native("vector_math", &exe, &[vec![s(&obj)], libs.clone()].concat(), &[]);
     assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
     let native = Command::new(&exe).output().unwrap();
     assert!(stdout_of(&native).contains("libmvec loaded"), "{}", stdout_of(&native));
+
+    // A program that does not use it: not loaded, as natively.
+    let probe = "#include <dlfcn.h>\n#include <stdio.h>\nint main(void) { printf(\"libmvec %s\\n\", \
+                 dlopen(\"libmvec.so.1\", RTLD_NOW | RTLD_NOLOAD) ? \"loaded\" : \"not loaded\"); return 0; }\n";
+    let obj = compile_inline(&dir, &[("probe.c", probe)]).remove(0);
+    let exe = dir.join("probe");
+    link_native(std::slice::from_ref(&obj), "-O2", false, &libs, &[], &exe);
+    let diffs = compare_with_native("probe -lm", &exe, &[s(&obj), "-lm".to_string()], &[]);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+    assert_eq!(stdout_of(&Command::new(&exe).output().unwrap()), "libmvec not loaded\n");
 }
 
 #[test]
