@@ -357,7 +357,8 @@ fn load_generated(object: &[u8], tls_size: u64) -> Result<SharedLibrary> {
     }
 }
 
-/// Loads the shared library at `path` so that its thread-local block sits
+/// Loads the shared library at `path` (its bytes: `file`, of which the
+/// headers and, with TLS, the dynamic symbols are read) so that its thread-local block sits
 /// in static TLS, as it would for a library an executable was linked
 /// against: then initial-exec accesses from the image (which g++ emits for
 /// `std::__once_callable` and the like) work in every thread.
