@@ -26,7 +26,9 @@ SYMBOL RESOLUTION ORDER (first match wins):
        at_quick_exit, pthread_atfork, __stack_chk_fail_local
     5. linker-defined names: _GLOBAL_OFFSET_TABLE_, _TLS_MODULE_BASE_, __start_SEC/__stop_SEC,
        __init_array_start/end, __fini_array_start/end, _end, _edata, _etext
-    6. shared libraries from -l/-L and .so paths, in command-line order
+    6. shared libraries from -l/-L and .so paths, in command-line order; one
+       that is not loaded yet loads for a strong reference to a name it exports,
+       and an unused one never loads (cc's --as-needed; see --no-as-needed)
        (objects using C++ runtime symbols also get libstdc++, libm and libgcc_s)
     7. the jitrun process itself: libc and the libraries already loaded
     8. libgcc_s, for strong references still missing (cc links it as needed:
@@ -124,6 +126,12 @@ pub struct Cli {
     /// For -l, take libNAME.a from any search directory before libNAME.so
     #[arg(long)]
     pub static_libs: bool,
+
+    /// Load every shared library named, used or not (by default one loads
+    /// only if the objects need a symbol it exports, as cc links with
+    /// --as-needed)
+    #[arg(long)]
+    pub no_as_needed: bool,
 
     /// Symbol to call as the program's entry point, with (argc, argv, envp)
     #[arg(long, short = 'e', value_name = "SYMBOL", default_value = "main")]
@@ -398,6 +406,7 @@ impl Cli {
             library: libraries.collect(),
             library_path: Vec::new(),
             static_libs: false,
+            no_as_needed: false,
             entry: "main".to_string(),
             noexec: false,
             define: Vec::new(),

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
+use crate::format::dynamic::ExportTable;
+
 /// A shared library opened for an image. It stays open as long as the
 /// value lives; images hold theirs until their destructors have run.
 pub struct SharedLibrary {
@@ -144,43 +146,73 @@ pub fn load_library(path: &Path, file: &[u8], libraries: &mut Vec<SharedLibrary>
     Ok(())
 }
 
+/// A shared library named for the link (on the command line or in a
+/// linker script), in command-line order.
+pub enum NamedLibrary {
+    /// Loaded when named: an index into the libraries given to
+    /// [`HostResolver::resolve`].
+    Loaded(usize),
+    /// Loaded during resolution, once a strong reference needs a symbol it
+    /// exports (ld's `--as-needed`): unused, it is never loaded and its
+    /// constructors never run, as in a native link.
+    OnDemand { path: PathBuf, file: std::sync::Arc<crate::input::InputData>, exports: ExportTable },
+}
+
+/// Where a named library stands during resolution.
+enum Named {
+    Given(usize),
+    Pending {
+        path: PathBuf,
+        file: std::sync::Arc<crate::input::InputData>,
+        exports: ExportTable,
+    },
+    /// Loaded here: an index into [`HostResolver::loaded`].
+    LoadedHere(usize),
+    /// Needed, but `dlopen` refused it (the reference then says unresolved).
+    Failed,
+}
+
 /// Caches `dlsym` answers: a hello world asks for the same few names many
 /// times across objects, and a large program for thousands.
 ///
-/// A strong reference found nowhere loads what a native link would have
-/// made a dependency only because of such a reference: first the shared
-/// libraries of linker scripts' `AS_NEEDED` lists (`libm.so` names libmvec),
-/// then libgcc_s, as `cc` links it (`-lgcc_s --as-needed`) for helpers libc
-/// lacks, such as `__divti3` or `__gcc_personality_v0` (jitrun has its own
-/// unwinder linked in, not libgcc_s loaded). Those libraries come after the
-/// given ones: [`HostResolver::into_loaded_libraries`] hands them over.
+/// A name is looked up in the named libraries in order (loading one that
+/// is not loaded yet if the reference is strong and it exports the name),
+/// then in the other given libraries, then in the whole process. A strong
+/// reference found nowhere loads libgcc_s once and looks there, as `cc`
+/// links it (`-lgcc_s --as-needed`) for helpers libc lacks, such as
+/// `__divti3` or `__gcc_personality_v0` (jitrun has its own unwinder linked
+/// in, not libgcc_s loaded). What loads here comes after the given
+/// libraries: [`HostResolver::into_loaded_libraries`] hands it over.
 #[derive(Default)]
 pub struct HostResolver {
     cache: rustc_hash::FxHashMap<Box<str>, Option<(u64, Option<usize>)>>,
     name_buf: Vec<u8>,
-    /// `AS_NEEDED` libraries not loaded yet; all load at the first miss.
-    as_needed: Vec<PathBuf>,
-    /// What loaded here, in order: `AS_NEEDED` ones, then libgcc_s.
+    named: Vec<Named>,
+    /// What loaded here, in order (with the objects pinning their TLS).
     loaded: Vec<SharedLibrary>,
-    /// The libraries of `loaded` to search, by index into it.
-    searched: Vec<usize>,
-    /// Whether libgcc_s was tried already.
-    compiler_runtime_tried: bool,
+    /// libgcc_s: `None` until a strong reference missed everywhere, then
+    /// its index in `loaded` if it loaded.
+    compiler_runtime: Option<Option<usize>>,
 }
 
 /// The shared library `cc` links by default besides libc.
 pub const COMPILER_RUNTIME_LIBRARY: &str = "libgcc_s.so.1";
 
 impl HostResolver {
-    /// A resolver that may load `as_needed` libraries (see above).
-    pub fn with_as_needed(as_needed: Vec<PathBuf>) -> HostResolver {
-        HostResolver { as_needed, ..HostResolver::default() }
+    /// A resolver for a link that named `named` libraries, in order.
+    pub fn new(named: Vec<NamedLibrary>) -> HostResolver {
+        let named = named
+            .into_iter()
+            .map(|n| match n {
+                NamedLibrary::Loaded(index) => Named::Given(index),
+                NamedLibrary::OnDemand { path, file, exports } => Named::Pending { path, file, exports },
+            })
+            .collect();
+        HostResolver { named, ..HostResolver::default() }
     }
 
-    /// Finds `name` in `libraries` (in order), then in the process, then
-    /// (strong references only) in what loads on a miss; returns the
-    /// address and which library provided it, counting those loaded here
-    /// from `libraries.len()` on.
+    /// Finds `name` (see above); returns the address and which library
+    /// provided it, counting those loaded here from `libraries.len()` on.
     pub fn resolve(&mut self, name: &str, libraries: &[SharedLibrary], strong: bool) -> Option<(u64, Option<usize>)> {
         if let Some(hit) = self.cache.get(name).copied().flatten() {
             return Some(hit);
@@ -203,50 +235,91 @@ impl HostResolver {
         libraries: &[SharedLibrary],
         strong: bool,
     ) -> Option<(u64, Option<usize>)> {
+        // A weak reference that missed before misses again; a strong one
+        // may load a library the weak one could not.
         let tried_before = self.cache.contains_key(name);
         let mut found = None;
-        if !tried_before {
-            found = libraries
-                .iter()
-                .enumerate()
-                .find_map(|(i, lib)| lib.lookup(c_name).map(|a| (a, Some(i))))
+        if !tried_before || strong {
+            found = self
+                .lookup_named(name, c_name, libraries, strong)
+                .or_else(|| {
+                    let named_given = |i: usize| self.named.iter().any(|n| matches!(n, Named::Given(g) if *g == i));
+                    libraries
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, _)| !named_given(i))
+                        .find_map(|(i, lib)| lib.lookup(c_name).map(|a| (a, Some(i))))
+                })
                 .or_else(|| lookup_global(c_name).map(|a| (a, None)));
         }
         if found.is_none() && strong {
-            found = self.lookup_loaded_on_demand(c_name, libraries.len());
+            found = self.lookup_compiler_runtime(c_name, libraries.len());
         }
         self.cache.insert(name.into(), found);
         found
     }
 
-    /// A strong reference missed: looks in the `AS_NEEDED` libraries, then
-    /// libgcc_s, loading each the first time.
-    fn lookup_loaded_on_demand(&mut self, c_name: &CStr, first_index: usize) -> Option<(u64, Option<usize>)> {
-        for path in std::mem::take(&mut self.as_needed) {
-            self.load(&path);
-        }
-        let lookup = |loaded: &[SharedLibrary], searched: &[usize]| {
-            searched.iter().find_map(|&i| loaded[i].lookup(c_name).map(|a| (a, Some(first_index + i))))
-        };
-        if let Some(hit) = lookup(&self.loaded, &self.searched) {
-            return Some(hit);
-        }
-        if !std::mem::replace(&mut self.compiler_runtime_tried, true) {
-            let from = self.searched.len();
-            self.load(&crate::ldcache::system_library(COMPILER_RUNTIME_LIBRARY));
-            return lookup(&self.loaded, &self.searched[from..]);
+    /// The named libraries, in order; a pending one that exports `name`
+    /// loads now if the reference is strong.
+    fn lookup_named(
+        &mut self,
+        name: &str,
+        c_name: &CStr,
+        libraries: &[SharedLibrary],
+        strong: bool,
+    ) -> Option<(u64, Option<usize>)> {
+        for n in 0..self.named.len() {
+            let index = match &self.named[n] {
+                Named::Given(i) => *i,
+                Named::LoadedHere(k) => libraries.len() + *k,
+                Named::Failed => continue,
+                Named::Pending { file, exports, .. } => {
+                    if !strong || !exports.defines(file.bytes(), name.as_bytes()) {
+                        continue;
+                    }
+                    let Named::Pending { path, file, .. } = std::mem::replace(&mut self.named[n], Named::Failed) else {
+                        unreachable!("matched above")
+                    };
+                    log::debug!("{} is needed (for `{}`)", path.display(), name);
+                    let Some(k) = self.load(&path, file.bytes(), log::Level::Warn) else { continue };
+                    self.named[n] = Named::LoadedHere(k);
+                    libraries.len() + k
+                }
+            };
+            let library = libraries.get(index).unwrap_or_else(|| &self.loaded[index - libraries.len()]);
+            if let Some(address) = library.lookup(c_name) {
+                return Some((address, Some(index)));
+            }
         }
         None
     }
 
-    /// Loads a library on demand; one that fails to load is left out (the
-    /// reference then stays unresolved, and says so).
-    fn load(&mut self, path: &Path) {
-        let loaded =
-            crate::input::InputData::open(path).and_then(|file| load_library(path, file.bytes(), &mut self.loaded));
-        match loaded {
-            Ok(()) => self.searched.push(self.loaded.len() - 1),
-            Err(e) => log::debug!("{:#}", e),
+    fn lookup_compiler_runtime(&mut self, c_name: &CStr, first_index: usize) -> Option<(u64, Option<usize>)> {
+        let runtime = match self.compiler_runtime {
+            Some(runtime) => runtime,
+            None => {
+                let path = crate::ldcache::system_library(COMPILER_RUNTIME_LIBRARY);
+                let loaded = crate::input::InputData::open(&path)
+                    .map_err(|e| log::debug!("{:#}", e))
+                    .ok()
+                    .and_then(|file| self.load(&path, file.bytes(), log::Level::Debug));
+                *self.compiler_runtime.insert(loaded)
+            }
+        };
+        let k = runtime?;
+        self.loaded[k].lookup(c_name).map(|a| (a, Some(first_index + k)))
+    }
+
+    /// Loads a library during resolution; its index in `loaded`, or `None`
+    /// if it does not load (said at `level`: a warning for a library the
+    /// command line named, whose references then stay unresolved).
+    fn load(&mut self, path: &Path, file: &[u8], level: log::Level) -> Option<usize> {
+        match load_library(path, file, &mut self.loaded) {
+            Ok(()) => Some(self.loaded.len() - 1),
+            Err(e) => {
+                log::log!(level, "{:#}", e);
+                None
+            }
         }
     }
 

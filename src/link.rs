@@ -8,7 +8,8 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use crate::arch::x86_64::{apply_fixup, write_stub, EdgeKind, FixupValues, STUB_SIZE};
 use crate::format::archive::{self, Archive};
-use crate::host::{self, HostResolver, SharedLibrary, COMPILER_RUNTIME_LIBRARY};
+use crate::format::dynamic::ExportTable;
+use crate::host::{self, HostResolver, NamedLibrary, SharedLibrary, COMPILER_RUNTIME_LIBRARY};
 use crate::image::{FunctionArray, Image};
 use crate::input::{detect, is_elf_shared_object, FileKind, InputData};
 use crate::layout::{self, Layout, SegmentKind, NOT_PLACED};
@@ -81,6 +82,10 @@ pub struct LinkOptions {
     pub allow_unresolved: bool,
     /// Prefer `libNAME.a` over `libNAME.so` for `-l`.
     pub static_libs: bool,
+    /// Load every shared library named outright, used or not (ld's
+    /// `--no-as-needed`); by default one loads only if a strong reference
+    /// needs a symbol it exports, as `cc` links here (`--as-needed`).
+    pub no_as_needed: bool,
     /// Lay the image out at this address.
     pub base: Option<u64>,
     pub limits: Limits,
@@ -102,13 +107,10 @@ pub struct Linker {
     options: LinkOptions,
     graphs: Vec<LinkGraph>,
     libraries: Vec<SharedLibrary>,
-    /// The files (device, inode) of `libraries`: a library named twice, or
-    /// by two paths, loads once.
-    library_files: HashSet<(u64, u64)>,
-    /// Shared libraries from linker scripts' `AS_NEEDED` lists, with their
-    /// files, loaded during resolution only if they provide something (see
-    /// [`HostResolver`]), or now if named again without `AS_NEEDED`.
-    as_needed_libraries: Vec<((u64, u64), PathBuf)>,
+    /// The shared libraries named, in order, with their files (device,
+    /// inode): one named twice, or by two paths, counts once. Most load only
+    /// if something needs them (see [`HostResolver`]).
+    named_libraries: Vec<((u64, u64), NamedLibrary)>,
     /// Archives whose members load on demand, with their files (device,
     /// inode): an archive named twice is searched once.
     archives: Vec<((u64, u64), Archive)>,
@@ -128,8 +130,7 @@ impl Linker {
             options,
             graphs: Vec::new(),
             libraries: Vec::new(),
-            library_files: HashSet::new(),
-            as_needed_libraries: Vec::new(),
+            named_libraries: Vec::new(),
             archives: Vec::new(),
             whole_archive: false,
             on_linked: None,
@@ -226,12 +227,8 @@ impl Linker {
 
     fn add_file_nested(&mut self, path: &Path, depth: u32, as_needed: bool) -> Result<()> {
         let data = Arc::new(InputData::open(path)?);
-        if as_needed && is_elf_shared_object(data.bytes()) {
-            let file = file_identity(path)?;
-            if !self.library_files.contains(&file) && !self.as_needed_libraries.iter().any(|(f, _)| *f == file) {
-                self.as_needed_libraries.push((file, path.to_path_buf()));
-            }
-            return Ok(());
+        if is_elf_shared_object(data.bytes()) {
+            return self.add_shared_library_file(path, data, as_needed || !self.options.no_as_needed);
         }
         self.add_file_data(path, data, depth)
     }
@@ -242,7 +239,9 @@ impl Linker {
         self.record_input(name.clone(), &data, kind);
         self.timer.start();
         match kind {
-            FileKind::Elf if is_elf_shared_object(data.bytes()) => self.add_shared_library_file(path, &data),
+            FileKind::Elf if is_elf_shared_object(data.bytes()) => {
+                self.add_shared_library_file(path, data, !self.options.no_as_needed)
+            }
             FileKind::Elf | FileKind::MachO | FileKind::LlvmBitcode | FileKind::Archive | FileKind::ThinArchive => {
                 self.add_object_data(path, data)
             }
@@ -316,18 +315,33 @@ impl Linker {
 
     /// Loads a shared library (once); its symbols then resolve references.
     pub fn add_shared_library(&mut self, path: &Path) -> Result<()> {
-        let data = InputData::open(path)?;
-        self.add_shared_library_file(path, &data)
+        let data = Arc::new(InputData::open(path)?);
+        self.add_shared_library_file(path, data, !self.options.no_as_needed)
     }
 
-    fn add_shared_library_file(&mut self, path: &Path, data: &InputData) -> Result<()> {
+    /// Names a shared library for the link: loaded now, or, `as_needed`,
+    /// once a reference needs what it exports (if its export table reads).
+    fn add_shared_library_file(&mut self, path: &Path, data: Arc<InputData>, as_needed: bool) -> Result<()> {
         let file = file_identity(path)?;
-        if self.library_files.insert(file) {
-            self.as_needed_libraries.retain(|(f, _)| *f != file);
-            // dlopen searches the system for a name without a slash; a
-            // path on the command line means that file.
-            let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-            host::load_library(&path, data.bytes(), &mut self.libraries)?;
+        let known = self.named_libraries.iter().position(|(f, _)| *f == file);
+        if matches!(known, Some(i) if matches!(self.named_libraries[i].1, NamedLibrary::Loaded(_)) || as_needed) {
+            return Ok(());
+        }
+        // dlopen searches the system for a name without a slash; a path on
+        // the command line means that file.
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let exports = if as_needed { ExportTable::parse(data.bytes()) } else { None };
+        let named = match exports {
+            Some(exports) => NamedLibrary::OnDemand { path, file: data, exports },
+            None => {
+                host::load_library(&path, data.bytes(), &mut self.libraries)?;
+                NamedLibrary::Loaded(self.libraries.len() - 1)
+            }
+        };
+        match known {
+            // Named before as needed, now outright: it loads, where it was named first.
+            Some(i) => self.named_libraries[i].1 = named,
+            None => self.named_libraries.push((file, named)),
         }
         Ok(())
     }
@@ -343,7 +357,7 @@ impl Linker {
             options,
             mut graphs,
             mut libraries,
-            as_needed_libraries,
+            named_libraries,
             archives,
             on_linked,
             mut inputs,
@@ -384,8 +398,9 @@ impl Linker {
         let runtime_graph = runtime::build(&needed);
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
         graphs.push(runtime_graph);
-        load_runtime_libraries_if_needed(&table, &mut libraries);
-        let mut host = HostResolver::with_as_needed(as_needed_libraries.into_iter().map(|(_, path)| path).collect());
+        let named_libraries: Vec<NamedLibrary> = named_libraries.into_iter().map(|(_, named)| named).collect();
+        load_runtime_libraries_if_needed(&table, &named_libraries, &mut libraries);
+        let mut host = HostResolver::new(named_libraries);
         let res = table.finish(&mut graphs, &libraries, &mut host, options.allow_unresolved)?;
         libraries.extend(host.into_loaded_libraries());
         timer.mark("resolve");
@@ -628,7 +643,7 @@ fn file_identity(path: &Path) -> Result<(u64, u64)> {
 /// through its own frames without C++ (thread cancellation, `backtrace()`)
 /// gets libgcc_s now, so the image's frames are registered with it; other
 /// missing helpers load it during resolution ([`HostResolver`]).
-fn load_runtime_libraries_if_needed(table: &SymbolTable, libraries: &mut Vec<SharedLibrary>) {
+fn load_runtime_libraries_if_needed(table: &SymbolTable, named: &[NamedLibrary], libraries: &mut Vec<SharedLibrary>) {
     const UNWINDS_WITHOUT_CXX: [&str; 5] =
         ["pthread_exit", "pthread_cancel", "thrd_exit", "backtrace", "__gcc_personality_v0"];
     let (mut wants_cxx, mut wants_unwinder) = (false, false);
@@ -637,8 +652,12 @@ fn load_runtime_libraries_if_needed(table: &SymbolTable, libraries: &mut Vec<Sha
             n.starts_with("_Z") || n.starts_with("__cxa_") || n.starts_with("__gxx_") || n.starts_with("_Unwind_");
         wants_unwinder |= UNWINDS_WITHOUT_CXX.contains(&n);
     }
-    let has =
-        |libraries: &[SharedLibrary], name: &str| libraries.iter().any(|l| l.path.to_string_lossy().contains(name));
+    let has = |libraries: &[SharedLibrary], name: &str| {
+        let named_on_demand = named
+            .iter()
+            .any(|n| matches!(n, NamedLibrary::OnDemand { path, .. } if path.to_string_lossy().contains(name)));
+        named_on_demand || libraries.iter().any(|l| l.path.to_string_lossy().contains(name))
+    };
     let wanted: &[&str] = if wants_cxx && !has(libraries, "libstdc++") {
         &["libstdc++.so.6", "libm.so.6", COMPILER_RUNTIME_LIBRARY]
     } else if wants_unwinder && !has(libraries, "libgcc_s") {

@@ -196,6 +196,7 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
         // The report lists what --allow-unresolved would hide.
         allow_unresolved: cli.allow_unresolved && !cli.print_unresolved,
         static_libs: cli.static_libs,
+        no_as_needed: cli.no_as_needed,
         base: cli.base,
         limits: Limits { max_image_size: cli.max_image_size, max_tls_size: cli.max_tls_size },
         // Maps, reports, checks and the perf map read the link info at once;

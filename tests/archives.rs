@@ -309,15 +309,21 @@ fn as_needed_library_loads_only_when_something_uses_it() {
     let native = Command::new(&exe).output().unwrap();
     assert!(stdout_of(&native).contains("libmvec loaded"), "{}", stdout_of(&native));
 
-    // A program that does not use it: not loaded, as natively.
-    let probe = "#include <dlfcn.h>\n#include <stdio.h>\nint main(void) { printf(\"libmvec %s\\n\", \
-                 dlopen(\"libmvec.so.1\", RTLD_NOW | RTLD_NOLOAD) ? \"loaded\" : \"not loaded\"); return 0; }\n";
+    // A program that uses neither libmvec nor libz: neither is loaded, as
+    // natively (cc links with --as-needed here); --no-as-needed loads libz.
+    let probe = "#include <dlfcn.h>\n#include <stdio.h>\nstatic const char *state(const char *lib) {\n\
+                 return dlopen(lib, RTLD_NOW | RTLD_NOLOAD) ? \"loaded\" : \"not loaded\"; }\n\
+                 int main(void) { printf(\"libmvec %s, libz %s\\n\", state(\"libmvec.so.1\"), \
+                 state(\"libz.so.1\")); return 0; }\n";
     let obj = compile_inline(&dir, &[("probe.c", probe)]).remove(0);
     let exe = dir.join("probe");
+    let libs = vec!["-lm".to_string(), "-lz".to_string()];
     link_native(std::slice::from_ref(&obj), "-O2", false, &libs, &[], &exe);
-    let diffs = compare_with_native("probe -lm", &exe, &[s(&obj), "-lm".to_string()], &[]);
+    let diffs = compare_with_native("probe -lm -lz", &exe, &[vec![s(&obj)], libs.clone()].concat(), &[]);
     assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
-    assert_eq!(stdout_of(&Command::new(&exe).output().unwrap()), "libmvec not loaded\n");
+    assert_eq!(stdout_of(&Command::new(&exe).output().unwrap()), "libmvec not loaded, libz not loaded\n");
+    let eager = jitrun(&[vec!["--no-as-needed".to_string(), s(&obj)], libs].concat());
+    assert_eq!(stdout_of(&eager), "libmvec not loaded, libz loaded\n");
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Format front-ends. Each translates one file into a [`crate::model::LinkGraph`]
-//! and nothing after them looks at raw file bytes.
+//! and nothing after them looks at raw file bytes; [`dynamic`] reads what a
+//! shared library exports, to decide whether to load it.
 
 pub mod archive;
+pub mod dynamic;
 pub mod elf;
 pub mod macho;
 
