@@ -125,6 +125,79 @@ pub fn symbol_info(addr: u64) -> Option<HostSymbolInfo> {
     })
 }
 
+/// Symbol facts for the externals an image references, from the files of
+/// the libraries that define them: `dladdr1` finds a symbol by scanning
+/// its library's whole symbol table (~50,000 instructions in libc, for each
+/// `stderr`), where a lookup by name in the GNU hash table is a few probes.
+#[derive(Default)]
+pub struct HostSymbolFacts {
+    /// Per loaded object (by load bias): its file and export table, if they read.
+    files: rustc_hash::FxHashMap<u64, Option<(crate::input::InputData, ExportTable)>>,
+}
+
+impl HostSymbolFacts {
+    /// What the library defining `name` at `addr` says of it.
+    pub fn info(&mut self, addr: u64, name: &str) -> Option<HostSymbolInfo> {
+        self.read_from_file(addr, name).or_else(|| symbol_info(addr))
+    }
+
+    fn read_from_file(&mut self, addr: u64, name: &str) -> Option<HostSymbolInfo> {
+        let (path, bias) = object_containing(addr)?;
+        let file = self.files.entry(bias).or_insert_with(|| {
+            let data = crate::input::InputData::open(&path).ok()?;
+            let exports = ExportTable::parse(data.bytes())?;
+            Some((data, exports))
+        });
+        let (data, exports) = file.as_ref()?;
+        let sym = exports.find_at(data.bytes(), name.as_bytes(), addr.wrapping_sub(bias))?;
+        Some(HostSymbolInfo { is_function: sym.is_function, size: sym.size })
+    }
+}
+
+/// The file of the loaded shared object whose segments contain `addr`, and
+/// its load bias, from the loader's list of objects (which, unlike
+/// `dladdr`, searches no symbols). `None` for the executable itself.
+fn object_containing(addr: u64) -> Option<(PathBuf, u64)> {
+    struct Search {
+        addr: u64,
+        found: Option<(PathBuf, u64)>,
+    }
+    unsafe extern "C" fn visit(
+        info: *mut libc::dl_phdr_info,
+        _size: libc::size_t,
+        data: *mut libc::c_void,
+    ) -> libc::c_int {
+        // SAFETY: dl_iterate_phdr passes a valid info for this call and
+        // the `Search` given below as `data`.
+        let (info, search) = unsafe { (&*info, &mut *(data as *mut Search)) };
+        if info.dlpi_phdr.is_null() || info.dlpi_name.is_null() {
+            return 0;
+        }
+        // SAFETY: dlpi_phdr points to dlpi_phnum program headers.
+        let headers = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) };
+        let contains = headers.iter().any(|h| {
+            let start = info.dlpi_addr.wrapping_add(h.p_vaddr);
+            h.p_type == libc::PT_LOAD && start <= search.addr && search.addr - start < h.p_memsz
+        });
+        if !contains {
+            return 0;
+        }
+        // SAFETY: dlpi_name is the loader's NUL-terminated name ("" for the executable).
+        let name = unsafe { CStr::from_ptr(info.dlpi_name) };
+        if !name.is_empty() {
+            let path = PathBuf::from(std::ffi::OsStr::from_bytes(name.to_bytes()));
+            search.found = Some((path, info.dlpi_addr));
+        }
+        1
+    }
+    use std::os::unix::ffi::OsStrExt;
+    let mut search = Search { addr, found: None };
+    // SAFETY: the callback only reads what the loader hands it and writes
+    // to `search`, which outlives the call.
+    unsafe { libc::dl_iterate_phdr(Some(visit), &mut search as *mut Search as *mut libc::c_void) };
+    search.found
+}
+
 fn unsafe_zeroed_dl_info() -> libc::Dl_info {
     libc::Dl_info {
         dli_fname: std::ptr::null(),
@@ -335,5 +408,35 @@ impl HostResolver {
     /// keeps the indexes `resolve` returned valid).
     pub fn into_loaded_libraries(self) -> Vec<SharedLibrary> {
         self.loaded
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbol_facts_from_the_file_agree_with_dladdr1() {
+        let mut facts = HostSymbolFacts::default();
+        for name in ["stderr", "environ", "printf", "optind", "qsort"] {
+            let c_name = CString::new(name).unwrap();
+            let addr = lookup_global(&c_name).expect(name);
+            let from_file =
+                facts.read_from_file(addr, name).unwrap_or_else(|| panic!("{} not found in its file", name));
+            let from_loader = symbol_info(addr).expect(name);
+            assert_eq!(
+                (from_file.is_function, from_file.size),
+                (from_loader.is_function, from_loader.size),
+                "{}",
+                name
+            );
+        }
+        // An IFUNC's address is the implementation it chose, no value in the
+        // table: left to dladdr1, as is what no library's file holds.
+        let memcpy = lookup_global(c"memcpy").unwrap();
+        assert!(facts.read_from_file(memcpy, "memcpy").is_none());
+        // (which knows no symbol there: the plan then gives it a stub, as a function)
+        assert!(facts.info(memcpy, "memcpy").is_none_or(|info| info.is_function));
+        assert!(facts.read_from_file(symbol_facts_from_the_file_agree_with_dladdr1 as *const () as u64, "x").is_none());
     }
 }

@@ -154,6 +154,7 @@ impl Tables {
 pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
     let mut tables = Tables::default();
     let mut external_is_function: FxHashMap<u32, Option<host::HostSymbolInfo>> = FxHashMap::default();
+    let mut host_symbols = host::HostSymbolFacts::default();
     // Counted per kind here, named once at the end: hashing a name per edge
     // showed in profiles.
     let mut kind_counts: FxHashMap<EdgeKind, u64> = FxHashMap::default();
@@ -245,9 +246,10 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                         tables.add_stub(target)
                     }
                     Target::External(ext) if kind.may_use_stub() => {
-                        let info = *external_is_function
-                            .entry(ext)
-                            .or_insert_with(|| host::symbol_info(res.externals[ext as usize].address));
+                        let info = *external_is_function.entry(ext).or_insert_with(|| {
+                            let external = &res.externals[ext as usize];
+                            host_symbols.info(external.address, &external.name)
+                        });
                         match info {
                             Some(info) if !info.is_function => tables.add_copy(ext, info.size.max(1)),
                             _ => tables.add_stub(target),

@@ -53,17 +53,25 @@ impl ExportTable {
     /// `name` for other modules: a defined global, weak or unique symbol of
     /// default or protected visibility. Symbol versions are not looked at.
     pub fn defines(&self, file: &[u8], name: &[u8]) -> bool {
-        self.lookup(file, name).unwrap_or(false)
+        self.find(file, name, |_| true).is_some()
     }
 
-    fn lookup(&self, file: &[u8], name: &[u8]) -> Option<bool> {
+    /// The exported symbol `name` whose value (its address less the load
+    /// bias) is `value`: of several versions of a name, the one the loader
+    /// bound.
+    pub fn find_at(&self, file: &[u8], name: &[u8], value: u64) -> Option<ExportedSymbol> {
+        self.find(file, name, |sym| sym.value == value)
+    }
+
+    /// The first exported symbol `name` that `accept` takes, in hash-chain order.
+    fn find(&self, file: &[u8], name: &[u8], accept: impl Fn(&ExportedSymbol) -> bool) -> Option<ExportedSymbol> {
         let table = file.get(self.hash.clone())?;
         let symbols = file.get(self.symbols.clone())?;
         let strings = file.get(self.strings.clone())?;
         let word = |at: usize| -> Option<u32> { Some(u32::from_le_bytes(table.get(at..at + 4)?.try_into().ok()?)) };
         let (buckets_len, first_hashed, bloom_len, bloom_shift) = (word(0)?, word(4)?, word(8)?, word(12)?);
         if buckets_len == 0 || bloom_len == 0 {
-            return Some(false);
+            return None;
         }
         let hash = gnu_hash(name);
         // The Bloom filter: two bits per name, most misses end here.
@@ -71,41 +79,57 @@ impl ExportTable {
         let bloom = u64::from_le_bytes(table.get(bloom_at..bloom_at + 8)?.try_into().ok()?);
         let mask = (1u64 << (hash % 64)) | (1u64 << ((hash >> (bloom_shift % 32)) % 64));
         if bloom & mask != mask {
-            return Some(false);
+            return None;
         }
         let buckets_at = 16 + 8 * bloom_len as usize;
         let chains_at = buckets_at + 4 * buckets_len as usize;
         let mut index = word(buckets_at + 4 * (hash % buckets_len) as usize)?;
         if index < first_hashed {
-            return Some(false);
+            return None;
         }
         // A chain ends at an entry with its low bit set; bounded by the table.
         loop {
             let chain = word(chains_at + 4 * (index - first_hashed) as usize)?;
-            if chain | 1 == hash | 1 && self.symbol_matches(symbols, strings, index as usize, name)? {
-                return Some(true);
+            if chain | 1 == hash | 1 {
+                if let Some(sym) = exported_symbol(symbols, strings, index as usize, name).filter(|s| accept(s)) {
+                    return Some(sym);
+                }
             }
             if chain & 1 != 0 {
-                return Some(false);
+                return None;
             }
             index = index.checked_add(1)?;
         }
     }
+}
 
-    /// Whether dynamic symbol `index` is `name`, defined and exported.
-    fn symbol_matches(&self, symbols: &[u8], strings: &[u8], index: usize, name: &[u8]) -> Option<bool> {
-        let at = index.checked_mul(SYMBOL_SIZE)?;
-        let sym = symbols.get(at..at.checked_add(SYMBOL_SIZE)?)?;
-        let name_at = u32::from_le_bytes(sym[0..4].try_into().ok()?) as usize;
-        let (info, other, section) = (sym[4], sym[5], u16::from_le_bytes([sym[6], sym[7]]));
-        let text = strings.get(name_at..)?;
-        let same_name = text.len() > name.len() && text.starts_with(name) && text[name.len()] == 0;
-        let bind = info >> 4;
-        let exported = matches!(bind, elf::STB_GLOBAL | elf::STB_WEAK | elf::STB_GNU_UNIQUE)
-            && matches!(other & 3, elf::STV_DEFAULT | elf::STV_PROTECTED)
-            && section != elf::SHN_UNDEF;
-        Some(same_name && exported)
-    }
+/// What the symbol table says of an exported symbol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExportedSymbol {
+    /// `st_value`: its address less the library's load bias.
+    pub value: u64,
+    pub size: u64,
+    pub is_function: bool,
+}
+
+/// Dynamic symbol `index` if it is `name`, defined and exported.
+fn exported_symbol(symbols: &[u8], strings: &[u8], index: usize, name: &[u8]) -> Option<ExportedSymbol> {
+    let at = index.checked_mul(SYMBOL_SIZE)?;
+    let sym = symbols.get(at..at.checked_add(SYMBOL_SIZE)?)?;
+    let field =
+        |range: std::ops::Range<usize>| -> u64 { sym[range].iter().rev().fold(0, |acc, &b| (acc << 8) | u64::from(b)) };
+    let (info, other, section) = (sym[4], sym[5], field(6..8) as u16);
+    let text = strings.get(field(0..4) as usize..)?;
+    let same_name = text.len() > name.len() && text.starts_with(name) && text[name.len()] == 0;
+    let exported = matches!(info >> 4, elf::STB_GLOBAL | elf::STB_WEAK | elf::STB_GNU_UNIQUE)
+        && matches!(other & 3, elf::STV_DEFAULT | elf::STV_PROTECTED)
+        && section != elf::SHN_UNDEF;
+    let st_type = info & 0xf;
+    (same_name && exported).then(|| ExportedSymbol {
+        value: field(8..16),
+        size: field(16..24),
+        is_function: st_type == elf::STT_FUNC || st_type == elf::STT_GNU_IFUNC,
+    })
 }
 
 /// The GNU hash of a symbol name (the ELF `DT_GNU_HASH` function).
@@ -145,6 +169,10 @@ mod tests {
             let Some(name) = parsed.dynstrtab.get_at(sym.st_name) else { continue };
             if exported && !name.is_empty() && sym.st_visibility() == goblin::elf::sym::STV_DEFAULT {
                 assert!(table.defines(&file, name.as_bytes()), "{}", name);
+                // Each version of a name is found by its value.
+                let found = table.find_at(&file, name.as_bytes(), sym.st_value).expect(name);
+                let is_function = matches!(sym.st_type(), goblin::elf::sym::STT_FUNC | goblin::elf::sym::STT_GNU_IFUNC);
+                assert_eq!((found.size, found.is_function), (sym.st_size, is_function), "{}", name);
                 checked += 1;
             }
         }
