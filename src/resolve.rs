@@ -476,12 +476,10 @@ impl SymbolTable {
                     }
                 }
             } else if let Some((address, library)) = host.resolve(name, libraries, entry.strong_reference) {
-                provider = format!(
-                    "{} at {:#x}",
-                    library
-                        .map_or("the host process".into(), |l| host.library_path(l, libraries).display().to_string()),
-                    address
-                );
+                if explain {
+                    let library = library.map(|l| host.library_path(l, libraries).display().to_string());
+                    provider = format!("{} at {:#x}", library.as_deref().unwrap_or("the host process"), address);
+                }
                 externals.push(External { name: name.clone(), address, library });
                 Target::External(externals.len() as u32 - 1)
             } else if !entry.strong_reference {
