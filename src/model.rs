@@ -18,10 +18,135 @@ pub type BlockId = u32;
 /// Index of a symbol in its graph.
 pub type SymbolId = u32;
 
-/// A global symbol's name as the symbol table, the resolution and the
-/// image key on it: shared, so each table holds a reference, not a copy
-/// (a large link has tens of thousands of names).
-pub type Name = std::sync::Arc<str>;
+/// A symbol's name: a span of a buffer shared by all the names of one
+/// object, so translating an object allocates once for its names, not once
+/// per symbol (a large link has hundreds of thousands), and the symbol
+/// table, the resolution and the image hold references, not copies. It
+/// reads, hashes and compares as the `str` it spans.
+#[derive(Clone)]
+pub struct Name {
+    text: std::sync::Arc<String>,
+    start: u32,
+    len: u32,
+}
+
+/// Collects the names of one object into one buffer (see [`Name`]).
+#[derive(Default)]
+pub struct NameBuffer {
+    text: String,
+}
+
+/// A name added to a [`NameBuffer`], made a [`Name`] by [`NameBuffer::finish`].
+#[derive(Clone, Copy)]
+pub struct NameSpan {
+    start: u32,
+    len: u32,
+}
+
+impl NameBuffer {
+    pub fn with_capacity(bytes: usize) -> NameBuffer {
+        NameBuffer { text: String::with_capacity(bytes) }
+    }
+
+    /// Adds `name`; `None` once the buffer would pass 4 GiB.
+    pub fn add(&mut self, name: &str) -> Option<NameSpan> {
+        let start = u32::try_from(self.text.len()).ok()?;
+        let len = u32::try_from(name.len()).ok()?;
+        start.checked_add(len)?;
+        self.text.push_str(name);
+        Some(NameSpan { start, len })
+    }
+
+    /// The shared buffer, from which [`NameBuffer::name`] makes names.
+    pub fn finish(self) -> std::sync::Arc<String> {
+        std::sync::Arc::new(self.text)
+    }
+
+    pub fn name(text: &std::sync::Arc<String>, span: NameSpan) -> Name {
+        Name { text: text.clone(), start: span.start, len: span.len }
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        // In bounds and on character boundaries: checked when made.
+        &self.text[self.start as usize..(self.start + self.len) as usize]
+    }
+}
+
+impl std::borrow::Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        self
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        self
+    }
+}
+
+impl Name {
+    fn bytes(&self) -> &[u8] {
+        &self.text.as_bytes()[self.start as usize..(self.start + self.len) as usize]
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        let same_span = std::sync::Arc::ptr_eq(&self.text, &other.text) && self.start == other.start;
+        (same_span && self.len == other.len) || self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for Name {}
+
+impl std::hash::Hash for Name {
+    // As `str` hashes, so that maps keyed by names find `&str` keys.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state)
+    }
+}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Name) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Name {
+    fn cmp(&self, other: &Name) -> std::cmp::Ordering {
+        (**self).cmp(&**other)
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self)
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl From<&str> for Name {
+    fn from(name: &str) -> Name {
+        Name::from(name.to_string())
+    }
+}
+
+impl From<String> for Name {
+    fn from(name: String) -> Name {
+        // Names longer than 4 GiB cannot come from an object; clamp anyway.
+        let len = u32::try_from(name.len()).unwrap_or(0);
+        let text = if len as usize == name.len() { name } else { String::new() };
+        Name { text: std::sync::Arc::new(text), start: 0, len }
+    }
+}
 
 /// One translated relocatable object.
 pub struct LinkGraph {
@@ -270,6 +395,26 @@ impl LinkGraph {
 
 #[cfg(test)]
 mod tests {
+    use super::{Name, NameBuffer};
+
+    #[test]
+    fn names_from_one_buffer_read_hash_and_compare_as_their_text() {
+        let mut buffer = NameBuffer::with_capacity(16);
+        let spans: Vec<_> = ["printf", "main", "", "ma"].iter().map(|n| buffer.add(n).unwrap()).collect();
+        let text = buffer.finish();
+        let names: Vec<Name> = spans.iter().map(|&s| NameBuffer::name(&text, s)).collect();
+        assert_eq!(names.iter().map(|n| &**n).collect::<Vec<_>>(), ["printf", "main", "", "ma"]);
+        // Equal to the same text from elsewhere; unequal to a prefix.
+        assert_eq!(names[1], Name::from("main"));
+        assert_ne!(names[1], names[3]);
+        // Maps keyed by names find plain `&str` keys.
+        let map: rustc_hash::FxHashMap<Name, usize> = names.iter().cloned().zip(0..).collect();
+        assert_eq!(map.get("main"), Some(&1));
+        assert_eq!(map.get("printf"), Some(&0));
+        assert_eq!(map.get("mai"), None);
+        assert_eq!(format!("{} {:?}", names[0], names[1]), "printf \"main\"");
+    }
+
     /// A large program has hundreds of thousands of edges: each byte here
     /// is hundreds of kilobytes of memory touched (page faults) per link.
     #[test]

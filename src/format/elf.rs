@@ -137,8 +137,12 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         graph.comdats.push(Comdat { signature: text(signature).into(), sections: members_loaded });
     }
 
-    // Symbols keep their ELF index, so relocations map one to one.
+    // Symbols keep their ELF index, so relocations map one to one. Their
+    // names go into one buffer, shared once every symbol is read.
     graph.symbols.reserve(symtab.len());
+    let strings_size = sections.section(symtab.string_section()).map_or(0, |s| s.sh_size(endian));
+    let mut names = NameBuffer::with_capacity((strings_size as usize).min(data.len()));
+    let mut name_spans: Vec<Option<NameSpan>> = Vec::with_capacity(symtab.len());
     for (index, sym) in symtab.enumerate() {
         let sym_name =
             symtab.symbol_name(endian, sym).map_err(|e| err(&format_args!("symbol {}: name: {}", index.0, e)))?;
@@ -233,9 +237,13 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                 }
             }
         };
-        let name_opt =
-            if sym_name.is_empty() || st_type == elf::STT_SECTION { None } else { Some(text(sym_name).into()) };
-        graph.symbols.push(Symbol { name: name_opt, def, scope, linkage, kind, size: sym.st_size(endian) });
+        let named = !sym_name.is_empty() && st_type != elf::STT_SECTION;
+        name_spans.push(if named { names.add(&text(sym_name)) } else { None });
+        graph.symbols.push(Symbol { name: None, def, scope, linkage, kind, size: sym.st_size(endian) });
+    }
+    let names = names.finish();
+    for (sym, span) in graph.symbols.iter_mut().zip(name_spans) {
+        sym.name = span.map(|span| NameBuffer::name(&names, span));
     }
 
     // Relocations → edges.
