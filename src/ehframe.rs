@@ -148,7 +148,7 @@ const ENCODING_OMIT: u8 = 0xff;
 /// enough for its address range; and fixups patch only the insides of
 /// records, never their length or CIE fields. Errors start with `+offset: `.
 fn validate(bytes: &[u8], records: &[Record], edges: &[Edge]) -> Result<(), String> {
-    let mut fde_encoding_of_cie = std::collections::HashMap::new();
+    let mut fde_encoding_of_cie = rustc_hash::FxHashMap::default();
     for rec in records.iter().filter(|r| !r.is_terminator) {
         let body = &bytes[rec.start as usize..rec.end as usize];
         if body.len() < 8 {

@@ -613,7 +613,7 @@ fn input_format(kind: FileKind, bytes: &[u8]) -> &'static str {
 /// the link (archive members join late), and discards the later copies.
 #[derive(Default)]
 struct ComdatSelection {
-    seen: HashSet<Box<str>>,
+    seen: rustc_hash::FxHashSet<Box<str>>,
 }
 
 impl ComdatSelection {
