@@ -467,7 +467,7 @@ impl Linker {
                 })
                 .collect();
             let mut module = tls::allocate(&layout.tls, &tls_template, &requests)?;
-            module.descriptor_resolver = addrs.address(res.globals[runtime::TLSDESC_STATIC])?;
+            module.descriptor_resolver = addrs.address(res.globals[runtime::TLSDESC_STATIC].target)?;
             Some(module)
         } else {
             None
@@ -518,8 +518,8 @@ impl Linker {
         let symbols = crate::image::SymbolMap::new(
             res.globals
                 .iter()
-                .filter(|(_, t)| matches!(t, Target::Block { .. } | Target::Absolute(_)))
-                .filter_map(|(name, &t)| addrs.address(t).ok().map(|a| (&**name, a, res.sizes.get(name).copied()))),
+                .filter(|(_, g)| matches!(g.target, Target::Block { .. } | Target::Absolute(_)))
+                .filter_map(|(name, g)| addrs.address(g.target).ok().map(|a| (&**name, a, Some(g.size)))),
         );
         let table_graph = addrs.table_graph;
 
@@ -1058,7 +1058,7 @@ fn symbol_size(graph: &LinkGraph, sym: SymbolId, res: &Resolution) -> u64 {
     if s.size != 0 || s.scope == Scope::Local {
         return s.size;
     }
-    s.name.as_deref().and_then(|n| res.sizes.get(n)).copied().unwrap_or(0)
+    s.name.as_deref().and_then(|n| res.globals.get(n)).map_or(0, |g| g.size)
 }
 
 /// Fills GOT entries and stubs.
@@ -1089,7 +1089,7 @@ fn write_tables(memory: &mut [u8], addrs: &Addresses) -> Result<()> {
             .res
             .globals
             .get(crate::runtime::TLV_GET_ADDR)
-            .map(|&t| addrs.address(t))
+            .map(|g| addrs.address(g.target))
             .ok_or_else(|| anyhow!("internal: no TLV thunk"))??;
         let tp_offset = addrs.tls_facts(Target::External(ext))?.tp_offset;
         let at = (addrs.block_addr(addrs.table_graph, addrs.table_blocks.tlv_descriptors[i]) - addrs.base) as usize;

@@ -197,7 +197,7 @@ impl TargetNames {
             .chain(addrs.tables.stubs.iter().map(|&(t, _)| t))
             .collect();
         let mut names: rustc_hash::FxHashMap<Target, (String, Option<String>)> = Default::default();
-        for (name, &target) in &addrs.res.globals {
+        for (name, &crate::resolve::Global { target, .. }) in &addrs.res.globals {
             if wanted.contains(&target) {
                 names.entry(target).or_insert_with(|| (name.to_string(), None));
             }

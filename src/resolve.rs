@@ -108,9 +108,16 @@ pub struct Resolution {
     pub externals: Vec<External>,
     pub boundaries: Vec<Boundary>,
     /// Every global name and what it became, for lookups after linking.
-    pub globals: FxHashMap<Name, Target>,
-    /// Sizes of global definitions, for `R_X86_64_SIZE*` from other objects.
-    pub sizes: FxHashMap<Name, u64>,
+    pub globals: FxHashMap<Name, Global>,
+}
+
+/// What a global name became.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Global {
+    pub target: Target,
+    /// The size of its definition (`st_size`, a common's size), 0 if none
+    /// was recorded: for `R_X86_64_SIZE*` from other objects and lookups.
+    pub size: u64,
 }
 
 /// The link failed because strongly referenced names have no definition.
@@ -428,12 +435,11 @@ impl SymbolTable {
         let common_section = commons.add_section(".bss", SectionKind::ZeroFill);
         let commons_graph = graphs.len() as u32;
 
-        let mut globals: FxHashMap<Name, Target> =
+        let mut globals: FxHashMap<Name, Global> =
             FxHashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
         let mut externals = Vec::new();
         let mut boundaries: Vec<Boundary> = Vec::new();
         let mut unresolved: BTreeMap<&str, &GlobalEntry> = BTreeMap::new();
-        let mut sizes = FxHashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
         let (has_defines, has_aliases) = (!self.defines.is_empty(), !self.aliases.is_empty());
         // What satisfied each name, for -v: only written when logged.
         let explain = log::log_enabled!(log::Level::Debug);
@@ -444,20 +450,19 @@ impl SymbolTable {
                 continue; // bound below, once its target is known
             }
             let mut provider = String::new();
+            let mut size = 0;
             let target = if let Some(&value) = has_defines.then(|| self.defines.get(&**name)).flatten() {
                 provider.push_str("--define");
                 Target::Absolute(value)
             } else if let Some((g, s, weak)) = entry.def.filter(|d| !d.2 || entry.common.is_none()) {
                 let sym = &graphs[g as usize].symbols[s as usize];
-                if sym.size != 0 {
-                    sizes.insert(name.clone(), sym.size);
-                }
+                size = sym.size;
                 if explain {
                     provider = format!("{}{}", graphs[g as usize].name, if weak { " (weak)" } else { "" });
                 }
                 local_target(g, sym, &graphs[g as usize])
-            } else if let Some((g, _, size, align)) = entry.common {
-                sizes.insert(name.clone(), size);
+            } else if let Some((g, _, common_size, align)) = entry.common {
+                size = common_size;
                 if explain {
                     provider = format!("{} (common, {} bytes)", graphs[g as usize].name, size);
                 }
@@ -496,20 +501,16 @@ impl SymbolTable {
                 log::debug!("`{}` resolved by {}", name, provider);
             }
             entry_targets[i] = target;
-            globals.insert(name.clone(), target);
+            globals.insert(name.clone(), Global { target, size });
         }
         for (new, old) in &self.aliases {
             // An unresolved OLD is reported with the others.
-            if let Some(&target) = globals.get(&**old) {
+            if let Some(&global) = globals.get(&**old) {
                 log::debug!("`{}` resolved by --alias {}={}", new, new, old);
                 if let Some(&i) = self.index.get(&**new) {
-                    entry_targets[i] = target;
+                    entry_targets[i] = global.target;
                 }
-                let new: Name = (&**new).into();
-                globals.insert(new.clone(), target);
-                if let Some(&size) = sizes.get(&**old) {
-                    sizes.insert(new, size);
-                }
+                globals.insert((&**new).into(), global);
             }
         }
         if !unresolved.is_empty() {
@@ -539,14 +540,14 @@ impl SymbolTable {
                     .enumerate()
                     .map(|(s, sym)| match (entries.get(s), sym.scope, sym.name.as_deref()) {
                         (Some(&e), _, _) if e != NO_ENTRY => entry_targets[e as usize],
-                        (_, Scope::Global, Some(name)) => globals.get(name).copied().unwrap_or(Target::Absolute(0)),
+                        (_, Scope::Global, Some(name)) => globals.get(name).map_or(Target::Absolute(0), |g| g.target),
                         _ => local_target(g as u32, sym, graph),
                     })
                     .collect()
             })
             .collect();
         self.entries.clear();
-        Ok(Resolution { targets, externals, boundaries, globals, sizes })
+        Ok(Resolution { targets, externals, boundaries, globals })
     }
 }
 
