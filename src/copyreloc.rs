@@ -104,34 +104,28 @@ struct ElfDyn {
     d_un: u64,
 }
 
-struct Search {
-    original: u64,
-    found: Vec<u64>,
-}
-
 /// GOT entries (`R_X86_64_GLOB_DAT` / `R_X86_64_64` with no addend) of every
 /// loaded module that currently hold `original`, whatever name (the
 /// variable's or an alias's) their relocation uses.
 fn got_slots_for(original: u64) -> Vec<u64> {
-    let mut search = Search { original, found: Vec::new() };
-    // SAFETY: the callback only reads the program headers and dynamic
-    // sections the loader hands it, while the loader's lock is held.
-    unsafe { libc::dl_iterate_phdr(Some(visit_module), &mut search as *mut Search as *mut libc::c_void) };
-    search.found
+    let mut found = Vec::new();
+    crate::host::for_each_loaded_object(|module| {
+        // SAFETY: the loader describes a module of this process, and holds
+        // its lock during the visit.
+        unsafe { module_got_slots(module.bias, module.headers, original, &mut found) };
+        std::ops::ControlFlow::Continue(())
+    });
+    found
 }
 
-unsafe extern "C" fn visit_module(
-    info: *mut libc::dl_phdr_info,
-    _size: libc::size_t,
-    data: *mut libc::c_void,
-) -> libc::c_int {
-    // SAFETY: dl_iterate_phdr passes a valid info and our Search.
-    let (info, search) = unsafe { (&*info, &mut *(data as *mut Search)) };
-    let bias = info.dlpi_addr;
-    // SAFETY: dlpi_phdr points to dlpi_phnum program headers.
-    let phdrs = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) };
+/// The slots of one module's dynamic relocations that hold `original`.
+///
+/// # Safety
+/// `bias` and `phdrs` describe a module loaded in this process, which the
+/// loader does not unload meanwhile (it holds its lock).
+unsafe fn module_got_slots(bias: u64, phdrs: &[libc::Elf64_Phdr], original: u64, found: &mut Vec<u64>) {
     let Some(dynamic) = phdrs.iter().find(|p| p.p_type == libc::PT_DYNAMIC) else {
-        return 0;
+        return;
     };
     let mut dyn_ptr = (bias + dynamic.p_vaddr) as *const ElfDyn;
     let (mut rela, mut relasz) = (0u64, 0u64);
@@ -139,7 +133,8 @@ unsafe extern "C" fn visit_module(
     // add the bias only to ones that still look unrelocated.
     let fix = |v: u64| if v < bias { v + bias } else { v };
     loop {
-        // SAFETY: the dynamic section is a DT_NULL-terminated array.
+        // SAFETY: the dynamic section of a loaded module (the loader's
+        // lock is held) is a DT_NULL-terminated array.
         let d = unsafe { &*dyn_ptr };
         match d.d_tag as u32 {
             0 => break,
@@ -151,7 +146,7 @@ unsafe extern "C" fn visit_module(
         dyn_ptr = unsafe { dyn_ptr.add(1) };
     }
     if rela == 0 {
-        return 0;
+        return;
     }
     let count = relasz as usize / std::mem::size_of::<libc::Elf64_Rela>();
     // SAFETY: DT_RELA/DT_RELASZ describe the module's mapped relocation table.
@@ -164,11 +159,10 @@ unsafe extern "C" fn visit_module(
         let slot = bias + r.r_offset;
         // SAFETY: r_offset of a loaded module's dynamic relocation is mapped.
         let value = unsafe { std::ptr::read_volatile(slot as *const u64) };
-        if value == search.original {
-            search.found.push(slot);
+        if value == original {
+            found.push(slot);
         }
     }
-    0
 }
 
 #[cfg(test)]

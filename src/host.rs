@@ -154,48 +154,64 @@ impl HostSymbolFacts {
     }
 }
 
-/// The file of the loaded shared object whose segments contain `addr`, and
-/// its load bias, from the loader's list of objects (which, unlike
-/// `dladdr`, searches no symbols). `None` for the executable itself.
-fn object_containing(addr: u64) -> Option<(PathBuf, u64)> {
-    struct Search {
-        addr: u64,
-        found: Option<(PathBuf, u64)>,
-    }
-    unsafe extern "C" fn visit(
+/// One object in the loader's list: its name (empty for the executable),
+/// load bias and program headers.
+pub struct LoadedObject<'a> {
+    pub name: &'a CStr,
+    pub bias: u64,
+    pub headers: &'a [libc::Elf64_Phdr],
+}
+
+/// Calls `visit` for each loaded object (`dl_iterate_phdr`, which holds the
+/// loader's lock meanwhile) until it breaks.
+pub fn for_each_loaded_object(mut visit: impl FnMut(&LoadedObject) -> std::ops::ControlFlow<()>) {
+    type Visit<'v> = &'v mut dyn FnMut(&LoadedObject) -> std::ops::ControlFlow<()>;
+    unsafe extern "C" fn trampoline(
         info: *mut libc::dl_phdr_info,
         _size: libc::size_t,
         data: *mut libc::c_void,
     ) -> libc::c_int {
-        // SAFETY: dl_iterate_phdr passes a valid info for this call and
-        // the `Search` given below as `data`.
-        let (info, search) = unsafe { (&*info, &mut *(data as *mut Search)) };
+        // SAFETY: dl_iterate_phdr passes a valid info for this call, and
+        // `data` is the `Visit` given below.
+        let (info, visit) = unsafe { (&*info, &mut *(data as *mut Visit)) };
         if info.dlpi_phdr.is_null() || info.dlpi_name.is_null() {
             return 0;
         }
-        // SAFETY: dlpi_phdr points to dlpi_phnum program headers.
-        let headers = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) };
-        let contains = headers.iter().any(|h| {
-            let start = info.dlpi_addr.wrapping_add(h.p_vaddr);
-            h.p_type == libc::PT_LOAD && start <= search.addr && search.addr - start < h.p_memsz
+        let object = LoadedObject {
+            // SAFETY: the loader's NUL-terminated name, valid during the call.
+            name: unsafe { CStr::from_ptr(info.dlpi_name) },
+            bias: info.dlpi_addr,
+            // SAFETY: dlpi_phdr points to dlpi_phnum program headers.
+            headers: unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) },
+        };
+        visit(&object).is_break() as libc::c_int
+    }
+    let mut visit: Visit = &mut visit;
+    // SAFETY: the trampoline only hands the loader's data to `visit`, which
+    // outlives the call.
+    unsafe { libc::dl_iterate_phdr(Some(trampoline), &mut visit as *mut Visit as *mut libc::c_void) };
+}
+
+/// The file of the loaded shared object whose segments contain `addr`, and
+/// its load bias, from the loader's list of objects (which, unlike
+/// `dladdr`, searches no symbols). `None` for the executable itself.
+fn object_containing(addr: u64) -> Option<(PathBuf, u64)> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut found = None;
+    for_each_loaded_object(|object| {
+        let contains = object.headers.iter().any(|h| {
+            let start = object.bias.wrapping_add(h.p_vaddr);
+            h.p_type == libc::PT_LOAD && start <= addr && addr - start < h.p_memsz
         });
         if !contains {
-            return 0;
+            return std::ops::ControlFlow::Continue(());
         }
-        // SAFETY: dlpi_name is the loader's NUL-terminated name ("" for the executable).
-        let name = unsafe { CStr::from_ptr(info.dlpi_name) };
-        if !name.is_empty() {
-            let path = PathBuf::from(std::ffi::OsStr::from_bytes(name.to_bytes()));
-            search.found = Some((path, info.dlpi_addr));
+        if !object.name.is_empty() {
+            found = Some((PathBuf::from(std::ffi::OsStr::from_bytes(object.name.to_bytes())), object.bias));
         }
-        1
-    }
-    use std::os::unix::ffi::OsStrExt;
-    let mut search = Search { addr, found: None };
-    // SAFETY: the callback only reads what the loader hands it and writes
-    // to `search`, which outlives the call.
-    unsafe { libc::dl_iterate_phdr(Some(visit), &mut search as *mut Search as *mut libc::c_void) };
-    search.found
+        std::ops::ControlFlow::Break(())
+    });
+    found
 }
 
 fn unsafe_zeroed_dl_info() -> libc::Dl_info {
@@ -268,6 +284,15 @@ pub struct HostResolver {
     compiler_runtime: Option<Option<usize>>,
 }
 
+/// One name being resolved, with its C form for `dlsym`.
+#[derive(Clone, Copy)]
+struct Query<'a> {
+    name: &'a str,
+    c_name: &'a CStr,
+    /// A strong reference: only such a reference loads a library.
+    strong: bool,
+}
+
 /// The shared library `cc` links by default besides libc.
 pub const COMPILER_RUNTIME_LIBRARY: &str = "libgcc_s.so.1";
 
@@ -295,26 +320,22 @@ impl HostResolver {
         name_buf.clear();
         name_buf.extend_from_slice(name.as_bytes());
         name_buf.push(0);
-        let found =
-            CStr::from_bytes_with_nul(&name_buf).ok().and_then(|c_name| self.lookup(name, c_name, libraries, strong));
+        let found = CStr::from_bytes_with_nul(&name_buf)
+            .ok()
+            .and_then(|c_name| self.lookup(&Query { name, c_name, strong }, libraries));
         self.name_buf = name_buf;
         found
     }
 
-    fn lookup(
-        &mut self,
-        name: &str,
-        c_name: &CStr,
-        libraries: &[SharedLibrary],
-        strong: bool,
-    ) -> Option<(u64, Option<usize>)> {
+    fn lookup(&mut self, query: &Query, libraries: &[SharedLibrary]) -> Option<(u64, Option<usize>)> {
+        let Query { name, c_name, strong } = *query;
         // A weak reference that missed before misses again; a strong one
         // may load a library the weak one could not.
         let tried_before = self.cache.contains_key(name);
         let mut found = None;
         if !tried_before || strong {
             found = self
-                .lookup_named(name, c_name, libraries, strong)
+                .lookup_named(query, libraries)
                 .or_else(|| {
                     let named_given = |i: usize| self.named.iter().any(|n| matches!(n, Named::Given(g) if *g == i));
                     libraries
@@ -334,13 +355,8 @@ impl HostResolver {
 
     /// The named libraries, in order; a pending one that exports `name`
     /// loads now if the reference is strong.
-    fn lookup_named(
-        &mut self,
-        name: &str,
-        c_name: &CStr,
-        libraries: &[SharedLibrary],
-        strong: bool,
-    ) -> Option<(u64, Option<usize>)> {
+    fn lookup_named(&mut self, query: &Query, libraries: &[SharedLibrary]) -> Option<(u64, Option<usize>)> {
+        let Query { name, c_name, strong } = *query;
         for n in 0..self.named.len() {
             let index = match &self.named[n] {
                 Named::Given(i) => *i,
