@@ -163,7 +163,7 @@ impl Linker {
         for (path, input) in paths.iter().zip(read) {
             match input? {
                 // Archives, shared libraries, scripts: in command-line order.
-                crate::parallel::ReadInput::Other { data } => self.add_file_data(path, data, 0)?,
+                crate::parallel::ReadInput::Other { data } => self.add_file_data(path, data, 0, false)?,
                 crate::parallel::ReadInput::Translated { name, size, graph } => {
                     self.note_object_format(FileKind::Elf, &name)?;
                     self.inputs.push(InputInfo { path: name, size, format: ELF_RELOCATABLE.to_string() });
@@ -225,22 +225,20 @@ impl Linker {
         }
     }
 
+    /// `as_needed`: named in a linker script's `AS_NEEDED` list.
     fn add_file_nested(&mut self, path: &Path, depth: u32, as_needed: bool) -> Result<()> {
         let data = Arc::new(InputData::open(path)?);
-        if is_elf_shared_object(data.bytes()) {
-            return self.add_shared_library_file(path, data, as_needed || !self.options.no_as_needed);
-        }
-        self.add_file_data(path, data, depth)
+        self.add_file_data(path, data, depth, as_needed)
     }
 
-    fn add_file_data(&mut self, path: &Path, data: Arc<InputData>, depth: u32) -> Result<()> {
+    fn add_file_data(&mut self, path: &Path, data: Arc<InputData>, depth: u32, as_needed: bool) -> Result<()> {
         let name = path.display().to_string();
         let kind = detect(data.bytes());
         self.record_input(name.clone(), &data, kind);
         self.timer.start();
         match kind {
             FileKind::Elf if is_elf_shared_object(data.bytes()) => {
-                self.add_shared_library_file(path, data, !self.options.no_as_needed)
+                self.add_shared_library_file(path, data, as_needed || !self.options.no_as_needed)
             }
             FileKind::Elf | FileKind::MachO | FileKind::LlvmBitcode | FileKind::Archive | FileKind::ThinArchive => {
                 self.add_object_data(path, data)
@@ -313,7 +311,9 @@ impl Linker {
         self.add_file(&path)
     }
 
-    /// Loads a shared library (once); its symbols then resolve references.
+    /// Names a shared library for the link (once): its symbols then
+    /// resolve references. It loads now with
+    /// [`LinkOptions::no_as_needed`], else when a reference needs it.
     pub fn add_shared_library(&mut self, path: &Path) -> Result<()> {
         let data = Arc::new(InputData::open(path)?);
         self.add_shared_library_file(path, data, !self.options.no_as_needed)

@@ -322,8 +322,17 @@ fn as_needed_library_loads_only_when_something_uses_it() {
     let diffs = compare_with_native("probe -lm -lz", &exe, &[vec![s(&obj)], libs.clone()].concat(), &[]);
     assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
     assert_eq!(stdout_of(&Command::new(&exe).output().unwrap()), "libmvec not loaded, libz not loaded\n");
-    let eager = jitrun(&[vec!["--no-as-needed".to_string(), s(&obj)], libs].concat());
+    let eager = jitrun(&[vec!["--no-as-needed".to_string(), s(&obj)], libs.clone()].concat());
     assert_eq!(stdout_of(&eager), "libmvec not loaded, libz loaded\n");
+
+    // Loaded or not, a library named is an input of the link.
+    let report = dir.join("report.json");
+    let out = jitrun(&[vec!["--noexec".to_string(), "--report".into(), s(&report), s(&obj)], libs].concat());
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let report = std::fs::read_to_string(&report).unwrap();
+    for input in ["libz.so", "libm.so.6", "libmvec.so.1"] {
+        assert!(report.contains(input), "{} not among the inputs: {}", input, report);
+    }
 }
 
 #[test]
