@@ -127,7 +127,7 @@ pub fn symbol_info(addr: u64) -> Option<HostSymbolInfo> {
 
 /// Symbol facts for the externals an image references, from the files of
 /// the libraries that define them: `dladdr1` finds a symbol by scanning
-/// its library's whole symbol table (~50,000 instructions in libc, for each
+/// its library's whole symbol table (~100,000 instructions in libc, for each
 /// `stderr`), where a lookup by name in the GNU hash table is a few probes.
 #[derive(Default)]
 pub struct HostSymbolFacts {
