@@ -142,6 +142,13 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
     graph.symbols.reserve(symtab.len());
     let strings_size = sections.section(symtab.string_section()).map_or(0, |s| s.sh_size(endian));
     let mut names = NameBuffer::with_capacity((strings_size as usize).min(data.len()));
+    // The string table checked as UTF-8 once, not name by name: a name in
+    // it (NUL-delimited) is then valid too.
+    let strings_text = sections
+        .section(symtab.string_section())
+        .ok()
+        .and_then(|s| s.data(endian, data).ok())
+        .and_then(|bytes| std::str::from_utf8(bytes).ok());
     let mut name_spans: Vec<Option<NameSpan>> = Vec::with_capacity(symtab.len());
     for (index, sym) in symtab.enumerate() {
         let sym_name =
@@ -238,7 +245,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
             }
         };
         let named = !sym_name.is_empty() && st_type != elf::STT_SECTION;
-        name_spans.push(if named { names.add(&text(sym_name)) } else { None });
+        name_spans.push(if named { names.add(&symbol_text(strings_text, sym_name)) } else { None });
         graph.symbols.push(Symbol { name: None, def, scope, linkage, kind, size: sym.st_size(endian) });
     }
     let names = names.finish();
@@ -346,6 +353,19 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
 
 /// Names as text. Valid UTF-8 (nearly always) is borrowed after a fast
 /// check; anything else is replaced lossily for messages.
+/// `name`, a slice of the string table, as text: borrowed from the table's
+/// text when the whole table is valid UTF-8, else checked on its own.
+fn symbol_text<'a>(table: Option<&'a str>, name: &'a [u8]) -> std::borrow::Cow<'a, str> {
+    let within = table.and_then(|t| {
+        let offset = (name.as_ptr() as usize).checked_sub(t.as_ptr() as usize)?;
+        t.get(offset..offset + name.len())
+    });
+    match within {
+        Some(name) => std::borrow::Cow::Borrowed(name),
+        None => text(name),
+    }
+}
+
 fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
@@ -476,5 +496,21 @@ mod tests {
         assert_eq!(init_priority(ctors, ".ctors.65434"), 101);
         assert_eq!(init_priority(ctors, ".ctors"), 65536);
         assert_eq!(init_priority(SectionKind::Code, ".text.startup"), 0);
+    }
+
+    #[test]
+    fn symbol_names_come_from_the_checked_table_or_are_checked_alone() {
+        use std::borrow::Cow;
+        let table = b"\0main\0printf\0";
+        let text = std::str::from_utf8(table).ok();
+        let name = &table[6..12];
+        assert!(matches!(symbol_text(text, name), Cow::Borrowed("printf")));
+        // Not valid UTF-8 as a whole: each name on its own, lossily.
+        let bad = b"\0m\xffin\0ok\0";
+        assert_eq!(symbol_text(std::str::from_utf8(bad).ok(), &bad[1..5]), "m\u{fffd}in");
+        assert_eq!(symbol_text(None, &bad[6..8]), "ok");
+        // A name from elsewhere is not read out of the table.
+        let elsewhere = b"other".to_vec();
+        assert_eq!(symbol_text(text, &elsewhere), "other");
     }
 }
