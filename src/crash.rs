@@ -208,10 +208,7 @@ pub(crate) fn publish(ranges: Ranges, print: bool, report: Option<ReportSink>) {
     let table = Box::new(CrashTable { image, code, ranges, names, places, report, print, stack_top });
     let old = TABLE.swap(Box::into_raw(table), Ordering::AcqRel);
     TABLE_PUBLISHED.store(1, Ordering::Release);
-    // SAFETY: FUTEX_WAKE on our own static word, waking every waiter.
-    unsafe {
-        libc::syscall(libc::SYS_futex, TABLE_PUBLISHED.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX)
-    };
+    futex_wake(&TABLE_PUBLISHED, i32::MAX);
     if !old.is_null() {
         // The old table may still be read by a handler running on another
         // thread; a few bytes are not worth that race, so it is leaked.
@@ -229,7 +226,7 @@ pub fn expect_table() {
     TABLE_COMING.store(true, Ordering::Release);
     static AT_FORK: std::sync::Once = std::sync::Once::new();
     // SAFETY: registering a handler that only uses atomics, futex and
-    // nanosleep; glibc runs prepare handlers before it takes malloc's locks,
+    // getpid; glibc runs prepare handlers before it takes malloc's locks,
     // so the thread building the table can still allocate.
     AT_FORK.call_once(|| unsafe {
         libc::pthread_atfork(Some(table_before_fork), None, None);
@@ -240,17 +237,7 @@ pub fn expect_table() {
 /// that [`expect_table`] announced.
 pub fn wait_for_table_request() {
     while TABLE_REQUESTED.load(Ordering::Acquire) == 0 {
-        // SAFETY: FUTEX_WAIT on our own static word; returns at once if it
-        // is no longer 0, and spurious wake-ups are re-checked.
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                TABLE_REQUESTED.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                0,
-                std::ptr::null::<libc::timespec>(),
-            )
-        };
+        futex_wait(&TABLE_REQUESTED, None);
     }
 }
 
@@ -264,11 +251,23 @@ static TABLE_OWNER_PID: AtomicI32 = AtomicI32::new(0);
 /// Asks for the table (async-signal-safe: an atomic and a futex wake).
 fn request_table() {
     if TABLE_REQUESTED.swap(1, Ordering::AcqRel) == 0 {
-        // SAFETY: FUTEX_WAKE on our own static word.
-        unsafe {
-            libc::syscall(libc::SYS_futex, TABLE_REQUESTED.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, 1)
-        };
+        futex_wake(&TABLE_REQUESTED, 1);
     }
+}
+
+/// Sleeps while `word` is 0, for at most `timeout`; returns at once if it
+/// is not 0, and may return early (callers re-check). Async-signal-safe.
+fn futex_wait(word: &AtomicI32, timeout: Option<&libc::timespec>) {
+    let timeout = timeout.map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: FUTEX_WAIT on a live word of this process, with a valid or
+    // null timeout.
+    unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG, 0, timeout) };
+}
+
+/// Wakes up to `waiters` threads sleeping on `word`. Async-signal-safe.
+fn futex_wake(word: &AtomicI32, waiters: i32) {
+    // SAFETY: FUTEX_WAKE on a live word of this process.
+    unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, waiters) };
 }
 
 extern "C" fn table_before_fork() {
@@ -295,18 +294,8 @@ fn published_table() -> *mut CrashTable {
     }
     let mut waited_ms = 0;
     while table.is_null() && TABLE_COMING.load(Ordering::Acquire) && builder_here && waited_ms < 2000 {
-        let step = libc::timespec { tv_sec: 0, tv_nsec: STEP_MS * 1_000_000 };
-        // SAFETY: FUTEX_WAIT on our own static word with a timeout; it
-        // returns at once if the table was published meanwhile.
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                TABLE_PUBLISHED.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                0,
-                &step as *const libc::timespec,
-            )
-        };
+        // Returns at once if the table was published meanwhile.
+        futex_wait(&TABLE_PUBLISHED, Some(&libc::timespec { tv_sec: 0, tv_nsec: STEP_MS * 1_000_000 }));
         // A whole step even when woken early: a bound, not a clock.
         waited_ms += STEP_MS;
         table = TABLE.load(Ordering::Acquire);

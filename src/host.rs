@@ -236,29 +236,21 @@ pub fn load_library(path: &Path, file: &[u8], libraries: &mut Vec<SharedLibrary>
 }
 
 /// A shared library named for the link (on the command line or in a
-/// linker script), in command-line order.
+/// linker script), in command-line order, and where it stands.
 pub enum NamedLibrary {
     /// Loaded when named: an index into the libraries given to
     /// [`HostResolver::resolve`].
     Loaded(usize),
-    /// Loaded during resolution, once a strong reference needs a symbol it
+    /// To load during resolution, once a strong reference needs a symbol it
     /// exports (ld's `--as-needed`): unused, it is never loaded and its
     /// constructors never run, as in a native link.
     OnDemand { path: PathBuf, file: std::sync::Arc<crate::input::InputData>, exports: ExportTable },
-}
-
-/// Where a named library stands during resolution.
-enum Named {
-    Given(usize),
-    Pending {
-        path: PathBuf,
-        file: std::sync::Arc<crate::input::InputData>,
-        exports: ExportTable,
-    },
-    /// Loaded here: an index into [`HostResolver::loaded`].
-    LoadedHere(usize),
-    /// Needed, but `dlopen` refused it (the reference then says unresolved).
-    Failed,
+    /// An `OnDemand` one resolution loaded: an index into what the
+    /// resolver loaded ([`HostResolver::into_loaded_libraries`]).
+    LoadedOnDemand(usize),
+    /// An `OnDemand` one needed but refused by `dlopen` (the reference
+    /// then says unresolved).
+    Unloadable,
 }
 
 /// Caches `dlsym` answers: a hello world asks for the same few names many
@@ -276,7 +268,7 @@ enum Named {
 pub struct HostResolver {
     cache: rustc_hash::FxHashMap<Box<str>, Option<(u64, Option<usize>)>>,
     name_buf: Vec<u8>,
-    named: Vec<Named>,
+    named: Vec<NamedLibrary>,
     /// What loaded here, in order (with the objects pinning their TLS).
     loaded: Vec<SharedLibrary>,
     /// libgcc_s: `None` until a strong reference missed everywhere, then
@@ -299,13 +291,6 @@ pub const COMPILER_RUNTIME_LIBRARY: &str = "libgcc_s.so.1";
 impl HostResolver {
     /// A resolver for a link that named `named` libraries, in order.
     pub fn new(named: Vec<NamedLibrary>) -> HostResolver {
-        let named = named
-            .into_iter()
-            .map(|n| match n {
-                NamedLibrary::Loaded(index) => Named::Given(index),
-                NamedLibrary::OnDemand { path, file, exports } => Named::Pending { path, file, exports },
-            })
-            .collect();
         HostResolver { named, ..HostResolver::default() }
     }
 
@@ -337,7 +322,8 @@ impl HostResolver {
             found = self
                 .lookup_named(query, libraries)
                 .or_else(|| {
-                    let named_given = |i: usize| self.named.iter().any(|n| matches!(n, Named::Given(g) if *g == i));
+                    let named_given =
+                        |i: usize| self.named.iter().any(|n| matches!(n, NamedLibrary::Loaded(g) if *g == i));
                     libraries
                         .iter()
                         .enumerate()
@@ -359,19 +345,21 @@ impl HostResolver {
         let Query { name, c_name, strong } = *query;
         for n in 0..self.named.len() {
             let index = match &self.named[n] {
-                Named::Given(i) => *i,
-                Named::LoadedHere(k) => libraries.len() + *k,
-                Named::Failed => continue,
-                Named::Pending { file, exports, .. } => {
+                NamedLibrary::Loaded(i) => *i,
+                NamedLibrary::LoadedOnDemand(k) => libraries.len() + *k,
+                NamedLibrary::Unloadable => continue,
+                NamedLibrary::OnDemand { file, exports, .. } => {
                     if !strong || !exports.defines(file.bytes(), name.as_bytes()) {
                         continue;
                     }
-                    let Named::Pending { path, file, .. } = std::mem::replace(&mut self.named[n], Named::Failed) else {
+                    let NamedLibrary::OnDemand { path, file, .. } =
+                        std::mem::replace(&mut self.named[n], NamedLibrary::Unloadable)
+                    else {
                         unreachable!("matched above")
                     };
                     log::debug!("{} is needed (for `{}`)", path.display(), name);
                     let Some(k) = self.load(&path, file.bytes(), log::Level::Warn) else { continue };
-                    self.named[n] = Named::LoadedHere(k);
+                    self.named[n] = NamedLibrary::LoadedOnDemand(k);
                     libraries.len() + k
                 }
             };

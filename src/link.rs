@@ -324,8 +324,11 @@ impl Linker {
     fn add_shared_library_file(&mut self, path: &Path, data: Arc<InputData>, as_needed: bool) -> Result<()> {
         let file = file_identity(path)?;
         let known = self.named_libraries.iter().position(|(f, _)| *f == file);
-        if matches!(known, Some(i) if matches!(self.named_libraries[i].1, NamedLibrary::Loaded(_)) || as_needed) {
-            return Ok(());
+        if let Some(i) = known {
+            // Named before: only an outright naming of an on-demand one changes it.
+            if as_needed || matches!(self.named_libraries[i].1, NamedLibrary::Loaded(_)) {
+                return Ok(());
+            }
         }
         // dlopen searches the system for a name without a slash; a path on
         // the command line means that file.

@@ -36,7 +36,7 @@ pub struct NameBuffer {
     text: String,
 }
 
-/// A name added to a [`NameBuffer`], made a [`Name`] by [`NameBuffer::finish`].
+/// A name added to a [`NameBuffer`], made a [`Name`] by [`NameBuffer::name`].
 #[derive(Clone, Copy)]
 pub struct NameSpan {
     start: u32,
@@ -71,7 +71,7 @@ impl std::ops::Deref for Name {
     type Target = str;
     fn deref(&self) -> &str {
         // In bounds and on character boundaries: checked when made.
-        &self.text[self.start as usize..(self.start + self.len) as usize]
+        &self.text[self.range()]
     }
 }
 
@@ -88,8 +88,12 @@ impl AsRef<str> for Name {
 }
 
 impl Name {
+    fn range(&self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
+
     fn bytes(&self) -> &[u8] {
-        &self.text.as_bytes()[self.start as usize..(self.start + self.len) as usize]
+        &self.text.as_bytes()[self.range()]
     }
 }
 

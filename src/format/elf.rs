@@ -140,15 +140,11 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
     // Symbols keep their ELF index, so relocations map one to one. Their
     // names go into one buffer, shared once every symbol is read.
     graph.symbols.reserve(symtab.len());
-    let strings_size = sections.section(symtab.string_section()).map_or(0, |s| s.sh_size(endian));
-    let mut names = NameBuffer::with_capacity((strings_size as usize).min(data.len()));
+    let strings = sections.section(symtab.string_section()).ok().and_then(|s| s.data(endian, data).ok());
+    let mut names = NameBuffer::with_capacity(strings.map_or(0, <[u8]>::len));
     // The string table checked as UTF-8 once, not name by name: a name in
     // it (NUL-delimited) is then valid too.
-    let strings_text = sections
-        .section(symtab.string_section())
-        .ok()
-        .and_then(|s| s.data(endian, data).ok())
-        .and_then(|bytes| std::str::from_utf8(bytes).ok());
+    let strings_text = strings.and_then(|bytes| std::str::from_utf8(bytes).ok());
     let mut name_spans: Vec<Option<NameSpan>> = Vec::with_capacity(symtab.len());
     for (index, sym) in symtab.enumerate() {
         let sym_name =
