@@ -1,5 +1,5 @@
-//! `.eh_frame`: pruning of FDEs that describe discarded code, and
-//! registration with the unwinder.
+//! `.eh_frame`: checking what the unwinder will read, pruning of FDEs that
+//! describe discarded code, and registration with the unwinder.
 //!
 //! A linker drops the FDEs of functions in discarded COMDAT copies; left
 //! in, they would point at nothing and confuse the unwinder. We do the
@@ -10,8 +10,52 @@ use anyhow::{anyhow, bail, Result};
 use crate::host::{lookup_global, SharedLibrary};
 use crate::model::*;
 
+/// Checks every `.eh_frame` block of a freshly translated graph (see
+/// [`validate`]): the unwinder trusts every byte it is given, and a bad
+/// encoding aborts the process the moment something unwinds. Front-ends
+/// call it, so that it runs on the threads that translate objects.
+pub fn check(graph: &LinkGraph) -> Result<()> {
+    for block in &graph.blocks {
+        if graph.sections[block.section as usize].kind != SectionKind::EhFrame {
+            continue;
+        }
+        let Some(bytes) = block.bytes(graph.input.as_deref()) else {
+            continue;
+        };
+        let edges = sorted_edges(block);
+        let records = split_records(bytes).map_err(|e| anyhow!("{}: section .eh_frame: {}", graph.name, e))?;
+        validate(bytes, &records, &edges).map_err(|e| anyhow!("{}: section .eh_frame{}", graph.name, e))?;
+    }
+    Ok(())
+}
+
+/// Relocations come sorted by offset from every assembler seen; a copy is
+/// sorted only when they are not.
+fn sorted_edges(block: &Block) -> std::borrow::Cow<'_, [Edge]> {
+    if block.edges.is_sorted_by_key(|e| e.offset) {
+        std::borrow::Cow::Borrowed(&block.edges)
+    } else {
+        let mut sorted = block.edges.clone();
+        sorted.sort_by_key(|e| e.offset);
+        std::borrow::Cow::Owned(sorted)
+    }
+}
+
+/// Whether the records of a checked `.eh_frame` include a zero terminator.
+fn has_terminator(bytes: &[u8]) -> bool {
+    let mut pos = 0usize;
+    while let Some(length) = bytes.get(pos..pos + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap())) {
+        if length == 0 {
+            return true;
+        }
+        pos += 4 + length as usize;
+    }
+    false
+}
+
 /// Removes FDEs whose function lies in a discarded section, and any
-/// zero terminators (the image gets exactly one, at the end).
+/// zero terminators (the image gets exactly one, at the end). The graph's
+/// `.eh_frame` was checked by [`check`] when it was translated.
 pub fn prune(graph: &mut LinkGraph) -> Result<()> {
     let has_discarded = graph.sections.iter().any(|s| s.discarded);
     for b in 0..graph.blocks.len() {
@@ -24,19 +68,13 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
         let Some(bytes) = block.bytes(graph.input.as_deref()) else {
             continue;
         };
-        // Relocations come sorted by offset from every assembler seen; a
-        // copy is sorted only when they are not.
-        let edges: std::borrow::Cow<[Edge]> = if block.edges.is_sorted_by_key(|e| e.offset) {
-            std::borrow::Cow::Borrowed(&block.edges)
-        } else {
-            let mut sorted = block.edges.clone();
-            sorted.sort_by_key(|e| e.offset);
-            std::borrow::Cow::Owned(sorted)
-        };
+        // Nearly always nothing to drop: no COMDAT copy was discarded and
+        // compilers write no terminator (crtend.o does).
+        if !has_discarded && !has_terminator(bytes) {
+            continue;
+        }
+        let edges = sorted_edges(block);
         let records = split_records(bytes).map_err(|e| anyhow!("{}: section .eh_frame: {}", graph.name, e))?;
-        // The unwinder trusts every byte it is given (a bad encoding aborts
-        // the process the moment something unwinds), so check it all here.
-        validate(bytes, &records, &edges).map_err(|e| anyhow!("{}: section .eh_frame{}", graph.name, e))?;
         let dropped = |rec: &Record| -> bool {
             if rec.is_terminator {
                 return true;

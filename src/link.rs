@@ -106,6 +106,8 @@ pub type LinkedGraphsHook = Box<dyn FnOnce(Vec<LinkGraph>) + Send>;
 pub struct Linker {
     options: LinkOptions,
     graphs: Vec<LinkGraph>,
+    /// Graphs added as such ([`Linker::add_graph`]), which no front-end checked.
+    graphs_to_check: Vec<usize>,
     libraries: Vec<SharedLibrary>,
     /// The shared libraries named, in order, with their files (device,
     /// inode): one named twice, or by two paths, counts once. Most load only
@@ -129,6 +131,7 @@ impl Linker {
         Linker {
             options,
             graphs: Vec::new(),
+            graphs_to_check: Vec::new(),
             libraries: Vec::new(),
             named_libraries: Vec::new(),
             archives: Vec::new(),
@@ -349,8 +352,10 @@ impl Linker {
         Ok(())
     }
 
-    /// Adds an object already translated into the link model.
+    /// Adds an object already translated into the link model. (Its
+    /// `.eh_frame` is checked when it links, as front-ends check theirs.)
     pub fn add_graph(&mut self, graph: LinkGraph) {
+        self.graphs_to_check.push(self.graphs.len());
         self.graphs.push(graph);
     }
 
@@ -359,6 +364,7 @@ impl Linker {
         let Linker {
             options,
             mut graphs,
+            graphs_to_check,
             mut libraries,
             named_libraries,
             archives,
@@ -368,6 +374,9 @@ impl Linker {
             ..
         } = self;
         timer.start();
+        for g in graphs_to_check {
+            ehframe::check(&graphs[g])?;
+        }
 
         // One copy of each COMDAT group: the first object's, as ld keeps.
         // FDEs of discarded functions would describe code that is not there.
@@ -478,34 +487,31 @@ impl Linker {
         addrs.tls = tls_module.as_ref();
 
         // Copy contents and apply every fixup; after this no edge is pending.
-        {
+        let symbols = {
             let memory = mapper.prepare(base, layout.size)?;
             let written =
                 layout.segments.iter().filter(|s| s.kind != SegmentKind::Bss).map(|s| s.offset + s.size).max();
             crate::mapper::prefault_for_writing(base, written.unwrap_or(0));
-            for (g, graph) in graphs.iter().enumerate() {
-                // Each symbol's address once, not once per edge that uses it.
-                // (The GOT and stub graph, made after resolution, has none.)
-                let targets = res.targets.get(g).map_or(&[][..], Vec::as_slice);
-                let symbol_addrs: Vec<Option<u64>> = targets.iter().map(|&t| addrs.address_if_any(t)).collect();
-                for (b, block) in graph.blocks.iter().enumerate() {
-                    let offset = layout.block_offsets[g][b];
-                    if offset == NOT_PLACED {
-                        continue;
-                    }
-                    let bytes = &mut memory[offset as usize..(offset + block.size) as usize];
-                    if let Some(content) = block.bytes(graph.input_bytes()) {
-                        bytes.copy_from_slice(content);
-                    }
-                    apply_block_fixups(graph, g, b as BlockId, bytes, base + offset, &addrs, &symbol_addrs)?;
-                }
-                // Copied: its pages need not stay resident next to the image's.
-                if let Some(input) = &graph.input {
-                    input.release_except(std::iter::empty());
-                }
+            // The global symbols' map is built meanwhile when there is much
+            // to write: it needs only the final addresses.
+            let build_symbols = || global_symbol_map(&res, &addrs);
+            let symbols = if placed_blocks_weight(&graphs, &layout) >= PARALLEL_FIXUP_WEIGHT {
+                std::thread::scope(|scope| -> Result<crate::image::SymbolMap> {
+                    let map = scope.spawn(build_symbols);
+                    copy_and_fix_blocks(memory, &graphs, &layout, &addrs, crate::run::cpu_count())?;
+                    Ok(map.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                })?
+            } else {
+                copy_and_fix_blocks(memory, &graphs, &layout, &addrs, 1)?;
+                build_symbols()
+            };
+            // Copied: their pages need not stay resident next to the image's.
+            for input in graphs.iter().filter_map(|g| g.input.as_ref()) {
+                input.release_except(std::iter::empty());
             }
             write_tables(memory, &addrs)?;
-        }
+            symbols
+        };
         timer.mark("fixups");
         let library_paths: Vec<String> = libraries.iter().map(|l| l.path.display().to_string()).collect();
         // Deferred collection keeps the graphs, so it excludes the hook that
@@ -518,12 +524,6 @@ impl Linker {
             let (inputs, phases) = (std::mem::take(&mut inputs), std::mem::take(&mut timer.phases));
             Arc::new(linkinfo::collect(&graphs, &addrs, &library_paths, inputs, phases))
         };
-        let symbols = crate::image::SymbolMap::new(
-            res.globals
-                .iter()
-                .filter(|(_, g)| matches!(g.target, Target::Block { .. } | Target::Absolute(_)))
-                .filter_map(|(name, g)| addrs.address(g.target).ok().map(|a| (&**name, a, Some(g.size)))),
-        );
         let table_graph = addrs.table_graph;
 
         // Protections, then finalize actions (with their dealloc pairs).
@@ -970,6 +970,130 @@ fn apply_direct_fixup(edge: &Edge, bytes: &mut [u8], block_addr: u64, symbol_add
 /// `symbol_addrs[s]`: the address of the graph's symbol `s`, or `None`
 /// where [`Addresses::address`] fails (it is asked again, for the error);
 /// an empty slice computes every address on the way.
+/// Below this much work ([`placed_blocks_weight`]: about a millisecond),
+/// a second thread for the fixups costs more than it saves.
+const PARALLEL_FIXUP_WEIGHT: u64 = 8 << 20;
+
+/// What writing the image costs, in bytes copied, an edge counting as 64.
+fn placed_blocks_weight(graphs: &[LinkGraph], layout: &Layout) -> u64 {
+    let mut weight = 0;
+    for (g, graph) in graphs.iter().enumerate() {
+        for (b, block) in graph.blocks.iter().enumerate() {
+            if layout.block_offsets[g][b] != NOT_PLACED {
+                weight += block.size + 64 * block.edges.len() as u64;
+            }
+        }
+    }
+    weight
+}
+
+/// The image's global symbols by name, for lookups once it is linked.
+fn global_symbol_map(res: &Resolution, addrs: &Addresses) -> crate::image::SymbolMap {
+    crate::image::SymbolMap::new(
+        res.globals
+            .iter()
+            .filter(|(_, g)| matches!(g.target, Target::Block { .. } | Target::Absolute(_)))
+            .filter_map(|(name, g)| addrs.address(g.target).ok().map(|a| (&**name, a, Some(g.size)))),
+    )
+}
+
+/// Copies every placed block's contents into `memory` (the image) and
+/// applies its fixups, on `threads` threads: the blocks, in address order,
+/// are cut into runs of about equal work, each with its own slice of the
+/// image, so no two threads write the same bytes.
+fn copy_and_fix_blocks(
+    memory: &mut [u8],
+    graphs: &[LinkGraph],
+    layout: &Layout,
+    addrs: &Addresses,
+    threads: usize,
+) -> Result<()> {
+    // Each symbol's address once, not once per edge that uses it. (The
+    // GOT and stub graph, made after resolution, has none.)
+    let symbol_addrs: Vec<Vec<Option<u64>>> = (0..graphs.len())
+        .map(|g| {
+            let targets = addrs.res.targets.get(g).map_or(&[][..], Vec::as_slice);
+            targets.iter().map(|&t| addrs.address_if_any(t)).collect()
+        })
+        .collect();
+    let mut placed: Vec<(u64, u32, BlockId)> = Vec::new();
+    for (g, graph) in graphs.iter().enumerate() {
+        for b in 0..graph.blocks.len() {
+            let offset = layout.block_offsets[g][b];
+            if offset != NOT_PLACED {
+                placed.push((offset, g as u32, b as BlockId));
+            }
+        }
+    }
+    let weight = |&(_, g, b): &(u64, u32, BlockId)| {
+        let block = &graphs[g as usize].blocks[b as usize];
+        block.size + 64 * block.edges.len() as u64
+    };
+    // Blocks of one graph are spread over segments; address order lets
+    // each run own one contiguous slice.
+    if threads > 1 {
+        placed.sort_unstable_by_key(|&(offset, ..)| offset);
+    }
+    let run_blocks = |memory: &mut [u8], memory_start: u64, blocks: &[(u64, u32, BlockId)]| -> Result<()> {
+        for &(offset, g, b) in blocks {
+            let graph = &graphs[g as usize];
+            let block = &graph.blocks[b as usize];
+            let start = (offset - memory_start) as usize;
+            let bytes = &mut memory[start..start + block.size as usize];
+            if let Some(content) = block.bytes(graph.input_bytes()) {
+                bytes.copy_from_slice(content);
+            }
+            apply_block_fixups(graph, g as usize, b, bytes, addrs.base + offset, addrs, &symbol_addrs[g as usize])?;
+        }
+        Ok(())
+    };
+    if threads < 2 || placed.len() < 2 {
+        return run_blocks(memory, 0, &placed);
+    }
+    let per_run = placed.iter().map(weight).sum::<u64>().div_ceil(threads as u64);
+    let mut runs: Vec<&[(u64, u32, BlockId)]> = Vec::with_capacity(threads);
+    let mut rest = &placed[..];
+    while !rest.is_empty() {
+        // Blocks until the run holds its share (at least one).
+        let mut sum = 0;
+        let len = rest
+            .iter()
+            .take_while(|p| {
+                let before = sum;
+                sum += weight(p);
+                before < per_run
+            })
+            .count();
+        let (run, tail) = rest.split_at(len);
+        runs.push(run);
+        rest = tail;
+    }
+    log::debug!("image written on {} threads", runs.len());
+    let (last, others) = runs.split_last().expect("at least one run");
+    std::thread::scope(|scope| {
+        let mut memory = memory;
+        let mut memory_start = 0u64;
+        let mut handles = Vec::with_capacity(others.len());
+        for (i, run) in others.iter().enumerate() {
+            // This run's slice ends where the next run's first block starts.
+            let end = runs[i + 1][0].0;
+            let (mine, tail) = std::mem::take(&mut memory).split_at_mut((end - memory_start) as usize);
+            let start = memory_start;
+            handles.push(scope.spawn(move || run_blocks(mine, start, run)));
+            memory = tail;
+            memory_start = end;
+        }
+        let last_result = run_blocks(memory, memory_start, last);
+        // The first error in address order, after every run has ended.
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .chain([last_result])
+            .collect::<Result<Vec<()>>>()
+            .map(drop)
+    })
+}
+
 fn apply_block_fixups(
     graph: &LinkGraph,
     g: usize,

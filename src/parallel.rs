@@ -50,17 +50,34 @@ pub fn read_and_parse(paths: &[PathBuf], limits: &Limits) -> Vec<Result<ReadInpu
 
 /// `f` over `items`, results in item order, on as many threads as CPUs.
 fn in_order_on_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = if items.len() < PARALLEL_THRESHOLD { 1 } else { crate::run::cpu_count() };
+    map_in_order(items, items.len() >= PARALLEL_THRESHOLD, f)
+}
+
+/// `f` over `items`, results in item order; on as many threads as CPUs
+/// when `parallel`. Threads take the next item as they finish one, so a
+/// few large items among small ones still spread evenly.
+pub(crate) fn map_in_order<T: Sync, R: Send>(items: &[T], parallel: bool, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = if parallel { crate::run::cpu_count().min(items.len()) } else { 1 };
     if threads < 2 {
         return items.iter().map(f).collect();
     }
-    let chunk_size = items.len().div_ceil(threads);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(i) else { return done };
+            done.push((i, f(item)));
+        }
+    };
+    let mut results: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     std::thread::scope(|scope| {
-        let f = &f;
-        let handles: Vec<_> = items
-            .chunks(chunk_size)
-            .map(|chunk| scope.spawn(move || chunk.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
-    })
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mine = work();
+        let theirs = helpers.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        for (i, result) in theirs.flatten().chain(mine) {
+            results[i] = Some(result);
+        }
+    });
+    results.into_iter().map(|r| r.expect("every item is taken once")).collect()
 }

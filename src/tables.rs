@@ -151,123 +151,157 @@ impl Tables {
 }
 
 /// Scans every live edge once and reserves what the fixups may need.
+///
+/// Most edges are plain references into the image and need nothing; a
+/// large program's graphs are scanned for the others on several threads,
+/// then those few are planned in graph order, so the tables come out the
+/// same however the scan was split.
 pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
     let mut tables = Tables::default();
     let mut external_is_function: FxHashMap<u32, Option<host::HostSymbolInfo>> = FxHashMap::default();
     let mut host_symbols = host::HostSymbolFacts::default();
-    // Counted per kind here, named once at the end: hashing a name per edge
-    // showed in profiles.
     let mut kind_counts: FxHashMap<EdgeKind, u64> = FxHashMap::default();
-    // Edges of one kind come in runs; each run is added to the map once.
-    let mut run: Option<(EdgeKind, u64)> = None;
-    for (g, graph) in graphs.iter().enumerate() {
-        let targets = res.targets.get(g).map_or(&[][..], Vec::as_slice);
-        for (b, block) in graph.blocks.iter().enumerate() {
-            if !graph.is_block_live(b as BlockId) {
-                continue;
-            }
-            for edge in &block.edges {
-                match &mut run {
-                    Some((kind, n)) if *kind == edge.kind => *n += 1,
-                    _ => {
-                        if let Some((kind, n)) = run.replace((edge.kind, 1)) {
-                            *kind_counts.entry(kind).or_insert(0) += n;
-                        }
-                    }
-                }
-                let target = targets[edge.target as usize];
-                // Most edges: a plain reference into the image, which needs
-                // no GOT entry, stub, copy or TLS slot.
-                if matches!(target, Target::Block { .. })
-                    && matches!(edge.kind, EdgeKind::Pc32 | EdgeKind::Branch32 | EdgeKind::Abs64)
-                {
-                    continue;
-                }
-                if target == Target::NotLoaded {
-                    let sym = &graph.symbols[edge.target as usize];
-                    bail!(
-                        "{}: section {}+{:#x}: {} refers to {} in a section jitrun does not load (a discarded COMDAT copy or a non-allocated section)",
-                        graph.name,
-                        graph.block_section(b as BlockId).name,
-                        block.input_offset + u64::from(edge.offset),
-                        edge.kind,
-                        sym.name.as_deref().map_or_else(|| "a section symbol".to_string(), |n| format!("`{}`", n))
-                    );
-                }
-                let kind = edge.kind;
-                let sym = &graph.symbols[edge.target as usize];
-                if let (SymbolKind::Tls, false, Target::External(ext)) = (sym.kind, kind.is_tls(), target) {
-                    // A Mach-O TLV reference expects a descriptor; a shared
-                    // library's thread-local variable gets one made here,
-                    // holding its thread-pointer offset (static TLS).
-                    tables.uses_tls = true;
-                    plan_tls(&mut tables, EdgeKind::TpOff64, target);
-                    if !tables.tlv_index.contains_key(&ext) {
-                        tables.tlv_index.insert(ext, tables.tlv_descriptors.len());
-                        tables.tlv_descriptors.push(ext);
-                    }
-                    if kind.uses_address_got() {
-                        tables.add_got(GotSlot::Address(target));
-                    }
-                    continue;
-                }
-                if kind.is_tls() {
-                    tables.uses_tls = true;
-                    plan_tls(&mut tables, kind, target);
-                    continue;
+    let edge_count: usize = graphs.iter().flat_map(|g| &g.blocks).map(|b| b.edges.len()).sum();
+    let indices: Vec<usize> = (0..graphs.len()).collect();
+    let targets_of = |g: usize| res.targets.get(g).map_or(&[][..], Vec::as_slice);
+    let scans = crate::parallel::map_in_order(&indices, edge_count >= PARALLEL_SCAN_EDGES, |&g| {
+        scan_edges(&graphs[g], targets_of(g))
+    });
+    for (g, scan) in scans.into_iter().enumerate() {
+        let scan = scan?;
+        for (kind, n) in scan.kind_counts {
+            *kind_counts.entry(kind).or_insert(0) += n;
+        }
+        let graph = &graphs[g];
+        let targets = targets_of(g);
+        for (b, e) in scan.special {
+            let edge = &graph.blocks[b as usize].edges[e as usize];
+            let target = targets[edge.target as usize];
+            let kind = edge.kind;
+            let sym = &graph.symbols[edge.target as usize];
+            if let (SymbolKind::Tls, false, Target::External(ext)) = (sym.kind, kind.is_tls(), target) {
+                // A Mach-O TLV reference expects a descriptor; a shared
+                // library's thread-local variable gets one made here,
+                // holding its thread-pointer offset (static TLS).
+                tables.uses_tls = true;
+                plan_tls(&mut tables, EdgeKind::TpOff64, target);
+                if !tables.tlv_index.contains_key(&ext) {
+                    tables.tlv_index.insert(ext, tables.tlv_descriptors.len());
+                    tables.tlv_descriptors.push(ext);
                 }
                 if kind.uses_address_got() {
                     tables.add_got(GotSlot::Address(target));
                 }
-                // A 32-bit absolute address of anything but a fixed value
-                // points into the image: at a block, or at the copy slot or
-                // stub of an external (clang -O0 -fno-pic reads `stdout` with
-                // `mov stdout, %rdi`, R_X86_64_32S, and may have no other
-                // 32-bit reference at all).
-                if kind.is_abs32() && !matches!(target, Target::Absolute(_)) {
-                    tables.needs_low_image = true;
+                continue;
+            }
+            if kind.is_tls() {
+                tables.uses_tls = true;
+                plan_tls(&mut tables, kind, target);
+                continue;
+            }
+            if kind.uses_address_got() {
+                tables.add_got(GotSlot::Address(target));
+            }
+            // A 32-bit absolute address of anything but a fixed value
+            // points into the image: at a block, or at the copy slot or
+            // stub of an external (clang -O0 -fno-pic reads `stdout` with
+            // `mov stdout, %rdi`, R_X86_64_32S, and may have no other
+            // 32-bit reference at all).
+            if kind.is_abs32() && !matches!(target, Target::Absolute(_)) {
+                tables.needs_low_image = true;
+            }
+            // A PC-relative reference to a low absolute address (`--define
+            // x=0x401000`, or 0 for `--allow-unresolved`) reaches it only
+            // from an image in the low 2 GiB.
+            if kind == EdgeKind::Pc32 && matches!(target, Target::Absolute(v) if v < 1 << 31) {
+                tables.needs_low_image = true;
+            }
+            if matches!(kind, EdgeKind::GotPc32 | EdgeKind::GotPc64 | EdgeKind::GotOff64 | EdgeKind::PltOff64)
+                || target == Target::GotBase
+            {
+                tables.needs_got_base = true;
+            }
+            match target {
+                // Calls go through a stub when far; asking the loader
+                // what the target is (dladdr1 walks symbol tables) is
+                // only needed for data-style references.
+                Target::External(_) if matches!(kind, EdgeKind::Branch32 | EdgeKind::PltOff64) => {
+                    tables.add_stub(target)
                 }
-                // A PC-relative reference to a low absolute address (`--define
-                // x=0x401000`, or 0 for `--allow-unresolved`) reaches it only
-                // from an image in the low 2 GiB.
-                if kind == EdgeKind::Pc32 && matches!(target, Target::Absolute(v) if v < 1 << 31) {
-                    tables.needs_low_image = true;
-                }
-                if matches!(kind, EdgeKind::GotPc32 | EdgeKind::GotPc64 | EdgeKind::GotOff64 | EdgeKind::PltOff64)
-                    || target == Target::GotBase
-                {
-                    tables.needs_got_base = true;
-                }
-                match target {
-                    // Calls go through a stub when far; asking the loader
-                    // what the target is (dladdr1 walks symbol tables) is
-                    // only needed for data-style references.
-                    Target::External(_) if matches!(kind, EdgeKind::Branch32 | EdgeKind::PltOff64) => {
-                        tables.add_stub(target)
+                Target::External(ext) if kind.may_use_stub() => {
+                    let info = *external_is_function.entry(ext).or_insert_with(|| {
+                        let external = &res.externals[ext as usize];
+                        host_symbols.info(external.address, &external.name)
+                    });
+                    match info {
+                        Some(info) if !info.is_function => tables.add_copy(ext, info.size.max(1)),
+                        _ => tables.add_stub(target),
                     }
-                    Target::External(ext) if kind.may_use_stub() => {
-                        let info = *external_is_function.entry(ext).or_insert_with(|| {
-                            let external = &res.externals[ext as usize];
-                            host_symbols.info(external.address, &external.name)
-                        });
-                        match info {
-                            Some(info) if !info.is_function => tables.add_copy(ext, info.size.max(1)),
-                            _ => tables.add_stub(target),
-                        }
-                    }
-                    // A call to a missing weak function: native code would
-                    // jump to 0; a stub through a zero GOT entry does too.
-                    Target::Absolute(_) if kind == EdgeKind::Branch32 => tables.add_stub(target),
-                    _ => {}
                 }
+                // A call to a missing weak function: native code would
+                // jump to 0; a stub through a zero GOT entry does too.
+                Target::Absolute(_) if kind == EdgeKind::Branch32 => tables.add_stub(target),
+                _ => {}
             }
         }
     }
-    if let Some((kind, n)) = run {
-        *kind_counts.entry(kind).or_insert(0) += n;
-    }
     tables.edge_counts = kind_counts.into_iter().map(|(kind, n)| (kind.name(), n)).collect();
     Ok(tables)
+}
+
+/// From this many edges, [`plan`] scans graphs on several threads.
+const PARALLEL_SCAN_EDGES: usize = 50_000;
+
+/// What [`scan_edges`] found in one graph.
+struct EdgeScan {
+    /// Edges by kind, for the link report.
+    kind_counts: Vec<(EdgeKind, u64)>,
+    /// `(block, edge index)` of the live edges that may need a GOT entry,
+    /// stub, copy or TLS slot, in order.
+    special: Vec<(BlockId, u32)>,
+}
+
+/// Counts the live edges of `graph` by kind and picks out those [`plan`]
+/// must look at; fails on an edge to a symbol in a section not loaded.
+fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
+    let mut scan = EdgeScan { kind_counts: Vec::new(), special: Vec::new() };
+    // Counted per kind here, named once at the end: hashing a name per edge
+    // showed in profiles. Edges of one kind come in runs; each run is
+    // counted once.
+    let mut run: Option<(EdgeKind, u64)> = None;
+    for (b, block) in graph.blocks.iter().enumerate() {
+        if !graph.is_block_live(b as BlockId) {
+            continue;
+        }
+        for (e, edge) in block.edges.iter().enumerate() {
+            match &mut run {
+                Some((kind, n)) if *kind == edge.kind => *n += 1,
+                _ => scan.kind_counts.extend(run.replace((edge.kind, 1))),
+            }
+            let target = targets[edge.target as usize];
+            // Most edges: a plain reference into the image, which needs
+            // no GOT entry, stub, copy or TLS slot.
+            if matches!(target, Target::Block { .. })
+                && matches!(edge.kind, EdgeKind::Pc32 | EdgeKind::Branch32 | EdgeKind::Abs64)
+            {
+                continue;
+            }
+            if target == Target::NotLoaded {
+                let sym = &graph.symbols[edge.target as usize];
+                bail!(
+                    "{}: section {}+{:#x}: {} refers to {} in a section jitrun does not load (a discarded COMDAT copy or a non-allocated section)",
+                    graph.name,
+                    graph.block_section(b as BlockId).name,
+                    block.input_offset + u64::from(edge.offset),
+                    edge.kind,
+                    sym.name.as_deref().map_or_else(|| "a section symbol".to_string(), |n| format!("`{}`", n))
+                );
+            }
+            scan.special.push((b as BlockId, e as u32));
+        }
+    }
+    scan.kind_counts.extend(run);
+    Ok(scan)
 }
 
 fn plan_tls(tables: &mut Tables, kind: EdgeKind, target: Target) {

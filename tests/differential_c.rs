@@ -34,6 +34,7 @@ c_programs! {
     abort_call => "abort_call.c",
     argv_env => "argv_env.c",
     atexit_order => "atexit_order.c",
+    big_image => "big_image",
     bigbss_aligned => "bigbss_aligned.c",
     bigstruct => "bigstruct.c",
     alarm_pause => "alarm_pause.c",
@@ -80,4 +81,23 @@ fn every_program_in_testdata_c_has_a_test() {
         }
     }
     assert!(missing.is_empty(), "add these to c_programs!: {:?}", missing);
+}
+
+/// `big_image` is large enough to be copied and fixed up on several
+/// threads (its differential run checks the result): make sure it is.
+#[test]
+fn a_large_image_is_written_on_several_threads() {
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        eprintln!("note: one CPU; the image is written on one thread");
+        return;
+    }
+    let dir = common::scratch("big_image_threads");
+    let program = common::testdata().join("c/big_image");
+    let objects = common::compile(&common::sources(&program), "-O2", &[], &dir);
+    let mut args: Vec<std::ffi::OsString> = vec!["-v".into()];
+    args.extend(objects.iter().map(|o| o.clone().into_os_string()));
+    let out = common::jitrun(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("image written on 2 threads"), "{}", stderr);
+    assert_eq!(common::shell_status(&out), 1, "{}", stderr); // (1 + 2 + 5) % 7
 }

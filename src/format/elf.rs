@@ -10,13 +10,15 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Result};
 use object::elf;
 use object::read::elf::{FileHeader, Rela, SectionHeader, Sym};
-use object::{Endianness, SectionIndex, SymbolIndex};
+use object::{LittleEndian, SectionIndex, SymbolIndex};
 
 use crate::arch::x86_64::EdgeKind;
 use crate::input::InputData;
 use crate::model::*;
 
-type Header = elf::FileHeader64<Endianness>;
+// x86-64 ELF is little-endian: fixing it here turns every field read into
+// a plain load (a runtime `Endianness` tests it at each one).
+type Header = elf::FileHeader64<LittleEndian>;
 
 /// Largest alignment a section may ask for; more is a corrupt header.
 pub const MAX_SECTION_ALIGN: u64 = 1 << 24;
@@ -26,7 +28,9 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
     let data = input.bytes();
     let err = |what: &dyn std::fmt::Display| anyhow!("{}: {}", name, what);
     let header = Header::parse(data).map_err(|e| err(&format_args!("invalid ELF header: {}", e)))?;
-    let endian = header.endian().map_err(|e| err(&e))?;
+    let endian = header.endian().map_err(|_| {
+        err(&format_args!("ELF data encoding {} is not little-endian, as x86-64 objects are", header.e_ident.data))
+    })?;
     if header.e_machine(endian) != elf::EM_X86_64 {
         bail!("{}: ELF machine {} is not supported (only x86-64, EM_X86_64 = 62, is)", name, header.e_machine(endian));
     }
@@ -343,6 +347,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
             block_edges.extend(edges);
         }
     }
+    crate::ehframe::check(&graph)?;
     graph.keep_only_contents();
     Ok(graph)
 }
@@ -371,7 +376,11 @@ fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 
 /// Decides whether and as what a section is loaded. `None` for sections
 /// that take no memory at run time (debug info, notes, symbol tables).
-fn classify<S: SectionHeader<Endian = Endianness>>(section: &S, endian: Endianness, name: &str) -> Option<SectionKind> {
+fn classify<S: SectionHeader<Endian = LittleEndian>>(
+    section: &S,
+    endian: LittleEndian,
+    name: &str,
+) -> Option<SectionKind> {
     let flags: u64 = section.sh_flags(endian).into();
     if flags & u64::from(elf::SHF_ALLOC) == 0 {
         return None;

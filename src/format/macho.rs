@@ -401,6 +401,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
             builder.add_eh_frame_edges(index)?;
         }
     }
+    crate::ehframe::check(&builder.graph)?;
     Ok(builder.graph)
 }
 
