@@ -392,6 +392,7 @@ impl Linker {
         // Resolution. After it, no new symbols appear.
         let mut table = SymbolTable::new(options.defines.clone());
         table.set_aliases(&options.aliases)?;
+        table.reserve(graphs.iter().map(crate::resolve::global_symbol_count).sum());
         for (g, graph) in graphs.iter().enumerate() {
             table.add_graph(g as u32, graph, &graphs)?;
         }

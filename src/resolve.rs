@@ -72,18 +72,40 @@ pub enum Boundary {
     ImageEnd,
 }
 
-#[derive(Default)]
+/// What the objects say about one global name. Kept small (a large
+/// program has tens of thousands): the rare parts (commons, a second
+/// referencing graph, aliases) live in side tables of [`SymbolTable`].
 struct GlobalEntry {
     /// Best definition so far: (graph, symbol, is_weak).
     def: Option<(u32, SymbolId, bool)>,
-    /// Largest common so far: (graph, symbol, size, align).
-    common: Option<(u32, SymbolId, u64, u64)>,
-    /// Graphs that reference the name without defining it.
-    referenced_by: Vec<u32>,
+    /// Index of the largest common so far in `SymbolTable::commons`, or
+    /// [`NONE`].
+    common: u32,
+    /// The first graph that references the name without defining it, or
+    /// [`NONE`]; later ones are in `SymbolTable::more_referrers`.
+    first_referrer: u32,
+    /// The last graph recorded as a referrer: graphs are added in order,
+    /// so each is recorded once.
+    last_referrer: u32,
     strong_reference: bool,
-    /// `--alias NEW=OLD` options (as written) whose chain ends at this name.
-    aliased_by: Vec<Box<str>>,
 }
+
+impl Default for GlobalEntry {
+    fn default() -> Self {
+        GlobalEntry { def: None, common: NONE, first_referrer: NONE, last_referrer: NONE, strong_reference: false }
+    }
+}
+
+/// The named global symbols of `graph`: an upper bound of the names it adds.
+pub fn global_symbol_count(graph: &LinkGraph) -> usize {
+    graph.symbols.iter().filter(|s| s.scope == Scope::Global && s.name.is_some()).count()
+}
+
+/// No common, no referrer.
+const NONE: u32 = u32::MAX;
+
+/// A common symbol: (graph, symbol, size, align).
+type Common = (u32, SymbolId, u64, u64);
 
 /// The global symbol table, filled one graph at a time.
 #[derive(Default)]
@@ -98,6 +120,12 @@ pub struct SymbolTable {
     /// `symbol_entries[graph][symbol]`: the entry of each global symbol (or
     /// NO_ENTRY), so binding symbols to targets needs no second lookup.
     symbol_entries: Vec<Vec<u32>>,
+    /// The largest common of each name that has one (see `GlobalEntry::common`).
+    commons: Vec<Common>,
+    /// (entry, graph): the referencing graphs after each name's first.
+    more_referrers: Vec<(u32, u32)>,
+    /// `--alias NEW=OLD` options (as written) by the entry their chain ends at.
+    aliased_by: FxHashMap<u32, Vec<Box<str>>>,
 }
 
 const NO_ENTRY: u32 = u32::MAX;
@@ -108,7 +136,58 @@ pub struct Resolution {
     pub externals: Vec<External>,
     pub boundaries: Vec<Boundary>,
     /// Every global name and what it became, for lookups after linking.
-    pub globals: FxHashMap<Name, Global>,
+    pub globals: Globals,
+}
+
+/// Every global name and what it became: the symbol table's own index,
+/// kept rather than copied into a second map (tens of thousands of names
+/// in a large program).
+#[derive(Default)]
+pub struct Globals {
+    index: FxHashMap<Name, usize>,
+    /// By entry of the symbol table: the name, and what it became if it
+    /// was bound (an unresolved weak name is bound to 0).
+    entries: Vec<(Name, Option<Global>)>,
+}
+
+impl Globals {
+    pub fn get(&self, name: &str) -> Option<&Global> {
+        self.index.get(name).and_then(|&i| self.entries[i].1.as_ref())
+    }
+
+    /// The bound names, in the order they were first seen.
+    pub fn iter(&self) -> impl Iterator<Item = (&Name, &Global)> {
+        self.entries.iter().filter_map(|(name, global)| Some((name, global.as_ref()?)))
+    }
+
+    fn bind(&mut self, name: &str, global: Global) {
+        match self.index.get(name) {
+            Some(&i) => self.entries[i].1 = Some(global),
+            None => {
+                let name: Name = name.into();
+                self.index.insert(name.clone(), self.entries.len());
+                self.entries.push((name, Some(global)));
+            }
+        }
+    }
+}
+
+impl std::ops::Index<&str> for Globals {
+    type Output = Global;
+
+    /// Panics if `name` is not bound: for names the link always binds.
+    fn index(&self, name: &str) -> &Global {
+        self.get(name).unwrap_or_else(|| panic!("no global named {}", name))
+    }
+}
+
+impl<'a> IntoIterator for &'a Globals {
+    type Item = (&'a Name, &'a Global);
+    type IntoIter = Box<dyn Iterator<Item = (&'a Name, &'a Global)> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
 }
 
 /// What a global name became.
@@ -251,6 +330,13 @@ impl SymbolTable {
         SymbolTable { defines, ..Default::default() }
     }
 
+    /// Makes room for `names` more global names at once: growing the index
+    /// graph by graph rehashed it (and touched fresh memory) each time.
+    pub fn reserve(&mut self, names: usize) {
+        self.index.reserve(names);
+        self.entries.reserve(names);
+    }
+
     /// Adds `--alias NEW=OLD` pairs: NEW resolves to whatever OLD resolves
     /// to, and OLD must resolve. Chains (`a=b`, `b=c`) are followed; cycles
     /// and names that are also `--define`d are errors. Call before adding
@@ -272,18 +358,14 @@ impl SymbolTable {
             }
             self.aliases.insert(new.as_str().into(), last.into());
             let option: Box<str> = format!("--alias {}={}", new, direct_old).into();
-            let entry = self.entry(last);
-            entry.strong_reference = true;
-            if !entry.aliased_by.contains(&option) {
-                entry.aliased_by.push(option);
+            let idx = self.entry_index(last);
+            self.entries[idx].1.strong_reference = true;
+            let options = self.aliased_by.entry(idx as u32).or_default();
+            if !options.contains(&option) {
+                options.push(option);
             }
         }
         Ok(())
-    }
-
-    fn entry(&mut self, name: &str) -> &mut GlobalEntry {
-        let idx = self.entry_index(name);
-        &mut self.entries[idx].1
     }
 
     /// The entry of `name`, made on first sight; a name is copied only then.
@@ -315,9 +397,7 @@ impl SymbolTable {
     pub fn add_graph(&mut self, g: u32, graph: &LinkGraph, all: &[LinkGraph]) -> Result<()> {
         let mut symbol_entries = vec![NO_ENTRY; graph.symbols.len()];
         // Room for every global of the graph: no rehashing while adding.
-        let globals = graph.symbols.iter().filter(|s| s.scope == Scope::Global && s.name.is_some()).count();
-        self.index.reserve(globals);
-        self.entries.reserve(globals);
+        self.reserve(global_symbol_count(graph));
         let has_aliases = !self.aliases.is_empty();
         for (s, sym) in graph.symbols.iter().enumerate() {
             if sym.scope != Scope::Global {
@@ -349,34 +429,26 @@ impl SymbolTable {
                 },
                 SymbolDef::Common { size, align } => {
                     let align = u64::from(align);
-                    let replace = match entry.common {
-                        None => true,
-                        Some((_, _, old_size, old_align)) => {
-                            let keep_align = old_align.max(align);
-                            if size <= old_size {
-                                entry.common = entry.common.map(|(g0, s0, sz, _)| (g0, s0, sz, keep_align));
-                                false
-                            } else {
-                                true
-                            }
+                    if entry.common == NONE {
+                        entry.common = self.commons.len() as u32;
+                        self.commons.push((g, s as SymbolId, size, align));
+                    } else {
+                        // The largest size wins; the alignment is the largest of all.
+                        let common = &mut self.commons[entry.common as usize];
+                        let align = common.3.max(align);
+                        if size > common.2 {
+                            *common = (g, s as SymbolId, size, align);
                         }
-                    };
-                    if replace {
-                        let align = entry.common.map_or(align, |c| c.3.max(align));
-                        entry.common = Some((g, s as SymbolId, size, align));
+                        common.3 = align;
                     }
                 }
                 _ => {
-                    if !entry.referenced_by.contains(&g) {
-                        entry.referenced_by.push(g);
-                    }
                     entry.strong_reference |= !weak;
+                    self.note_referrer(idx, g);
                     // A reference to NEW of `--alias NEW=OLD` is one to OLD.
                     if let Some(old) = has_aliases.then(|| self.aliases.get(name)).flatten().cloned() {
-                        let target = self.entry(&old);
-                        if !target.referenced_by.contains(&g) {
-                            target.referenced_by.push(g);
-                        }
+                        let target = self.entry_index(&old);
+                        self.note_referrer(target, g);
                     }
                 }
             }
@@ -404,20 +476,38 @@ impl SymbolTable {
     }
 
     fn is_undefined(&self, name: &str, e: &GlobalEntry) -> bool {
-        e.def.is_none() && e.common.is_none() && !self.defines.contains_key(name) && !self.aliases.contains_key(name)
+        e.def.is_none() && e.common == NONE && !self.defines.contains_key(name) && !self.aliases.contains_key(name)
     }
 
     pub fn is_defined(&self, name: &str) -> bool {
         self.index.get(name).is_some_and(|&i| {
             let e = &self.entries[i].1;
-            e.def.is_some() || e.common.is_some()
+            e.def.is_some() || e.common != NONE
         }) || self.defines.contains_key(name)
             || self.aliases.contains_key(name)
     }
 
-    /// The graphs that reference `name` without defining it.
-    pub fn referrers(&self, name: &str) -> &[u32] {
-        self.index.get(name).map_or(&[], |&i| &self.entries[i].1.referenced_by)
+    /// Records that graph `g` references entry `idx` without defining it.
+    fn note_referrer(&mut self, idx: usize, g: u32) {
+        let entry = &mut self.entries[idx].1;
+        if entry.last_referrer == g {
+            return;
+        }
+        entry.last_referrer = g;
+        if entry.first_referrer == NONE {
+            entry.first_referrer = g;
+        } else {
+            self.more_referrers.push((idx as u32, g));
+        }
+    }
+
+    /// The graphs that reference `name` without defining it, in order.
+    /// (A scan of the side table: for messages, not for hot paths.)
+    pub fn referrers(&self, name: &str) -> Vec<u32> {
+        let Some(&idx) = self.index.get(name) else { return Vec::new() };
+        let first = self.entries[idx].1.first_referrer;
+        let more = self.more_referrers.iter().filter(|&&(e, _)| e as usize == idx).map(|&(_, g)| g);
+        (first != NONE).then_some(first).into_iter().chain(more).collect()
     }
 
     /// Binds every name, allocating commons in a new graph appended to
@@ -435,16 +525,14 @@ impl SymbolTable {
         let common_section = commons.add_section(".bss", SectionKind::ZeroFill);
         let commons_graph = graphs.len() as u32;
 
-        let mut globals: FxHashMap<Name, Global> =
-            FxHashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
+        // What each entry became (aliases, bound below, and unresolved names stay None).
+        let mut bound: Vec<Option<Global>> = vec![None; self.entries.len()];
         let mut externals = Vec::new();
         let mut boundaries: Vec<Boundary> = Vec::new();
-        let mut unresolved: BTreeMap<&str, &GlobalEntry> = BTreeMap::new();
+        let mut unresolved: BTreeMap<&str, usize> = BTreeMap::new();
         let (has_defines, has_aliases) = (!self.defines.is_empty(), !self.aliases.is_empty());
         // What satisfied each name, for -v: only written when logged.
         let explain = log::log_enabled!(log::Level::Debug);
-        // Each entry's target, by index (aliases and unresolved names stay 0).
-        let mut entry_targets = vec![Target::Absolute(0); self.entries.len()];
         for (i, (name, entry)) in self.entries.iter().enumerate() {
             if has_aliases && self.aliases.contains_key(&**name) {
                 continue; // bound below, once its target is known
@@ -454,14 +542,14 @@ impl SymbolTable {
             let target = if let Some(&value) = has_defines.then(|| self.defines.get(&**name)).flatten() {
                 provider.push_str("--define");
                 Target::Absolute(value)
-            } else if let Some((g, s, weak)) = entry.def.filter(|d| !d.2 || entry.common.is_none()) {
+            } else if let Some((g, s, weak)) = entry.def.filter(|d| !d.2 || entry.common == NONE) {
                 let sym = &graphs[g as usize].symbols[s as usize];
                 size = sym.size;
                 if explain {
                     provider = format!("{}{}", graphs[g as usize].name, if weak { " (weak)" } else { "" });
                 }
                 local_target(g, sym, &graphs[g as usize])
-            } else if let Some((g, _, common_size, align)) = entry.common {
+            } else if let Some(&(g, _, common_size, align)) = self.commons.get(entry.common as usize) {
                 size = common_size;
                 if explain {
                     provider = format!("{} (common, {} bytes)", graphs[g as usize].name, size);
@@ -494,32 +582,44 @@ impl SymbolTable {
                 provider.push_str("nothing: 0 because of --allow-unresolved");
                 Target::Absolute(0)
             } else {
-                unresolved.insert(name, entry);
+                unresolved.insert(name, i);
                 continue;
             };
             if explain {
                 log::debug!("`{}` resolved by {}", name, provider);
             }
-            entry_targets[i] = target;
-            globals.insert(name.clone(), Global { target, size });
+            bound[i] = Some(Global { target, size });
         }
+        // `--alias NEW=OLD` names not otherwise seen get entries below.
+        let mut unseen_aliases = Vec::new();
         for (new, old) in &self.aliases {
             // An unresolved OLD is reported with the others.
-            if let Some(&global) = globals.get(&**old) {
+            if let Some(global) = self.index.get(&**old).and_then(|&i| bound[i]) {
                 log::debug!("`{}` resolved by --alias {}={}", new, new, old);
-                if let Some(&i) = self.index.get(&**new) {
-                    entry_targets[i] = global.target;
+                match self.index.get(&**new) {
+                    Some(&i) => bound[i] = Some(global),
+                    None => unseen_aliases.push((new, global)),
                 }
-                globals.insert((&**new).into(), global);
             }
         }
         if !unresolved.is_empty() {
+            let mut more_referrers: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+            for &(e, g) in &self.more_referrers {
+                more_referrers.entry(e).or_default().push(g);
+            }
             let symbols = unresolved
                 .into_iter()
-                .map(|(name, entry)| {
-                    let mut referenced_by: Vec<String> =
-                        entry.referenced_by.iter().map(|&g| graphs[g as usize].name.clone()).collect();
-                    referenced_by.extend(entry.aliased_by.iter().map(|option| option.to_string()));
+                .map(|(name, i)| {
+                    let first = self.entries[i].1.first_referrer;
+                    let more = more_referrers.get(&(i as u32)).map_or(&[][..], Vec::as_slice);
+                    let mut referenced_by: Vec<String> = (first != NONE)
+                        .then_some(&first)
+                        .into_iter()
+                        .chain(more)
+                        .map(|&g| graphs[g as usize].name.clone())
+                        .collect();
+                    let aliases = self.aliased_by.get(&(i as u32)).map_or(&[][..], Vec::as_slice);
+                    referenced_by.extend(aliases.iter().map(|option| option.to_string()));
                     UnresolvedSymbol { name: name.to_string(), referenced_by, hint: library_hint(name) }
                 })
                 .collect();
@@ -527,6 +627,13 @@ impl SymbolTable {
         }
         drop(section_names);
         graphs.push(commons);
+        let mut globals = Globals {
+            index: std::mem::take(&mut self.index),
+            entries: std::mem::take(&mut self.entries).into_iter().map(|(name, _)| name).zip(bound).collect(),
+        };
+        for (new, global) in unseen_aliases {
+            globals.bind(new, global);
+        }
 
         // Each symbol's target through its entry.
         let targets = graphs
@@ -539,14 +646,15 @@ impl SymbolTable {
                     .iter()
                     .enumerate()
                     .map(|(s, sym)| match (entries.get(s), sym.scope, sym.name.as_deref()) {
-                        (Some(&e), _, _) if e != NO_ENTRY => entry_targets[e as usize],
+                        (Some(&e), _, _) if e != NO_ENTRY => {
+                            globals.entries[e as usize].1.map_or(Target::Absolute(0), |g| g.target)
+                        }
                         (_, Scope::Global, Some(name)) => globals.get(name).map_or(Target::Absolute(0), |g| g.target),
                         _ => local_target(g as u32, sym, graph),
                     })
                     .collect()
             })
             .collect();
-        self.entries.clear();
         Ok(Resolution { targets, externals, boundaries, globals })
     }
 }
