@@ -728,6 +728,7 @@ impl DeferredLinkInfo {
             graph.input = None;
             for block in &mut graph.blocks {
                 block.edges = Vec::new();
+                block.elf_relocations = None;
                 if matches!(block.content, Content::Owned(_)) {
                     block.content = Content::Zero;
                 }
@@ -968,9 +969,6 @@ fn apply_direct_fixup(edge: &Edge, bytes: &mut [u8], block_addr: u64, symbol_add
     true
 }
 
-/// `symbol_addrs[s]`: the address of the graph's symbol `s`, or `None`
-/// where [`Addresses::address`] fails (it is asked again, for the error);
-/// an empty slice computes every address on the way.
 /// Below this much work ([`placed_blocks_weight`]: about a millisecond),
 /// a second thread for the fixups costs more than it saves.
 const PARALLEL_FIXUP_WEIGHT: u64 = 8 << 20;
@@ -981,7 +979,7 @@ fn placed_blocks_weight(graphs: &[LinkGraph], layout: &Layout) -> u64 {
     for (g, graph) in graphs.iter().enumerate() {
         for (b, block) in graph.blocks.iter().enumerate() {
             if layout.block_offsets[g][b] != NOT_PLACED {
-                weight += block.size + 64 * block.edges.len() as u64;
+                weight += block.size + 64 * block.edge_count() as u64;
             }
         }
     }
@@ -1028,7 +1026,7 @@ fn copy_and_fix_blocks(
     }
     let weight = |&(_, g, b): &(u64, u32, BlockId)| {
         let block = &graphs[g as usize].blocks[b as usize];
-        block.size + 64 * block.edges.len() as u64
+        block.size + 64 * block.edge_count() as u64
     };
     // Blocks of one graph are spread over segments; address order lets
     // each run own one contiguous slice.
@@ -1095,6 +1093,9 @@ fn copy_and_fix_blocks(
     })
 }
 
+/// `symbol_addrs[s]`: the address of the graph's symbol `s`, or `None`
+/// where [`Addresses::address`] fails (it is asked again, for the error);
+/// an empty slice computes every address on the way.
 fn apply_block_fixups(
     graph: &LinkGraph,
     g: usize,
@@ -1105,80 +1106,82 @@ fn apply_block_fixups(
     symbol_addrs: &[Option<u64>],
 ) -> Result<()> {
     let block = &graph.blocks[b as usize];
-    for edge in &block.edges {
-        if apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
-            continue;
+    graph.for_each_edge_chunk(b, |edges| {
+        for edge in edges {
+            if apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
+                continue;
+            }
+            let target = addrs.res.targets[g][edge.target as usize];
+            let fail = |what: &dyn std::fmt::Display| {
+                let sym = &graph.symbols[edge.target as usize];
+                let sym_name = match (&sym.name, sym.def) {
+                    (Some(n), _) => n.to_string(),
+                    (None, SymbolDef::Defined { block, .. }) => graph.block_section(block).name.clone(),
+                    _ => "<anonymous>".to_string(),
+                };
+                anyhow!(
+                    "{}: section {}+{:#x}: relocation {} against `{}` {}",
+                    graph.name,
+                    graph.block_section(b).name,
+                    block.input_offset + u64::from(edge.offset),
+                    edge.kind,
+                    sym_name,
+                    what
+                )
+            };
+            let kind = edge.kind;
+            let mut values = FixupValues {
+                p: block_addr + u64::from(edge.offset),
+                a: edge.addend,
+                got: addrs.got(),
+                ..Default::default()
+            };
+            if kind.is_tls() {
+                let facts = || addrs.tls_facts(target).map_err(|e| fail(&e));
+                let slot = match kind {
+                    EdgeKind::TpOff32 | EdgeKind::TpOff64 => {
+                        values.s = facts()?.tp_offset as u64;
+                        None
+                    }
+                    EdgeKind::DtpOff32 | EdgeKind::DtpOff64 => {
+                        values.s = facts()?.offset;
+                        None
+                    }
+                    EdgeKind::DtpMod64 => {
+                        values.s = facts()?.module_id;
+                        None
+                    }
+                    EdgeKind::GotTpOff32 => Some(GotSlot::TpOffset(target)),
+                    EdgeKind::TlsGd32 => Some(GotSlot::TlsIndex(target)),
+                    EdgeKind::TlsLd32 => Some(GotSlot::TlsModule),
+                    EdgeKind::TlsDescGot32 => Some(GotSlot::TlsDescriptor(target)),
+                    _ => None,
+                };
+                values.g = slot.and_then(|s| addrs.got_entry(s));
+            } else {
+                let address_of = |s: SymbolId| match symbol_addrs.get(s as usize).copied().flatten() {
+                    Some(a) => Ok(a),
+                    None => addrs.address(addrs.res.targets[g][s as usize]).map_err(|e| fail(&e)),
+                };
+                values.s = address_of(edge.target)?;
+                if let Some(subtrahend) = kind.subtrahend() {
+                    values.b = address_of(subtrahend)?;
+                }
+                if kind.uses_address_got() {
+                    values.g = addrs.got_entry(GotSlot::Address(target));
+                }
+                // Only externals and absolute targets get stubs (tables::plan).
+                if kind.may_use_stub() && matches!(target, Target::External(_) | Target::Absolute(_)) {
+                    values.stub = addrs.stub(target);
+                }
+                if matches!(kind, EdgeKind::Size32 | EdgeKind::Size64) {
+                    values.z = symbol_size(graph, edge.target, addrs.res);
+                }
+            }
+            apply_fixup(kind, bytes, edge.offset as usize, &values).map_err(|e| fail(&e))?;
         }
-        let target = addrs.res.targets[g][edge.target as usize];
-        let fail = |what: &dyn std::fmt::Display| {
-            let sym = &graph.symbols[edge.target as usize];
-            let sym_name = match (&sym.name, sym.def) {
-                (Some(n), _) => n.to_string(),
-                (None, SymbolDef::Defined { block, .. }) => graph.block_section(block).name.clone(),
-                _ => "<anonymous>".to_string(),
-            };
-            anyhow!(
-                "{}: section {}+{:#x}: relocation {} against `{}` {}",
-                graph.name,
-                graph.block_section(b).name,
-                block.input_offset + u64::from(edge.offset),
-                edge.kind,
-                sym_name,
-                what
-            )
-        };
-        let kind = edge.kind;
-        let mut values = FixupValues {
-            p: block_addr + u64::from(edge.offset),
-            a: edge.addend,
-            got: addrs.got(),
-            ..Default::default()
-        };
-        if kind.is_tls() {
-            let facts = || addrs.tls_facts(target).map_err(|e| fail(&e));
-            let slot = match kind {
-                EdgeKind::TpOff32 | EdgeKind::TpOff64 => {
-                    values.s = facts()?.tp_offset as u64;
-                    None
-                }
-                EdgeKind::DtpOff32 | EdgeKind::DtpOff64 => {
-                    values.s = facts()?.offset;
-                    None
-                }
-                EdgeKind::DtpMod64 => {
-                    values.s = facts()?.module_id;
-                    None
-                }
-                EdgeKind::GotTpOff32 => Some(GotSlot::TpOffset(target)),
-                EdgeKind::TlsGd32 => Some(GotSlot::TlsIndex(target)),
-                EdgeKind::TlsLd32 => Some(GotSlot::TlsModule),
-                EdgeKind::TlsDescGot32 => Some(GotSlot::TlsDescriptor(target)),
-                _ => None,
-            };
-            values.g = slot.and_then(|s| addrs.got_entry(s));
-        } else {
-            let address_of = |s: SymbolId| match symbol_addrs.get(s as usize).copied().flatten() {
-                Some(a) => Ok(a),
-                None => addrs.address(addrs.res.targets[g][s as usize]).map_err(|e| fail(&e)),
-            };
-            values.s = address_of(edge.target)?;
-            if let Some(subtrahend) = kind.subtrahend() {
-                values.b = address_of(subtrahend)?;
-            }
-            if kind.uses_address_got() {
-                values.g = addrs.got_entry(GotSlot::Address(target));
-            }
-            // Only externals and absolute targets get stubs (tables::plan).
-            if kind.may_use_stub() && matches!(target, Target::External(_) | Target::Absolute(_)) {
-                values.stub = addrs.stub(target);
-            }
-            if matches!(kind, EdgeKind::Size32 | EdgeKind::Size64) {
-                values.z = symbol_size(graph, edge.target, addrs.res);
-            }
-        }
-        apply_fixup(kind, bytes, edge.offset as usize, &values).map_err(|e| fail(&e))?;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 fn symbol_size(graph: &LinkGraph, sym: SymbolId, res: &Resolution) -> u64 {

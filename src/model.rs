@@ -221,10 +221,22 @@ pub struct Block {
     pub content: Content,
     pub size: u64,
     pub align: u64,
+    /// Fixups, decoded. Read them with [`LinkGraph::for_each_edge_chunk`],
+    /// which also yields those of `elf_relocations`.
     pub edges: Vec<Edge>,
+    /// The range of the input holding more of the block's fixups as ELF
+    /// relocations, decoded (and checked) each time they are read: a large
+    /// object's relocation tables are not copied into the model (see
+    /// `format::elf::decode_relocations`).
+    pub elf_relocations: Option<Range<usize>>,
 }
 
 impl Block {
+    /// How many fixups the block has (counting any `R_X86_64_NONE`).
+    pub fn edge_count(&self) -> usize {
+        self.edges.len() + self.elf_relocations.as_ref().map_or(0, |r| r.len() / crate::format::elf::RELA_SIZE)
+    }
+
     /// The initial bytes of a block, or `None` for zero-fill.
     pub fn bytes<'a>(&'a self, input: Option<&'a InputData>) -> Option<&'a [u8]> {
         match &self.content {
@@ -325,7 +337,15 @@ impl LinkGraph {
 
     pub fn add_block(&mut self, section: SectionId, content: Content, size: u64, align: u64) -> BlockId {
         let id = self.blocks.len() as BlockId;
-        self.blocks.push(Block { section, input_offset: 0, content, size, align: align.max(1), edges: Vec::new() });
+        self.blocks.push(Block {
+            section,
+            input_offset: 0,
+            content,
+            size,
+            align: align.max(1),
+            edges: Vec::new(),
+            elf_relocations: None,
+        });
         self.sections[section as usize].blocks.push(id);
         id
     }
@@ -359,10 +379,41 @@ impl LinkGraph {
         self.input.as_deref()
     }
 
-    /// Once an object is translated, only its section contents are read again
-    /// (and then only to copy them into the image); its symbols, relocations
-    /// and strings (often half the file or more) need not stay resident until
-    /// then. A mapped file gives those pages back; a file read into memory is
+    /// Calls `f` with the fixups of block `b`, in order, a slice at a time:
+    /// the decoded ones, then those still in the input's relocation table,
+    /// decoded [`EDGE_CHUNK`](crate::format::elf::EDGE_CHUNK) at a time.
+    /// Fails with `f`'s first error, or if the table no longer reads as it
+    /// did when the object was translated.
+    pub fn for_each_edge_chunk(
+        &self,
+        b: BlockId,
+        mut f: impl FnMut(&[Edge]) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        use crate::format::elf::{decode_relocations, EDGE_CHUNK, RELA_SIZE};
+        let block = &self.blocks[b as usize];
+        if !block.edges.is_empty() {
+            f(&block.edges)?;
+        }
+        let Some(range) = &block.elf_relocations else { return Ok(()) };
+        let section = &self.block_section(b).name;
+        let table =
+            self.input.as_deref().and_then(|input| input.bytes().get(range.clone())).ok_or_else(|| {
+                anyhow::anyhow!("{}: section {}: internal: its relocations are gone", self.name, section)
+            })?;
+        let mut edges = Vec::new();
+        for chunk in table.chunks(EDGE_CHUNK * RELA_SIZE) {
+            edges.clear();
+            decode_relocations(chunk, block.size, self.symbols.len(), &mut edges)
+                .map_err(|problem| problem.into_error(&self.name, section))?;
+            f(&edges)?;
+        }
+        Ok(())
+    }
+
+    /// Once an object is translated, only its section contents (and the
+    /// relocation tables decoded as they are read) are read again; its
+    /// symbols and strings (often much of the file) need not stay resident
+    /// until then. A mapped file gives those pages back; a file read into memory is
     /// replaced by a copy of its contents when that saves at least half.
     pub fn keep_only_contents(&mut self) {
         let Some(input) = self.input.clone() else { return };
@@ -372,10 +423,12 @@ impl LinkGraph {
                 _ => None,
             })
         };
+        let relocation_tables = || self.blocks.iter().filter_map(|b| b.elf_relocations.clone());
         match &*input {
             InputData::Owned(bytes) => {
                 let contents: usize = file_ranges().map(|r| r.len()).sum();
-                if contents * 2 > bytes.len() {
+                // (Relocations still to decode would need their ranges moved too.)
+                if contents * 2 > bytes.len() || relocation_tables().next().is_some() {
                     return;
                 }
                 let mut compact = Vec::with_capacity(contents);
@@ -389,7 +442,7 @@ impl LinkGraph {
                 self.input = Some(Arc::new(InputData::Owned(compact)));
             }
             _ => {
-                let mut contents: Vec<_> = file_ranges().collect();
+                let mut contents: Vec<_> = file_ranges().chain(relocation_tables()).collect();
                 contents.sort_unstable_by_key(|r| r.start);
                 input.release_except(contents.into_iter());
             }

@@ -161,7 +161,7 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
     let mut external_is_function: FxHashMap<u32, Option<host::HostSymbolInfo>> = FxHashMap::default();
     let mut host_symbols = host::HostSymbolFacts::default();
     let mut kind_counts: FxHashMap<EdgeKind, u64> = FxHashMap::default();
-    let edge_count: usize = graphs.iter().flat_map(|g| &g.blocks).map(|b| b.edges.len()).sum();
+    let edge_count: usize = graphs.iter().flat_map(|g| &g.blocks).map(|b| b.edge_count()).sum();
     let indices: Vec<usize> = (0..graphs.len()).collect();
     let targets_of = |g: usize| res.targets.get(g).map_or(&[][..], Vec::as_slice);
     let scans = crate::parallel::map_in_order(&indices, edge_count >= PARALLEL_SCAN_EDGES, |&g| {
@@ -174,8 +174,7 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
         }
         let graph = &graphs[g];
         let targets = targets_of(g);
-        for (b, e) in scan.special {
-            let edge = &graph.blocks[b as usize].edges[e as usize];
+        for (_, edge) in &scan.special {
             let target = targets[edge.target as usize];
             let kind = edge.kind;
             let sym = &graph.symbols[edge.target as usize];
@@ -256,9 +255,9 @@ const PARALLEL_SCAN_EDGES: usize = 50_000;
 struct EdgeScan {
     /// Edges by kind, for the link report.
     kind_counts: Vec<(EdgeKind, u64)>,
-    /// `(block, edge index)` of the live edges that may need a GOT entry,
-    /// stub, copy or TLS slot, in order.
-    special: Vec<(BlockId, u32)>,
+    /// The live edges that may need a GOT entry, stub, copy or TLS slot,
+    /// with their blocks, in order.
+    special: Vec<(BlockId, Edge)>,
 }
 
 /// Counts the live edges of `graph` by kind and picks out those [`plan`]
@@ -270,10 +269,12 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
     // counted once.
     let mut run: Option<(EdgeKind, u64)> = None;
     for (b, block) in graph.blocks.iter().enumerate() {
-        if !graph.is_block_live(b as BlockId) {
+        let b = b as BlockId;
+        if !graph.is_block_live(b) {
             continue;
         }
-        for (e, edge) in block.edges.iter().enumerate() {
+        graph.for_each_edge_chunk(b, |edges| {
+        for &edge in edges {
             match &mut run {
                 Some((kind, n)) if *kind == edge.kind => *n += 1,
                 _ => scan.kind_counts.extend(run.replace((edge.kind, 1))),
@@ -291,14 +292,16 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
                 bail!(
                     "{}: section {}+{:#x}: {} refers to {} in a section jitrun does not load (a discarded COMDAT copy or a non-allocated section)",
                     graph.name,
-                    graph.block_section(b as BlockId).name,
+                    graph.block_section(b).name,
                     block.input_offset + u64::from(edge.offset),
                     edge.kind,
                     sym.name.as_deref().map_or_else(|| "a section symbol".to_string(), |n| format!("`{}`", n))
                 );
             }
-            scan.special.push((b as BlockId, e as u32));
+            scan.special.push((b, edge));
         }
+        Ok(())
+        })?;
     }
     scan.kind_counts.extend(run);
     Ok(scan)

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Result};
 use object::elf;
-use object::read::elf::{FileHeader, Rela, SectionHeader, Sym};
+use object::read::elf::{FileHeader, SectionHeader, Sym};
 use object::{LittleEndian, SectionIndex, SymbolIndex};
 
 use crate::arch::x86_64::EdgeKind;
@@ -287,69 +287,148 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
             );
         }
         let block_size = graph.blocks[block as usize].size;
-        let mut edges = Vec::with_capacity(relocs.len());
-        for rela in relocs {
-            let offset = rela.r_offset(endian);
-            let r_type = rela.r_type(endian, false);
-            let sym = rela.r_sym(endian, false);
-            let Some(kind) = EdgeKind::from_elf(r_type) else {
-                bail!(
-                    "{}: section {}+{:#x}: unsupported relocation type {} ({})",
-                    name,
-                    sec_name,
-                    offset,
-                    r_type,
-                    elf_reloc_name(r_type)
-                );
-            };
-            if kind == EdgeKind::None {
-                continue;
+        let table_start = relocs.as_ptr() as usize - data.as_ptr() as usize;
+        let table = table_start..table_start + std::mem::size_of_val(relocs);
+        let symbol_count = graph.symbols.len();
+        let is_zero_fill = matches!(graph.blocks[block as usize].content, Content::Zero);
+        let block_ref = &mut graph.blocks[block as usize];
+        // A mapped object's relocations stay in its file and are decoded
+        // when read (twice: planning, fixups) instead of being stored: a
+        // large program has hundreds of thousands, 24 bytes each, in fresh
+        // memory. They are checked here all the same. `.eh_frame`'s, read
+        // by offset while pruning, and small read-in objects' are stored.
+        let lazy = matches!(*input, InputData::Mapped(_))
+            && graph.sections[sid as usize].kind != SectionKind::EhFrame
+            && block_ref.elf_relocations.is_none();
+        // Checked (and, unless lazy, kept) a slice at a time.
+        let mut edges = Vec::new();
+        let mut live = 0usize;
+        let chunk_entries = if lazy { EDGE_CHUNK } else { usize::MAX };
+        for chunk in data[table.clone()].chunks(chunk_entries.saturating_mul(RELA_SIZE)) {
+            if lazy {
+                edges.clear();
             }
-            if sym as usize >= graph.symbols.len() || sym == 0 {
-                bail!(
-                    "{}: section {}+{:#x}: {} refers to symbol index {} (the table has {})",
-                    name,
-                    sec_name,
-                    offset,
-                    kind,
-                    sym,
-                    graph.symbols.len()
-                );
-            }
-            if offset.checked_add(kind.width()).is_none_or(|end| end > block_size) {
-                bail!(
-                    "{}: section {}+{:#x}: {} patches {} bytes past the end of the section ({:#x} bytes)",
-                    name,
-                    sec_name,
-                    offset,
-                    kind,
-                    kind.width(),
-                    block_size
-                );
-            }
-            let Ok(offset) = u32::try_from(offset) else {
-                bail!(
-                    "{}: section {}+{:#x}: relocations beyond 4 GiB into a section are not supported",
-                    name,
-                    sec_name,
-                    offset
-                );
-            };
-            edges.push(Edge { offset, kind, target: sym, addend: rela.r_addend(endian) });
+            decode_relocations(chunk, block_size, symbol_count, &mut edges)
+                .map_err(|problem| problem.into_error(name, sec_name))?;
+            live += edges.len();
         }
-        if matches!(graph.blocks[block as usize].content, Content::Zero) && !edges.is_empty() {
+        if is_zero_fill && live > 0 {
             bail!("{}: section {}: zero-fill section has relocations", name, sec_name);
         }
-        let block_edges = &mut graph.blocks[block as usize].edges;
-        if block_edges.is_empty() {
-            *block_edges = edges; // no second copy of a large table
+        if lazy {
+            block_ref.elf_relocations = Some(table);
+        } else if block_ref.edges.is_empty() {
+            block_ref.edges = edges; // no second copy of a large table
         } else {
-            block_edges.extend(edges);
+            block_ref.edges.extend(edges);
         }
     }
     crate::ehframe::check(&graph)?;
     graph.keep_only_contents();
     Ok(graph)
+}
+
+/// Why one `Elf64_Rela` entry cannot be used, at what section offset.
+#[derive(Debug)]
+pub(crate) struct RelaProblem {
+    offset: u64,
+    kind: RelaProblemKind,
+}
+
+#[derive(Debug)]
+enum RelaProblemKind {
+    Unsupported(u32),
+    NoSuchSymbol { kind: EdgeKind, symbol: u32, symbols: usize },
+    PastEnd { kind: EdgeKind, block_size: u64 },
+    BeyondFourGiB,
+}
+
+impl RelaProblem {
+    /// The one-line error for object `name`, section `section`.
+    #[cold]
+    pub(crate) fn into_error(self, name: &str, section: &str) -> anyhow::Error {
+        let offset = self.offset;
+        match self.kind {
+            RelaProblemKind::Unsupported(r_type) => anyhow!(
+                "{}: section {}+{:#x}: unsupported relocation type {} ({})",
+                name,
+                section,
+                offset,
+                r_type,
+                elf_reloc_name(r_type)
+            ),
+            RelaProblemKind::NoSuchSymbol { kind, symbol, symbols } => anyhow!(
+                "{}: section {}+{:#x}: {} refers to symbol index {} (the table has {})",
+                name,
+                section,
+                offset,
+                kind,
+                symbol,
+                symbols
+            ),
+            RelaProblemKind::PastEnd { kind, block_size } => anyhow!(
+                "{}: section {}+{:#x}: {} patches {} bytes past the end of the section ({:#x} bytes)",
+                name,
+                section,
+                offset,
+                kind,
+                kind.width(),
+                block_size
+            ),
+            RelaProblemKind::BeyondFourGiB => anyhow!(
+                "{}: section {}+{:#x}: relocations beyond 4 GiB into a section are not supported",
+                name,
+                section,
+                offset
+            ),
+        }
+    }
+}
+
+/// Size of one `Elf64_Rela`.
+pub(crate) const RELA_SIZE: usize = 24;
+
+/// Relocations decoded at a time from a table left in the file: a buffer
+/// of 96 KiB, reused, where the whole table would take fresh memory.
+pub(crate) const EDGE_CHUNK: usize = 4096;
+
+/// Appends to `out` the relocations of `table` (`Elf64_Rela` entries, in
+/// the file's bytes) as edges of a section of `block_size` bytes whose
+/// object has `symbols` symbols, `R_X86_64_NONE` skipped. Each entry is
+/// checked: parsing checks a whole table once, and a table read again
+/// later is checked again, since the mapped file could have changed.
+pub(crate) fn decode_relocations(
+    table: &[u8],
+    block_size: u64,
+    symbols: usize,
+    out: &mut Vec<Edge>,
+) -> Result<(), RelaProblem> {
+    out.reserve(table.len() / RELA_SIZE);
+    for entry in table.chunks_exact(RELA_SIZE) {
+        let entry: &[u8; RELA_SIZE] = entry.try_into().expect("chunks of RELA_SIZE");
+        let offset = u64::from_le_bytes(entry[0..8].try_into().expect("8 bytes"));
+        let info = u64::from_le_bytes(entry[8..16].try_into().expect("8 bytes"));
+        let addend = i64::from_le_bytes(entry[16..24].try_into().expect("8 bytes"));
+        let (symbol, r_type) = ((info >> 32) as u32, info as u32);
+        let problem = |kind| RelaProblem { offset, kind };
+        let Some(kind) = EdgeKind::from_elf(r_type) else {
+            return Err(problem(RelaProblemKind::Unsupported(r_type)));
+        };
+        if matches!(kind, EdgeKind::None) {
+            continue;
+        }
+        if symbol as usize >= symbols || symbol == 0 {
+            return Err(problem(RelaProblemKind::NoSuchSymbol { kind, symbol, symbols }));
+        }
+        if offset.checked_add(kind.width()).is_none_or(|end| end > block_size) {
+            return Err(problem(RelaProblemKind::PastEnd { kind, block_size }));
+        }
+        let Ok(offset) = u32::try_from(offset) else {
+            return Err(problem(RelaProblemKind::BeyondFourGiB));
+        };
+        out.push(Edge { offset, kind, target: symbol, addend });
+    }
+    Ok(())
 }
 
 /// Names as text. Valid UTF-8 (nearly always) is borrowed after a fast
