@@ -9,6 +9,10 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use memmap2::Mmap;
 
+/// Ranges smaller than this are not given back one by one
+/// ([`InputData::release`]).
+const RELEASE_AT_LEAST: usize = 256 << 10;
+
 /// Files smaller than this are read rather than mapped: for a page or
 /// two, `read` costs less than `mmap` + a page fault + `munmap` (which
 /// shows with hundreds of small objects).
@@ -42,9 +46,9 @@ impl InputData {
             }
             return Ok(InputData::Owned(bytes));
         }
-        // SAFETY: the mapping is private and read-only; if another process
-        // truncates the file while we run, we may fault, which is the same
-        // contract every linker has with its inputs.
+        // SAFETY: the mapping is read-only; if another process truncates
+        // the file while we run, we may fault, which is the same contract
+        // every linker has with its inputs.
         let map = unsafe { Mmap::map(&file) }.with_context(|| format!("{}: cannot map", path.display()))?;
         // An object is read nearly whole (headers, symbols, relocations,
         // section contents): one call maps all its pages instead of a fault
@@ -73,9 +77,9 @@ impl InputData {
         let release = |start: usize, end: usize| {
             let (start, end) = (start.next_multiple_of(page), end / page * page);
             if start < end {
-                // SAFETY: the mapping is private and read-only, so dropping
-                // its pages loses nothing: the next read faults in the file's
-                // unchanged bytes. `[start, end)` lies inside the mapping.
+                // SAFETY: the mapping is read-only, so dropping its pages
+                // loses nothing: the next read faults in the file's bytes
+                // again. `[start, end)` lies inside the mapping.
                 unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start) }.ok();
             }
         };
@@ -84,6 +88,16 @@ impl InputData {
             from = from.max(range.end);
         }
         release(from, map.len());
+    }
+
+    /// Gives back the memory of `range` of a mapped file, once read for
+    /// the last time (see [`InputData::release_except`]), if it spans at
+    /// least [`RELEASE_AT_LEAST`]: smaller ranges are not worth a call.
+    pub fn release(&self, range: Range<usize>) {
+        if range.len() >= RELEASE_AT_LEAST {
+            let end = self.bytes().len();
+            self.release_except([0..range.start, range.end..end].into_iter());
+        }
     }
 
     pub fn bytes(&self) -> &[u8] {

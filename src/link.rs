@@ -1043,6 +1043,16 @@ fn copy_and_fix_blocks(
                 bytes.copy_from_slice(content);
             }
             apply_block_fixups(graph, g as usize, b, bytes, addrs.base + offset, addrs, &symbol_addrs[g as usize])?;
+            // Read for the last time: a large block's pages of the input
+            // need not stay resident while the rest of the image is written.
+            if let Some(input) = &graph.input {
+                if let Content::File(range) = &block.content {
+                    input.release(range.clone());
+                }
+                if let Some(range) = &block.elf_relocations {
+                    input.release(range.clone());
+                }
+            }
         }
         Ok(())
     };

@@ -441,11 +441,12 @@ impl LinkGraph {
                 }
                 self.input = Some(Arc::new(InputData::Owned(compact)));
             }
-            _ => {
-                let mut contents: Vec<_> = file_ranges().chain(relocation_tables()).collect();
-                contents.sort_unstable_by_key(|r| r.start);
-                input.release_except(contents.into_iter());
-            }
+            // All of a mapped file: what is read again (contents, relocation
+            // tables) faults back from the page cache 64 KiB at a time, and
+            // is given back again as each large block is written (see
+            // `link::copy_and_fix_blocks`), so that a large program's inputs
+            // are not all resident at once next to its image.
+            _ => input.release_except(std::iter::empty()),
         }
     }
 }
