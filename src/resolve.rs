@@ -107,12 +107,44 @@ const NONE: u32 = u32::MAX;
 /// A common symbol: (graph, symbol, size, align).
 type Common = (u32, SymbolId, u64, u64);
 
+/// Entry numbers by name: a table of `u32`s, each hashed and compared by
+/// the name it numbers in the owner's list of entries, so that a name is
+/// stored once (in the list) and a slot takes 4 bytes, where a map keyed
+/// by names held a second reference to each (24-byte slots, and an atomic
+/// count to update per name).
+#[derive(Default)]
+struct NameIndex {
+    table: hashbrown::HashTable<u32>,
+}
+
+/// FxHash: one lookup per global symbol of every object, the hottest table
+/// of a link; SipHash's flooding resistance buys nothing here.
+fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
+}
+
+impl NameIndex {
+    /// The entry named `name`; `name_of(i)` is entry `i`'s name.
+    fn get<'a>(&self, name: &str, name_of: impl Fn(u32) -> &'a str) -> Option<usize> {
+        self.table.find(name_hash(name), |&i| name_of(i) == name).map(|&i| i as usize)
+    }
+
+    /// Records entry `index`, named `name` (not yet in the table).
+    fn insert<'a>(&mut self, name: &str, index: usize, name_of: impl Fn(u32) -> &'a str) {
+        self.table.insert_unique(name_hash(name), index as u32, |&i| name_hash(name_of(i)));
+    }
+
+    fn reserve<'a>(&mut self, additional: usize, name_of: impl Fn(u32) -> &'a str) {
+        self.table.reserve(additional, |&i| name_hash(name_of(i)));
+    }
+}
+
 /// The global symbol table, filled one graph at a time.
 #[derive(Default)]
 pub struct SymbolTable {
-    /// FxHash: one lookup per global symbol of every object, the hottest
-    /// table of a link; SipHash's flooding resistance buys nothing here.
-    index: FxHashMap<Name, usize>,
+    /// Numbers of `entries` by name.
+    index: NameIndex,
     entries: Vec<(Name, GlobalEntry)>,
     defines: HashMap<String, u64>,
     /// `--alias NEW=OLD`, with chains followed: NEW → the last OLD.
@@ -144,7 +176,7 @@ pub struct Resolution {
 /// in a large program).
 #[derive(Default)]
 pub struct Globals {
-    index: FxHashMap<Name, usize>,
+    index: NameIndex,
     /// By entry of the symbol table: the name, and what it became if it
     /// was bound (an unresolved weak name is bound to 0).
     entries: Vec<(Name, Option<Global>)>,
@@ -152,7 +184,7 @@ pub struct Globals {
 
 impl Globals {
     pub fn get(&self, name: &str) -> Option<&Global> {
-        self.index.get(name).and_then(|&i| self.entries[i].1.as_ref())
+        self.index.get(name, |i| &self.entries[i as usize].0).and_then(|i| self.entries[i].1.as_ref())
     }
 
     /// The bound names, in the order they were first seen.
@@ -161,12 +193,12 @@ impl Globals {
     }
 
     fn bind(&mut self, name: &str, global: Global) {
-        match self.index.get(name) {
-            Some(&i) => self.entries[i].1 = Some(global),
+        let entries = &mut self.entries;
+        match self.index.get(name, |i| &entries[i as usize].0) {
+            Some(i) => entries[i].1 = Some(global),
             None => {
-                let name: Name = name.into();
-                self.index.insert(name.clone(), self.entries.len());
-                self.entries.push((name, Some(global)));
+                entries.push((name.into(), Some(global)));
+                self.index.insert(name, entries.len() - 1, |i| &entries[i as usize].0);
             }
         }
     }
@@ -333,8 +365,14 @@ impl SymbolTable {
     /// Makes room for `names` more global names at once: growing the index
     /// graph by graph rehashed it (and touched fresh memory) each time.
     pub fn reserve(&mut self, names: usize) {
-        self.index.reserve(names);
+        let entries = &self.entries;
+        self.index.reserve(names, |i| &entries[i as usize].0);
         self.entries.reserve(names);
+    }
+
+    /// The entry named `name`, if there is one.
+    fn find(&self, name: &str) -> Option<usize> {
+        self.index.get(name, |i| &self.entries[i as usize].0)
     }
 
     /// Adds `--alias NEW=OLD` pairs: NEW resolves to whatever OLD resolves
@@ -370,7 +408,7 @@ impl SymbolTable {
 
     /// The entry of `name`, made on first sight; a name is copied only then.
     fn entry_index(&mut self, name: &str) -> usize {
-        if let Some(&idx) = self.index.get(name) {
+        if let Some(idx) = self.find(name) {
             return idx;
         }
         self.new_entry(name.into())
@@ -379,7 +417,7 @@ impl SymbolTable {
     /// As [`Self::entry_index`] for a name the graph already holds: a new
     /// entry shares it instead of copying it.
     fn entry_index_shared(&mut self, name: &Name) -> usize {
-        if let Some(&idx) = self.index.get(&**name) {
+        if let Some(idx) = self.find(name) {
             return idx;
         }
         self.new_entry(name.clone())
@@ -387,8 +425,9 @@ impl SymbolTable {
 
     fn new_entry(&mut self, key: Name) -> usize {
         let idx = self.entries.len();
-        self.index.insert(key.clone(), idx);
         self.entries.push((key, GlobalEntry::default()));
+        let entries = &self.entries;
+        self.index.insert(&entries[idx].0, idx, |i| &entries[i as usize].0);
         idx
     }
 
@@ -480,7 +519,7 @@ impl SymbolTable {
     }
 
     pub fn is_defined(&self, name: &str) -> bool {
-        self.index.get(name).is_some_and(|&i| {
+        self.find(name).is_some_and(|i| {
             let e = &self.entries[i].1;
             e.def.is_some() || e.common != NONE
         }) || self.defines.contains_key(name)
@@ -504,7 +543,7 @@ impl SymbolTable {
     /// The graphs that reference `name` without defining it, in order.
     /// (A scan of the side table: for messages, not for hot paths.)
     pub fn referrers(&self, name: &str) -> Vec<u32> {
-        let Some(&idx) = self.index.get(name) else { return Vec::new() };
+        let Some(idx) = self.find(name) else { return Vec::new() };
         let first = self.entries[idx].1.first_referrer;
         let more = self.more_referrers.iter().filter(|&&(e, _)| e as usize == idx).map(|&(_, g)| g);
         (first != NONE).then_some(first).into_iter().chain(more).collect()
@@ -594,10 +633,10 @@ impl SymbolTable {
         let mut unseen_aliases = Vec::new();
         for (new, old) in &self.aliases {
             // An unresolved OLD is reported with the others.
-            if let Some(global) = self.index.get(&**old).and_then(|&i| bound[i]) {
+            if let Some(global) = self.find(old).and_then(|i| bound[i]) {
                 log::debug!("`{}` resolved by --alias {}={}", new, new, old);
-                match self.index.get(&**new) {
-                    Some(&i) => bound[i] = Some(global),
+                match self.find(new) {
+                    Some(i) => bound[i] = Some(global),
                     None => unseen_aliases.push((new, global)),
                 }
             }
