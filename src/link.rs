@@ -1115,7 +1115,6 @@ fn apply_block_fixups(
     addrs: &Addresses,
     symbol_addrs: &[Option<u64>],
 ) -> Result<()> {
-    let block = &graph.blocks[b as usize];
     graph.for_each_edge_chunk(b, |edges| {
         for edge in edges {
             if apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
@@ -1129,15 +1128,7 @@ fn apply_block_fixups(
                     (None, SymbolDef::Defined { block, .. }) => graph.block_section(block).name.clone(),
                     _ => "<anonymous>".to_string(),
                 };
-                anyhow!(
-                    "{}: section {}+{:#x}: relocation {} against `{}` {}",
-                    graph.name,
-                    graph.block_section(b).name,
-                    block.input_offset + u64::from(edge.offset),
-                    edge.kind,
-                    sym_name,
-                    what
-                )
+                anyhow!("{}: relocation {} against `{}` {}", graph.edge_location(b, edge), edge.kind, sym_name, what)
             };
             let kind = edge.kind;
             let mut values = FixupValues {

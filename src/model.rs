@@ -379,6 +379,18 @@ impl LinkGraph {
         self.input.as_deref()
     }
 
+    /// Where `edge` of block `b` patches, as messages name it:
+    /// `object.o: section .text+0x1c`.
+    pub fn edge_location(&self, b: BlockId, edge: &Edge) -> String {
+        let block = &self.blocks[b as usize];
+        format!(
+            "{}: section {}+{:#x}",
+            self.name,
+            self.block_section(b).name,
+            block.input_offset + u64::from(edge.offset)
+        )
+    }
+
     /// Calls `f` with the fixups of block `b`, in order, a slice at a time:
     /// the decoded ones, then those still in the input's relocation table,
     /// decoded [`EDGE_CHUNK`](crate::format::elf::EDGE_CHUNK) at a time.

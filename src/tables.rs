@@ -268,8 +268,7 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
     // showed in profiles. Edges of one kind come in runs; each run is
     // counted once.
     let mut run: Option<(EdgeKind, u64)> = None;
-    for (b, block) in graph.blocks.iter().enumerate() {
-        let b = b as BlockId;
+    for b in 0..graph.blocks.len() as BlockId {
         if !graph.is_block_live(b) {
             continue;
         }
@@ -290,10 +289,8 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
             if target == Target::NotLoaded {
                 let sym = &graph.symbols[edge.target as usize];
                 bail!(
-                    "{}: section {}+{:#x}: {} refers to {} in a section jitrun does not load (a discarded COMDAT copy or a non-allocated section)",
-                    graph.name,
-                    graph.block_section(b).name,
-                    block.input_offset + u64::from(edge.offset),
+                    "{}: {} refers to {} in a section jitrun does not load (a discarded COMDAT copy or a non-allocated section)",
+                    graph.edge_location(b, &edge),
                     edge.kind,
                     sym.name.as_deref().map_or_else(|| "a section symbol".to_string(), |n| format!("`{}`", n))
                 );
