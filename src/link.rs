@@ -973,13 +973,20 @@ fn apply_direct_fixup(edge: &Edge, bytes: &mut [u8], block_addr: u64, symbol_add
 /// a second thread for the fixups costs more than it saves.
 const PARALLEL_FIXUP_WEIGHT: u64 = 8 << 20;
 
-/// What writing the image costs, in bytes copied, an edge counting as 64.
+/// What writing a block costs, in bytes copied (zero-fill is not), an
+/// edge counting as 64.
+fn block_weight(block: &Block) -> u64 {
+    let copied = if matches!(block.content, Content::Zero) { 0 } else { block.size };
+    copied + 64 * block.edge_count() as u64
+}
+
+/// What writing the image costs (see [`block_weight`]).
 fn placed_blocks_weight(graphs: &[LinkGraph], layout: &Layout) -> u64 {
     let mut weight = 0;
     for (g, graph) in graphs.iter().enumerate() {
         for (b, block) in graph.blocks.iter().enumerate() {
             if layout.block_offsets[g][b] != NOT_PLACED {
-                weight += block.size + 64 * block.edge_count() as u64;
+                weight += block_weight(block);
             }
         }
     }
@@ -1024,10 +1031,7 @@ fn copy_and_fix_blocks(
             }
         }
     }
-    let weight = |&(_, g, b): &(u64, u32, BlockId)| {
-        let block = &graphs[g as usize].blocks[b as usize];
-        block.size + 64 * block.edge_count() as u64
-    };
+    let weight = |&(_, g, b): &(u64, u32, BlockId)| block_weight(&graphs[g as usize].blocks[b as usize]);
     // Blocks of one graph are spread over segments; address order lets
     // each run own one contiguous slice.
     if threads > 1 {
