@@ -11,7 +11,7 @@ use crate::host::{lookup_global, SharedLibrary};
 use crate::model::*;
 
 /// Checks every `.eh_frame` block of a freshly translated graph (see
-/// [`validate`]): the unwinder trusts every byte it is given, and a bad
+/// `validate`): the unwinder trusts every byte it is given, and a bad
 /// encoding aborts the process the moment something unwinds. Front-ends
 /// call it, so that it runs on the threads that translate objects.
 pub fn check(graph: &LinkGraph) -> Result<()> {

@@ -92,7 +92,7 @@ impl InputData {
 
     /// Gives back the memory of `range` of a mapped file, once read for
     /// the last time (see [`InputData::release_except`]), if it spans at
-    /// least [`RELEASE_AT_LEAST`]: smaller ranges are not worth a call.
+    /// least 256 KiB: smaller ranges are not worth a call.
     pub fn release(&self, range: Range<usize>) {
         if range.len() >= RELEASE_AT_LEAST {
             let end = self.bytes().len();

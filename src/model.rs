@@ -393,7 +393,7 @@ impl LinkGraph {
 
     /// Calls `f` with the fixups of block `b`, in order, a slice at a time:
     /// the decoded ones, then those still in the input's relocation table,
-    /// decoded [`EDGE_CHUNK`](crate::format::elf::EDGE_CHUNK) at a time.
+    /// decoded 4,096 at a time (`format::elf::EDGE_CHUNK`).
     /// Fails with `f`'s first error, or if the table no longer reads as it
     /// did when the object was translated.
     pub fn for_each_edge_chunk(
