@@ -391,6 +391,24 @@ impl LinkGraph {
         )
     }
 
+    /// The ELF relocation table of block `b` still in the input, if any
+    /// (see [`Block::elf_relocations`]).
+    pub fn relocation_table(&self, b: BlockId) -> anyhow::Result<Option<&[u8]>> {
+        let Some(range) = &self.blocks[b as usize].elf_relocations else { return Ok(None) };
+        let table = self.input.as_deref().and_then(|input| input.bytes().get(range.clone())).ok_or_else(|| {
+            anyhow::anyhow!("{}: section {}: internal: its relocations are gone", self.name, self.block_section(b).name)
+        })?;
+        Ok(Some(table))
+    }
+
+    /// The edges of `entries`, entries of block `b`'s relocation table,
+    /// decoded and checked into `out` (cleared first).
+    pub fn decode_relocations_into(&self, b: BlockId, entries: &[u8], out: &mut Vec<Edge>) -> anyhow::Result<()> {
+        out.clear();
+        crate::format::elf::decode_relocations(entries, self.blocks[b as usize].size, self.symbols.len(), out)
+            .map_err(|problem| problem.into_error(&self.name, &self.block_section(b).name))
+    }
+
     /// Calls `f` with the fixups of block `b`, in order, a slice at a time:
     /// the decoded ones, then those still in the input's relocation table,
     /// decoded 4,096 at a time (`format::elf::EDGE_CHUNK`).
@@ -401,22 +419,15 @@ impl LinkGraph {
         b: BlockId,
         mut f: impl FnMut(&[Edge]) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
-        use crate::format::elf::{decode_relocations, EDGE_CHUNK, RELA_SIZE};
+        use crate::format::elf::{EDGE_CHUNK, RELA_SIZE};
         let block = &self.blocks[b as usize];
         if !block.edges.is_empty() {
             f(&block.edges)?;
         }
-        let Some(range) = &block.elf_relocations else { return Ok(()) };
-        let section = &self.block_section(b).name;
-        let table =
-            self.input.as_deref().and_then(|input| input.bytes().get(range.clone())).ok_or_else(|| {
-                anyhow::anyhow!("{}: section {}: internal: its relocations are gone", self.name, section)
-            })?;
+        let Some(table) = self.relocation_table(b)? else { return Ok(()) };
         let mut edges = Vec::new();
         for chunk in table.chunks(EDGE_CHUNK * RELA_SIZE) {
-            edges.clear();
-            decode_relocations(chunk, block.size, self.symbols.len(), &mut edges)
-                .map_err(|problem| problem.into_error(&self.name, section))?;
+            self.decode_relocations_into(b, chunk, &mut edges)?;
             f(&edges)?;
         }
         Ok(())

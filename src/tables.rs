@@ -265,43 +265,67 @@ struct EdgeScan {
 fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
     let mut scan = EdgeScan { kind_counts: Vec::new(), special: Vec::new() };
     // Counted per kind here, named once at the end: hashing a name per edge
-    // showed in profiles. Edges of one kind come in runs; each run is
-    // counted once.
+    // showed in profiles. Decoded edges of one kind come in runs, each
+    // counted once; those still in a relocation table, by type.
     let mut run: Option<(EdgeKind, u64)> = None;
+    let mut type_counts = [0u64; crate::format::elf::ELF_TYPES];
+    let mut decoded = Vec::new();
     for b in 0..graph.blocks.len() as BlockId {
         if !graph.is_block_live(b) {
             continue;
         }
-        graph.for_each_edge_chunk(b, |edges| {
-        for &edge in edges {
+        for &edge in &graph.blocks[b as usize].edges {
             match &mut run {
                 Some((kind, n)) if *kind == edge.kind => *n += 1,
                 _ => scan.kind_counts.extend(run.replace((edge.kind, 1))),
             }
-            let target = targets[edge.target as usize];
-            // Most edges: a plain reference into the image, which needs
-            // no GOT entry, stub, copy or TLS slot.
-            if matches!(target, Target::Block { .. })
-                && matches!(edge.kind, EdgeKind::Pc32 | EdgeKind::Branch32 | EdgeKind::Abs64)
-            {
-                continue;
-            }
-            if target == Target::NotLoaded {
-                let sym = &graph.symbols[edge.target as usize];
-                bail!(
-                    "{}: {} refers to {} in a section jitrun does not load (a discarded COMDAT copy or a non-allocated section)",
-                    graph.edge_location(b, &edge),
-                    edge.kind,
-                    sym.name.as_deref().map_or_else(|| "a section symbol".to_string(), |n| format!("`{}`", n))
-                );
-            }
-            scan.special.push((b, edge));
+            note_edge(graph, targets, b, edge, &mut scan.special)?;
         }
-        Ok(())
+        let Some(table) = graph.relocation_table(b)? else { continue };
+        let into_image = |symbol: u32| matches!(targets.get(symbol as usize), Some(Target::Block { .. }));
+        crate::format::elf::scan_relocations(table, &mut type_counts, into_image, |entry| {
+            graph.decode_relocations_into(b, entry, &mut decoded)?;
+            decoded.iter().try_for_each(|&edge| note_edge(graph, targets, b, edge, &mut scan.special))
         })?;
     }
     scan.kind_counts.extend(run);
+    for (r_type, &n) in type_counts.iter().enumerate() {
+        match EdgeKind::from_elf(r_type as u32) {
+            Some(EdgeKind::None) | None => {}
+            Some(kind) if n > 0 => scan.kind_counts.push((kind, n)),
+            Some(_) => {}
+        }
+    }
     Ok(scan)
+}
+
+/// Adds `edge` of block `b` to `special` unless it is a plain reference
+/// into the image, which needs no GOT entry, stub, copy or TLS slot.
+fn note_edge(
+    graph: &LinkGraph,
+    targets: &[Target],
+    b: BlockId,
+    edge: Edge,
+    special: &mut Vec<(BlockId, Edge)>,
+) -> Result<()> {
+    let target = targets[edge.target as usize];
+    if matches!(target, Target::Block { .. })
+        && matches!(edge.kind, EdgeKind::Pc32 | EdgeKind::Branch32 | EdgeKind::Abs64)
+    {
+        return Ok(());
+    }
+    if target == Target::NotLoaded {
+        let sym = &graph.symbols[edge.target as usize];
+        let what = sym.name.as_deref().map_or_else(|| "a section symbol".to_string(), |n| format!("`{}`", n));
+        bail!(
+            "{}: {} refers to {} in a section jitrun does not load (a discarded COMDAT copy or a non-allocated section)",
+            graph.edge_location(b, &edge),
+            edge.kind,
+            what
+        );
+    }
+    special.push((b, edge));
+    Ok(())
 }
 
 fn plan_tls(tables: &mut Tables, kind: EdgeKind, target: Target) {

@@ -392,6 +392,36 @@ pub(crate) const RELA_SIZE: usize = 24;
 /// of 96 KiB, reused, where the whole table would take fresh memory.
 pub(crate) const EDGE_CHUNK: usize = 4096;
 
+/// One past the largest `R_X86_64_*` type jitrun knows.
+pub(crate) const ELF_TYPES: usize = 64;
+
+/// Counts the relocations of `table` (`Elf64_Rela` entries) by type into
+/// `counts`, and hands `other` each entry that is not a plain reference
+/// into the image: `R_X86_64_PC32`, `PLT32` or `64` against a symbol that
+/// `into_image` says resolves to a block of it, which needs no GOT entry,
+/// stub, copy or TLS slot. Those (nearly all of a large program's) are
+/// neither decoded nor checked here: the table was checked when the object
+/// was translated, and the fixups decode every entry with its checks.
+pub(crate) fn scan_relocations(
+    table: &[u8],
+    counts: &mut [u64; ELF_TYPES],
+    into_image: impl Fn(u32) -> bool,
+    mut other: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    for entry in table.chunks_exact(RELA_SIZE) {
+        let info = u64::from_le_bytes(entry[8..16].try_into().expect("8 bytes"));
+        let (symbol, r_type) = ((info >> 32) as u32, info as u32);
+        if let Some(count) = counts.get_mut(r_type as usize) {
+            *count += 1;
+        }
+        if matches!(r_type, elf::R_X86_64_PC32 | elf::R_X86_64_PLT32 | elf::R_X86_64_64) && into_image(symbol) {
+            continue;
+        }
+        other(entry)?;
+    }
+    Ok(())
+}
+
 /// Appends to `out` the relocations of `table` (`Elf64_Rela` entries, in
 /// the file's bytes) as edges of a section of `block_size` bytes whose
 /// object has `symbols` symbols, `R_X86_64_NONE` skipped. Each entry is
