@@ -1119,74 +1119,96 @@ fn apply_block_fixups(
     addrs: &Addresses,
     symbol_addrs: &[Option<u64>],
 ) -> Result<()> {
-    graph.for_each_edge_chunk(b, |edges| {
-        for edge in edges {
-            if apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
-                continue;
+    for edge in &graph.blocks[b as usize].edges {
+        if !apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
+            apply_fixup_of_any_kind(graph, g, b, edge, bytes, block_addr, addrs, symbol_addrs)?;
+        }
+    }
+    let Some(table) = graph.relocation_table(b)? else { return Ok(()) };
+    let mut decoded = Vec::new();
+    // The direct path reads the symbol's address and the field with `get`
+    // and declines what does not fit, so it takes entries unchecked.
+    let direct = |bytes: &mut &mut [u8], edge: &Edge| apply_direct_fixup(edge, bytes, block_addr, symbol_addrs);
+    crate::format::elf::for_each_relocation(table, &mut { bytes }, direct, |bytes, entry| {
+        graph.decode_relocations_into(b, entry, &mut decoded)?;
+        for edge in &decoded {
+            if !apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
+                apply_fixup_of_any_kind(graph, g, b, edge, bytes, block_addr, addrs, symbol_addrs)?;
             }
-            let target = addrs.res.targets[g][edge.target as usize];
-            let fail = |what: &dyn std::fmt::Display| {
-                let sym = &graph.symbols[edge.target as usize];
-                let sym_name = match (&sym.name, sym.def) {
-                    (Some(n), _) => n.to_string(),
-                    (None, SymbolDef::Defined { block, .. }) => graph.block_section(block).name.clone(),
-                    _ => "<anonymous>".to_string(),
-                };
-                anyhow!("{}: relocation {} against `{}` {}", graph.edge_location(b, edge), edge.kind, sym_name, what)
-            };
-            let kind = edge.kind;
-            let mut values = FixupValues {
-                p: block_addr + u64::from(edge.offset),
-                a: edge.addend,
-                got: addrs.got(),
-                ..Default::default()
-            };
-            if kind.is_tls() {
-                let facts = || addrs.tls_facts(target).map_err(|e| fail(&e));
-                let slot = match kind {
-                    EdgeKind::TpOff32 | EdgeKind::TpOff64 => {
-                        values.s = facts()?.tp_offset as u64;
-                        None
-                    }
-                    EdgeKind::DtpOff32 | EdgeKind::DtpOff64 => {
-                        values.s = facts()?.offset;
-                        None
-                    }
-                    EdgeKind::DtpMod64 => {
-                        values.s = facts()?.module_id;
-                        None
-                    }
-                    EdgeKind::GotTpOff32 => Some(GotSlot::TpOffset(target)),
-                    EdgeKind::TlsGd32 => Some(GotSlot::TlsIndex(target)),
-                    EdgeKind::TlsLd32 => Some(GotSlot::TlsModule),
-                    EdgeKind::TlsDescGot32 => Some(GotSlot::TlsDescriptor(target)),
-                    _ => None,
-                };
-                values.g = slot.and_then(|s| addrs.got_entry(s));
-            } else {
-                let address_of = |s: SymbolId| match symbol_addrs.get(s as usize).copied().flatten() {
-                    Some(a) => Ok(a),
-                    None => addrs.address(addrs.res.targets[g][s as usize]).map_err(|e| fail(&e)),
-                };
-                values.s = address_of(edge.target)?;
-                if let Some(subtrahend) = kind.subtrahend() {
-                    values.b = address_of(subtrahend)?;
-                }
-                if kind.uses_address_got() {
-                    values.g = addrs.got_entry(GotSlot::Address(target));
-                }
-                // Only externals and absolute targets get stubs (tables::plan).
-                if kind.may_use_stub() && matches!(target, Target::External(_) | Target::Absolute(_)) {
-                    values.stub = addrs.stub(target);
-                }
-                if matches!(kind, EdgeKind::Size32 | EdgeKind::Size64) {
-                    values.z = symbol_size(graph, edge.target, addrs.res);
-                }
-            }
-            apply_fixup(kind, bytes, edge.offset as usize, &values).map_err(|e| fail(&e))?;
         }
         Ok(())
     })
+}
+
+/// Applies `edge` of block `b` (of graph `g`, at `block_addr`, its bytes
+/// `bytes`), whatever its kind: GOT entries, stubs, TLS offsets, sizes.
+#[allow(clippy::too_many_arguments)]
+fn apply_fixup_of_any_kind(
+    graph: &LinkGraph,
+    g: usize,
+    b: BlockId,
+    edge: &Edge,
+    bytes: &mut [u8],
+    block_addr: u64,
+    addrs: &Addresses,
+    symbol_addrs: &[Option<u64>],
+) -> Result<()> {
+    let target = addrs.res.targets[g][edge.target as usize];
+    let fail = |what: &dyn std::fmt::Display| {
+        let sym = &graph.symbols[edge.target as usize];
+        let sym_name = match (&sym.name, sym.def) {
+            (Some(n), _) => n.to_string(),
+            (None, SymbolDef::Defined { block, .. }) => graph.block_section(block).name.clone(),
+            _ => "<anonymous>".to_string(),
+        };
+        anyhow!("{}: relocation {} against `{}` {}", graph.edge_location(b, edge), edge.kind, sym_name, what)
+    };
+    let kind = edge.kind;
+    let mut values =
+        FixupValues { p: block_addr + u64::from(edge.offset), a: edge.addend, got: addrs.got(), ..Default::default() };
+    if kind.is_tls() {
+        let facts = || addrs.tls_facts(target).map_err(|e| fail(&e));
+        let slot = match kind {
+            EdgeKind::TpOff32 | EdgeKind::TpOff64 => {
+                values.s = facts()?.tp_offset as u64;
+                None
+            }
+            EdgeKind::DtpOff32 | EdgeKind::DtpOff64 => {
+                values.s = facts()?.offset;
+                None
+            }
+            EdgeKind::DtpMod64 => {
+                values.s = facts()?.module_id;
+                None
+            }
+            EdgeKind::GotTpOff32 => Some(GotSlot::TpOffset(target)),
+            EdgeKind::TlsGd32 => Some(GotSlot::TlsIndex(target)),
+            EdgeKind::TlsLd32 => Some(GotSlot::TlsModule),
+            EdgeKind::TlsDescGot32 => Some(GotSlot::TlsDescriptor(target)),
+            _ => None,
+        };
+        values.g = slot.and_then(|s| addrs.got_entry(s));
+    } else {
+        let address_of = |s: SymbolId| match symbol_addrs.get(s as usize).copied().flatten() {
+            Some(a) => Ok(a),
+            None => addrs.address(addrs.res.targets[g][s as usize]).map_err(|e| fail(&e)),
+        };
+        values.s = address_of(edge.target)?;
+        if let Some(subtrahend) = kind.subtrahend() {
+            values.b = address_of(subtrahend)?;
+        }
+        if kind.uses_address_got() {
+            values.g = addrs.got_entry(GotSlot::Address(target));
+        }
+        // Only externals and absolute targets get stubs (tables::plan).
+        if kind.may_use_stub() && matches!(target, Target::External(_) | Target::Absolute(_)) {
+            values.stub = addrs.stub(target);
+        }
+        if matches!(kind, EdgeKind::Size32 | EdgeKind::Size64) {
+            values.z = symbol_size(graph, edge.target, addrs.res);
+        }
+    }
+    apply_fixup(kind, bytes, edge.offset as usize, &values).map_err(|e| fail(&e)).map(drop)
 }
 
 fn symbol_size(graph: &LinkGraph, sym: SymbolId, res: &Resolution) -> u64 {

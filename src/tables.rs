@@ -266,9 +266,9 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
     let mut scan = EdgeScan { kind_counts: Vec::new(), special: Vec::new() };
     // Counted per kind here, named once at the end: hashing a name per edge
     // showed in profiles. Decoded edges of one kind come in runs, each
-    // counted once; those still in a relocation table, by type.
+    // counted once; plain ones still in a relocation table, by kind.
     let mut run: Option<(EdgeKind, u64)> = None;
-    let mut type_counts = [0u64; crate::format::elf::ELF_TYPES];
+    let mut plain_counts = [0u64; 3];
     let mut decoded = Vec::new();
     for b in 0..graph.blocks.len() as BlockId {
         if !graph.is_block_live(b) {
@@ -282,22 +282,31 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
             note_edge(graph, targets, b, edge, &mut scan.special)?;
         }
         let Some(table) = graph.relocation_table(b)? else { continue };
-        let into_image = |symbol: u32| matches!(targets.get(symbol as usize), Some(Target::Block { .. }));
-        crate::format::elf::scan_relocations(table, &mut type_counts, into_image, |entry| {
+        // Plain references into the image are only counted: the fixups
+        // decode and check every entry.
+        let into_image = |counts: &mut [u64; 3], edge: &Edge| {
+            let plain = matches!(targets.get(edge.target as usize), Some(Target::Block { .. }));
+            if plain {
+                counts[PLAIN_KINDS.iter().position(|&k| k == edge.kind).unwrap_or(0)] += 1;
+            }
+            plain
+        };
+        crate::format::elf::for_each_relocation(table, &mut plain_counts, into_image, |_, entry| {
             graph.decode_relocations_into(b, entry, &mut decoded)?;
-            decoded.iter().try_for_each(|&edge| note_edge(graph, targets, b, edge, &mut scan.special))
+            for &edge in &decoded {
+                scan.kind_counts.push((edge.kind, 1));
+                note_edge(graph, targets, b, edge, &mut scan.special)?;
+            }
+            Ok(())
         })?;
     }
     scan.kind_counts.extend(run);
-    for (r_type, &n) in type_counts.iter().enumerate() {
-        match EdgeKind::from_elf(r_type as u32) {
-            Some(EdgeKind::None) | None => {}
-            Some(kind) if n > 0 => scan.kind_counts.push((kind, n)),
-            Some(_) => {}
-        }
-    }
+    scan.kind_counts.extend(PLAIN_KINDS.iter().zip(plain_counts).filter(|&(_, n)| n > 0).map(|(&k, n)| (k, n)));
     Ok(scan)
 }
+
+/// The kinds of plain references (see [`note_edge`]), as counted.
+const PLAIN_KINDS: [EdgeKind; 3] = [EdgeKind::Pc32, EdgeKind::Branch32, EdgeKind::Abs64];
 
 /// Adds `edge` of block `b` to `special` unless it is a plain reference
 /// into the image, which needs no GOT entry, stub, copy or TLS slot.

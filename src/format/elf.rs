@@ -392,32 +392,38 @@ pub(crate) const RELA_SIZE: usize = 24;
 /// of 96 KiB, reused, where the whole table would take fresh memory.
 pub(crate) const EDGE_CHUNK: usize = 4096;
 
-/// One past the largest `R_X86_64_*` type jitrun knows.
-pub(crate) const ELF_TYPES: usize = 64;
-
-/// Counts the relocations of `table` (`Elf64_Rela` entries) by type into
-/// `counts`, and hands `other` each entry that is not a plain reference
-/// into the image: `R_X86_64_PC32`, `PLT32` or `64` against a symbol that
-/// `into_image` says resolves to a block of it, which needs no GOT entry,
-/// stub, copy or TLS slot. Those (nearly all of a large program's) are
-/// neither decoded nor checked here: the table was checked when the object
-/// was translated, and the fixups decode every entry with its checks.
-pub(crate) fn scan_relocations(
+/// Goes through the relocations of `table` (`Elf64_Rela` entries) with
+/// `state`: each `R_X86_64_PC32`, `PLT32` or `64` at an offset below 4 GiB
+/// (nearly all of a large program's) goes to `plain` as an edge read in a
+/// few instructions but not checked (its `target` may be out of range:
+/// use it with `get`; its offset may lie past the section); when `plain`
+/// declines it (returns false), and for every other entry, `other` gets
+/// the entry's bytes, to decode with every check ([`decode_relocations`]).
+#[inline]
+pub(crate) fn for_each_relocation<S>(
     table: &[u8],
-    counts: &mut [u64; ELF_TYPES],
-    into_image: impl Fn(u32) -> bool,
-    mut other: impl FnMut(&[u8]) -> Result<()>,
+    state: &mut S,
+    mut plain: impl FnMut(&mut S, &Edge) -> bool,
+    mut other: impl FnMut(&mut S, &[u8]) -> Result<()>,
 ) -> Result<()> {
     for entry in table.chunks_exact(RELA_SIZE) {
+        let entry: &[u8; RELA_SIZE] = entry.try_into().expect("chunks of RELA_SIZE");
+        let offset = u64::from_le_bytes(entry[0..8].try_into().expect("8 bytes"));
         let info = u64::from_le_bytes(entry[8..16].try_into().expect("8 bytes"));
-        let (symbol, r_type) = ((info >> 32) as u32, info as u32);
-        if let Some(count) = counts.get_mut(r_type as usize) {
-            *count += 1;
+        let (target, r_type) = ((info >> 32) as u32, info as u32);
+        let kind = match r_type {
+            elf::R_X86_64_PC32 => Some(EdgeKind::Pc32),
+            elf::R_X86_64_PLT32 => Some(EdgeKind::Branch32),
+            elf::R_X86_64_64 => Some(EdgeKind::Abs64),
+            _ => None,
+        };
+        if let (Some(kind), Ok(offset)) = (kind, u32::try_from(offset)) {
+            let addend = i64::from_le_bytes(entry[16..24].try_into().expect("8 bytes"));
+            if plain(state, &Edge { offset, kind, target, addend }) {
+                continue;
+            }
         }
-        if matches!(r_type, elf::R_X86_64_PC32 | elf::R_X86_64_PLT32 | elf::R_X86_64_64) && into_image(symbol) {
-            continue;
-        }
-        other(entry)?;
+        other(state, entry)?;
     }
     Ok(())
 }
@@ -599,6 +605,102 @@ mod tests {
         });
         let err = parse_bytes(obj.write().unwrap()).err().expect("a slim LTO object must be refused");
         assert!(err.to_string().contains("-ffat-lto-objects"), "{}", err);
+    }
+
+    /// A mapped object's relocations stay in its file; read back through
+    /// the model (decoded in chunks, and through the plain/other split the
+    /// planner and fixups use) they are what goblin, a second parser, reads.
+    #[test]
+    fn relocations_left_in_a_mapped_file_read_back_as_goblin_reads_them() {
+        use object::write::{Object, Relocation, Symbol as WriteSymbol, SymbolSection};
+        use object::RelocationFlags;
+        let mut obj = Object::new(object::BinaryFormat::Elf, object::Architecture::X86_64, object::Endianness::Little);
+        let text = obj.section_id(object::write::StandardSection::Text);
+        obj.append_section_data(text, &[0x90; 4096], 16);
+        // Large enough to be mapped rather than read.
+        let rodata = obj.section_id(object::write::StandardSection::ReadOnlyData);
+        obj.append_section_data(rodata, &vec![7u8; 96 << 10], 16);
+        let symbol = |obj: &mut Object, name: &str, section| {
+            obj.add_symbol(WriteSymbol {
+                name: name.as_bytes().to_vec(),
+                value: 0,
+                size: 0,
+                kind: object::SymbolKind::Text,
+                scope: object::SymbolScope::Linkage,
+                weak: false,
+                section,
+                flags: object::SymbolFlags::None,
+            })
+        };
+        let local = symbol(&mut obj, "here", SymbolSection::Section(text));
+        let external = symbol(&mut obj, "elsewhere", SymbolSection::Undefined);
+        let types = [
+            object::elf::R_X86_64_PC32,
+            object::elf::R_X86_64_PLT32,
+            object::elf::R_X86_64_64,
+            object::elf::R_X86_64_REX_GOTPCRELX,
+            object::elf::R_X86_64_32S,
+            object::elf::R_X86_64_NONE,
+        ];
+        for i in 0..600u64 {
+            let r_type = types[i as usize % types.len()];
+            let flags = RelocationFlags::Elf { r_type };
+            let target = if i % 3 == 0 { external } else { local };
+            obj.add_relocation(text, Relocation { offset: i * 6, symbol: target, addend: i as i64 - 300, flags })
+                .unwrap();
+        }
+        let bytes = obj.write().unwrap();
+        assert!(bytes.len() >= 64 << 10);
+
+        let dir = std::env::temp_dir().join(format!("jitrun-elf-lazy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("mapped.o");
+        std::fs::write(&path, &bytes).unwrap();
+        let input = Arc::new(InputData::open(&path).unwrap());
+        assert!(matches!(*input, InputData::Mapped(_)));
+        let graph = parse("mapped.o", input, &crate::Limits::default()).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+
+        let text_block =
+            graph.blocks.iter().position(|b| b.elf_relocations.is_some()).expect("relocations left in the file");
+        let b = text_block as BlockId;
+        let mut ours = Vec::new();
+        graph
+            .for_each_edge_chunk(b, |edges| {
+                ours.extend(edges.iter().map(|e| (u64::from(e.offset), e.kind, e.target as usize, e.addend)));
+                Ok(())
+            })
+            .unwrap();
+        // The same through the split: plain entries as read, others decoded.
+        let mut split = Vec::new();
+        let table = graph.relocation_table(b).unwrap().unwrap();
+        let mut decoded = Vec::new();
+        for_each_relocation(
+            table,
+            &mut split,
+            |split, e| {
+                split.push((u64::from(e.offset), e.kind, e.target as usize, e.addend));
+                true
+            },
+            |split, entry| {
+                graph.decode_relocations_into(b, entry, &mut decoded)?;
+                split.extend(decoded.iter().map(|e| (u64::from(e.offset), e.kind, e.target as usize, e.addend)));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(split, ours);
+
+        let elf = goblin::elf::Elf::parse(&bytes).unwrap();
+        let theirs: Vec<_> = elf
+            .shdr_relocs
+            .iter()
+            .flat_map(|(_, relocs)| relocs.iter())
+            .filter(|r| r.r_type != object::elf::R_X86_64_NONE)
+            .map(|r| (r.r_offset, EdgeKind::from_elf(r.r_type).unwrap(), r.r_sym, r.r_addend.unwrap()))
+            .collect();
+        assert_eq!(ours.len(), 500);
+        assert_eq!(ours, theirs);
     }
 
     #[test]
