@@ -282,8 +282,9 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
             note_edge(graph, targets, b, edge, &mut scan.special)?;
         }
         let Some(table) = graph.relocation_table(b)? else { continue };
-        // Plain references into the image are only counted: the fixups
-        // decode and check every entry.
+        // Plain references into the image are only counted here; the
+        // fixups write them with checked lookups, and decode (with every
+        // check) whatever those decline.
         let into_image = |counts: &mut [u64; 3], edge: &Edge| {
             let plain = matches!(targets.get(edge.target as usize), Some(Target::Block { .. }));
             if plain {

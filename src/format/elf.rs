@@ -292,32 +292,28 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         let symbol_count = graph.symbols.len();
         let is_zero_fill = matches!(graph.blocks[block as usize].content, Content::Zero);
         let block_ref = &mut graph.blocks[block as usize];
-        // A mapped object's relocations stay in its file and are decoded
-        // when read (twice: planning, fixups) instead of being stored: a
-        // large program has hundreds of thousands, 24 bytes each, in fresh
-        // memory. They are checked here all the same. `.eh_frame`'s, read
-        // by offset while pruning, and small read-in objects' are stored.
+        // A mapped object's relocations stay in its file and are decoded,
+        // with every check, where they are read (planning, fixups), and
+        // only for the blocks that load, as ld checks them: a large program
+        // has hundreds of thousands, which would take 24 bytes each in
+        // fresh memory here. `.eh_frame`'s (read by offset while pruning),
+        // zero-fill sections' (which must have none) and small read-in
+        // objects' are decoded now.
         let lazy = matches!(*input, InputData::Mapped(_))
             && graph.sections[sid as usize].kind != SectionKind::EhFrame
+            && !is_zero_fill
             && block_ref.elf_relocations.is_none();
-        // Checked (and, unless lazy, kept) a slice at a time.
-        let mut edges = Vec::new();
-        let mut live = 0usize;
-        let chunk_entries = if lazy { EDGE_CHUNK } else { usize::MAX };
-        for chunk in data[table.clone()].chunks(chunk_entries.saturating_mul(RELA_SIZE)) {
-            if lazy {
-                edges.clear();
-            }
-            decode_relocations(chunk, block_size, symbol_count, &mut edges)
-                .map_err(|problem| problem.into_error(name, sec_name))?;
-            live += edges.len();
-        }
-        if is_zero_fill && live > 0 {
-            bail!("{}: section {}: zero-fill section has relocations", name, sec_name);
-        }
         if lazy {
             block_ref.elf_relocations = Some(table);
-        } else if block_ref.edges.is_empty() {
+            continue;
+        }
+        let mut edges = Vec::new();
+        decode_relocations(&data[table], block_size, symbol_count, &mut edges)
+            .map_err(|problem| problem.into_error(name, sec_name))?;
+        if is_zero_fill && !edges.is_empty() {
+            bail!("{}: section {}: zero-fill section has relocations", name, sec_name);
+        }
+        if block_ref.edges.is_empty() {
             block_ref.edges = edges; // no second copy of a large table
         } else {
             block_ref.edges.extend(edges);
@@ -430,9 +426,7 @@ pub(crate) fn for_each_relocation<S>(
 
 /// Appends to `out` the relocations of `table` (`Elf64_Rela` entries, in
 /// the file's bytes) as edges of a section of `block_size` bytes whose
-/// object has `symbols` symbols, `R_X86_64_NONE` skipped. Each entry is
-/// checked: parsing checks a whole table once, and a table read again
-/// later is checked again, since the mapped file could have changed.
+/// object has `symbols` symbols, `R_X86_64_NONE` skipped, each checked.
 pub(crate) fn decode_relocations(
     table: &[u8],
     block_size: u64,
