@@ -388,6 +388,15 @@ pub(crate) const RELA_SIZE: usize = 24;
 /// of 96 KiB, reused, where the whole table would take fresh memory.
 pub(crate) const EDGE_CHUNK: usize = 4096;
 
+/// The fields of one `Elf64_Rela` (`RELA_SIZE` bytes): offset, symbol
+/// index, type and addend.
+#[inline]
+fn rela_fields(entry: &[u8]) -> (u64, u32, u32, i64) {
+    let word = |at: usize| u64::from_le_bytes(entry[at..at + 8].try_into().expect("an entry is 24 bytes"));
+    let info = word(8);
+    (word(0), (info >> 32) as u32, info as u32, word(16) as i64)
+}
+
 /// Goes through the relocations of `table` (`Elf64_Rela` entries) with
 /// `state`: each `R_X86_64_PC32`, `PLT32` or `64` at an offset below 4 GiB
 /// (nearly all of a large program's) goes to `plain` as an edge read in a
@@ -403,10 +412,7 @@ pub(crate) fn for_each_relocation<S>(
     mut other: impl FnMut(&mut S, &[u8]) -> Result<()>,
 ) -> Result<()> {
     for entry in table.chunks_exact(RELA_SIZE) {
-        let entry: &[u8; RELA_SIZE] = entry.try_into().expect("chunks of RELA_SIZE");
-        let offset = u64::from_le_bytes(entry[0..8].try_into().expect("8 bytes"));
-        let info = u64::from_le_bytes(entry[8..16].try_into().expect("8 bytes"));
-        let (target, r_type) = ((info >> 32) as u32, info as u32);
+        let (offset, target, r_type, addend) = rela_fields(entry);
         let kind = match r_type {
             elf::R_X86_64_PC32 => Some(EdgeKind::Pc32),
             elf::R_X86_64_PLT32 => Some(EdgeKind::Branch32),
@@ -414,7 +420,6 @@ pub(crate) fn for_each_relocation<S>(
             _ => None,
         };
         if let (Some(kind), Ok(offset)) = (kind, u32::try_from(offset)) {
-            let addend = i64::from_le_bytes(entry[16..24].try_into().expect("8 bytes"));
             if plain(state, &Edge { offset, kind, target, addend }) {
                 continue;
             }
@@ -435,11 +440,7 @@ pub(crate) fn decode_relocations(
 ) -> Result<(), RelaProblem> {
     out.reserve(table.len() / RELA_SIZE);
     for entry in table.chunks_exact(RELA_SIZE) {
-        let entry: &[u8; RELA_SIZE] = entry.try_into().expect("chunks of RELA_SIZE");
-        let offset = u64::from_le_bytes(entry[0..8].try_into().expect("8 bytes"));
-        let info = u64::from_le_bytes(entry[8..16].try_into().expect("8 bytes"));
-        let addend = i64::from_le_bytes(entry[16..24].try_into().expect("8 bytes"));
-        let (symbol, r_type) = ((info >> 32) as u32, info as u32);
+        let (offset, symbol, r_type, addend) = rela_fields(entry);
         let problem = |kind| RelaProblem { offset, kind };
         let Some(kind) = EdgeKind::from_elf(r_type) else {
             return Err(problem(RelaProblemKind::Unsupported(r_type)));
