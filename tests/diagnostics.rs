@@ -290,3 +290,42 @@ fn gdb_breaks_on_a_loaded_function_by_name() {
     assert!(frames.iter().any(|f| f.contains(" in main ")), "{}", stdout);
     assert!(!stdout.contains("x=21"), "the breakpoint was not hit before the call: {}", stdout);
 }
+
+/// A large object's relocations are read (and checked) where the link
+/// uses them rather than when it is translated: a corrupt entry is still
+/// one error line naming the file, section, offset and problem.
+#[test]
+fn a_corrupt_relocation_of_a_mapped_object_is_one_error_line() {
+    use object::read::elf::{FileHeader, SectionHeader};
+    let dir = scratch("corrupt_mapped_relocation");
+    // 100 KB of data: the object is mapped, not read.
+    let program = "static const char pad[100000] = {1};\nint f(void);\n\
+                   int main(void) { return f() + pad[5]; }\nint f(void) { return 3; }\n";
+    let object = common::compile_source(&dir, "big.c", program, "-O0");
+    let bytes = std::fs::read(&object).unwrap();
+    assert!(bytes.len() > 64 << 10);
+    let header = object::elf::FileHeader64::<object::LittleEndian>::parse(&*bytes).unwrap();
+    let endian = object::LittleEndian;
+    let sections = header.sections(endian, &*bytes).unwrap();
+    let rela_text = sections
+        .iter()
+        .find(|s| sections.section_name(endian, s).unwrap() == b".rela.text")
+        .expect("a .rela.text section");
+    let first_entry = rela_text.sh_offset(endian) as usize;
+    let first_offset = u64::from_le_bytes(bytes[first_entry..first_entry + 8].try_into().unwrap());
+    for (what, patch, expected) in [
+        ("type", (first_entry + 8, 200u32), "unsupported relocation type 200".to_string()),
+        ("symbol", (first_entry + 12, 60_000u32), "refers to symbol index 60000".to_string()),
+    ] {
+        let mut bad = bytes.clone();
+        bad[patch.0..patch.0 + 4].copy_from_slice(&patch.1.to_le_bytes());
+        let bad_path = dir.join(format!("bad_{}.o", what));
+        std::fs::write(&bad_path, &bad).unwrap();
+        let out = jitrun(&["--noexec", path(&bad_path)]);
+        let stderr = text(&out.stderr);
+        assert_eq!(shell_status(&out), 125, "{}", stderr);
+        assert_eq!(stderr.lines().count(), 1, "{}", stderr);
+        let place = format!("bad_{}.o: section .text+{:#x}: ", what, first_offset);
+        assert!(stderr.contains(&place) && stderr.contains(&expected), "{} lacks {}{}", stderr, place, expected);
+    }
+}
