@@ -458,11 +458,16 @@ impl SymbolMap {
     /// From `(name, address, size)`; for a name given twice, the first wins.
     pub(crate) fn new<'n>(symbols: impl Iterator<Item = (&'n str, u64, Option<u64>)>) -> SymbolMap {
         let mut map = SymbolMap::default();
-        let symbols = symbols.collect::<Vec<_>>();
-        map.entries.reserve_exact(symbols.len());
-        map.names.reserve_exact(symbols.iter().map(|s| s.0.len()).sum());
+        // Sized from the iterator's bound rather than collected first: a
+        // large program's copy of every name and address took fresh pages.
+        let Some(count) = symbols.size_hint().1 else {
+            // The index must have room for every name: count them first.
+            return SymbolMap::new(symbols.collect::<Vec<_>>().into_iter());
+        };
+        map.entries.reserve_exact(count);
+        map.names.reserve(count * 16);
         // At most half full, so probe sequences stay short.
-        map.index = vec![EMPTY; (2 * symbols.len()).next_power_of_two().max(8)];
+        map.index = vec![EMPTY; (2 * count).next_power_of_two().max(8)];
         for (name, address, size) in symbols {
             let hash = name_hash(name);
             let Err(slot) = map.probe(name, hash) else { continue };
