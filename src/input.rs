@@ -53,8 +53,9 @@ impl InputData {
         // An object is read nearly whole (headers, symbols; relocations
         // and contents again later): one call maps all its pages instead
         // of a fault per 64 KiB (measured no slower than faulting in only
-        // what translation reads, now that the rest is read later). An archive is read only where members are needed, and
-        // of a shared library only the headers (libm: 900 KB).
+        // what translation reads). An archive is read only where members
+        // are needed, and of a shared library only the headers (libm:
+        // 900 KB).
         if is_relocatable_elf(&map) || detect(&map) == FileKind::MachO {
             let _ = map.advise(memmap2::Advice::PopulateRead);
         }

@@ -1119,11 +1119,15 @@ fn apply_block_fixups(
     addrs: &Addresses,
     symbol_addrs: &[Option<u64>],
 ) -> Result<()> {
-    for edge in &graph.blocks[b as usize].edges {
-        if !apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
-            apply_fixup_of_any_kind(graph, g, b, edge, bytes, block_addr, addrs, symbol_addrs)?;
+    let apply_edges = |bytes: &mut [u8], edges: &[Edge]| -> Result<()> {
+        for edge in edges {
+            if !apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
+                apply_fixup_of_any_kind(graph, g, b, edge, bytes, block_addr, addrs, symbol_addrs)?;
+            }
         }
-    }
+        Ok(())
+    };
+    apply_edges(bytes, &graph.blocks[b as usize].edges)?;
     let Some(table) = graph.relocation_table(b)? else { return Ok(()) };
     let mut decoded = Vec::new();
     // The direct path reads the symbol's address and the field with `get`
@@ -1131,12 +1135,7 @@ fn apply_block_fixups(
     let direct = |bytes: &mut &mut [u8], edge: &Edge| apply_direct_fixup(edge, bytes, block_addr, symbol_addrs);
     crate::format::elf::for_each_relocation(table, &mut { bytes }, direct, |bytes, entry| {
         graph.decode_relocations_into(b, entry, &mut decoded)?;
-        for edge in &decoded {
-            if !apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
-                apply_fixup_of_any_kind(graph, g, b, edge, bytes, block_addr, addrs, symbol_addrs)?;
-            }
-        }
-        Ok(())
+        apply_edges(bytes, &decoded)
     })
 }
 

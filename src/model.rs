@@ -221,8 +221,8 @@ pub struct Block {
     pub content: Content,
     pub size: u64,
     pub align: u64,
-    /// Fixups, decoded. Read them with [`LinkGraph::for_each_edge_chunk`],
-    /// which also yields those of `elf_relocations`.
+    /// Fixups, decoded. [`LinkGraph::edges`] also gives those of
+    /// `elf_relocations`.
     pub edges: Vec<Edge>,
     /// The range of the input holding more of the block's fixups as ELF
     /// relocations, decoded (and checked) each time they are read: a large
@@ -409,35 +409,23 @@ impl LinkGraph {
             .map_err(|problem| problem.into_error(&self.name, &self.block_section(b).name))
     }
 
-    /// Calls `f` with the fixups of block `b`, in order, a slice at a time:
-    /// the decoded ones, then those still in the input's relocation table,
-    /// decoded 4,096 at a time (`format::elf::EDGE_CHUNK`).
-    /// Fails with `f`'s first error, or if the table no longer reads as it
-    /// did when the object was translated.
-    pub fn for_each_edge_chunk(
-        &self,
-        b: BlockId,
-        mut f: impl FnMut(&[Edge]) -> anyhow::Result<()>,
-    ) -> anyhow::Result<()> {
-        use crate::format::elf::{EDGE_CHUNK, RELA_SIZE};
+    /// The fixups of block `b`, in order: the decoded ones, and those
+    /// still in the input's relocation table, decoded and checked. (The
+    /// linker's own passes read tables straight, with
+    /// `format::elf::for_each_relocation`.)
+    pub fn edges(&self, b: BlockId) -> anyhow::Result<std::borrow::Cow<'_, [Edge]>> {
         let block = &self.blocks[b as usize];
-        if !block.edges.is_empty() {
-            f(&block.edges)?;
-        }
-        let Some(table) = self.relocation_table(b)? else { return Ok(()) };
-        let mut edges = Vec::new();
-        for chunk in table.chunks(EDGE_CHUNK * RELA_SIZE) {
-            self.decode_relocations_into(b, chunk, &mut edges)?;
-            f(&edges)?;
-        }
-        Ok(())
+        let Some(table) = self.relocation_table(b)? else { return Ok(std::borrow::Cow::Borrowed(&block.edges)) };
+        let mut decoded = Vec::new();
+        self.decode_relocations_into(b, table, &mut decoded)?;
+        Ok(std::borrow::Cow::Owned(block.edges.iter().copied().chain(decoded).collect()))
     }
 
-    /// Once an object is translated, only its section contents (and the
-    /// relocation tables decoded as they are read) are read again; its
-    /// symbols and strings (often much of the file) need not stay resident
-    /// until then. A mapped file gives those pages back; a file read into memory is
-    /// replaced by a copy of its contents when that saves at least half.
+    /// Once an object is translated, only its section contents and the
+    /// relocation tables left in it are read again, and later: a mapped
+    /// file gives all its pages back (they fault back from the page cache
+    /// when read); a file read into memory is replaced by a copy of its
+    /// contents when that saves at least half.
     pub fn keep_only_contents(&mut self) {
         let Some(input) = self.input.clone() else { return };
         let file_ranges = || {
@@ -464,9 +452,7 @@ impl LinkGraph {
                 }
                 self.input = Some(Arc::new(InputData::Owned(compact)));
             }
-            // All of a mapped file: what is read again (contents, relocation
-            // tables) faults back from the page cache 64 KiB at a time, and
-            // is given back again as each large block is written (see
+            // Given back again as each large block is written (see
             // `link::copy_and_fix_blocks`), so that a large program's inputs
             // are not all resident at once next to its image.
             _ => input.release_except(std::iter::empty()),

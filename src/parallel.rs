@@ -45,12 +45,7 @@ pub fn read_and_parse(paths: &[PathBuf], limits: &Limits) -> Vec<Result<ReadInpu
         let graph = format::elf::parse(&name, data, limits);
         Ok(ReadInput::Translated { name, size, graph })
     };
-    in_order_on_threads(paths, one)
-}
-
-/// `f` over `items`, results in item order, on as many threads as CPUs.
-fn in_order_on_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    map_in_order(items, items.len() >= PARALLEL_THRESHOLD, f)
+    map_in_order(paths, paths.len() >= PARALLEL_THRESHOLD, one)
 }
 
 /// `f` over `items`, results in item order; on as many threads as CPUs

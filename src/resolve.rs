@@ -96,7 +96,8 @@ impl Default for GlobalEntry {
     }
 }
 
-/// The named global symbols of `graph`: an upper bound of the names it adds.
+/// The named global symbols of `graph`: an upper bound of the names it adds
+/// (room for which [`SymbolTable::reserve`] makes once, for all the graphs).
 pub fn global_symbol_count(graph: &LinkGraph) -> usize {
     graph.symbols.iter().filter(|s| s.scope == Scope::Global && s.name.is_some()).count()
 }
@@ -435,8 +436,6 @@ impl SymbolTable {
     /// definition of a name.
     pub fn add_graph(&mut self, g: u32, graph: &LinkGraph, all: &[LinkGraph]) -> Result<()> {
         let mut symbol_entries = vec![NO_ENTRY; graph.symbols.len()];
-        // Room for every global of the graph: no rehashing while adding.
-        self.reserve(global_symbol_count(graph));
         let has_aliases = !self.aliases.is_empty();
         for (s, sym) in graph.symbols.iter().enumerate() {
             if sym.scope != Scope::Global {
@@ -544,9 +543,14 @@ impl SymbolTable {
     /// (A scan of the side table: for messages, not for hot paths.)
     pub fn referrers(&self, name: &str) -> Vec<u32> {
         let Some(idx) = self.find(name) else { return Vec::new() };
-        let first = self.entries[idx].1.first_referrer;
         let more = self.more_referrers.iter().filter(|&&(e, _)| e as usize == idx).map(|&(_, g)| g);
-        (first != NONE).then_some(first).into_iter().chain(more).collect()
+        self.entry_referrers(idx, more).collect()
+    }
+
+    /// Entry `idx`'s referencing graphs in order: its first, then `more`.
+    fn entry_referrers(&self, idx: usize, more: impl Iterator<Item = u32>) -> impl Iterator<Item = u32> {
+        let first = self.entries[idx].1.first_referrer;
+        (first != NONE).then_some(first).into_iter().chain(more)
     }
 
     /// Binds every name, allocating commons in a new graph appended to
@@ -649,13 +653,10 @@ impl SymbolTable {
             let symbols = unresolved
                 .into_iter()
                 .map(|(name, i)| {
-                    let first = self.entries[i].1.first_referrer;
                     let more = more_referrers.get(&(i as u32)).map_or(&[][..], Vec::as_slice);
-                    let mut referenced_by: Vec<String> = (first != NONE)
-                        .then_some(&first)
-                        .into_iter()
-                        .chain(more)
-                        .map(|&g| graphs[g as usize].name.clone())
+                    let mut referenced_by: Vec<String> = self
+                        .entry_referrers(i, more.iter().copied())
+                        .map(|g| graphs[g as usize].name.clone())
                         .collect();
                     let aliases = self.aliased_by.get(&(i as u32)).map_or(&[][..], Vec::as_slice);
                     referenced_by.extend(aliases.iter().map(|option| option.to_string()));

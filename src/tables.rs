@@ -319,9 +319,7 @@ fn note_edge(
     special: &mut Vec<(BlockId, Edge)>,
 ) -> Result<()> {
     let target = targets[edge.target as usize];
-    if matches!(target, Target::Block { .. })
-        && matches!(edge.kind, EdgeKind::Pc32 | EdgeKind::Branch32 | EdgeKind::Abs64)
-    {
+    if matches!(target, Target::Block { .. }) && PLAIN_KINDS.contains(&edge.kind) {
         return Ok(());
     }
     if target == Target::NotLoaded {

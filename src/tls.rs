@@ -358,10 +358,11 @@ fn load_generated(object: &[u8], tls_size: u64) -> Result<SharedLibrary> {
 }
 
 /// Loads the shared library at `path` (its bytes: `file`, of which the
-/// headers and, with TLS, the dynamic symbols are read) so that its thread-local block sits
-/// in static TLS, as it would for a library an executable was linked
-/// against: then initial-exec accesses from the image (which g++ emits for
-/// `std::__once_callable` and the like) work in every thread.
+/// headers and, with TLS, the dynamic symbols are read) so that its
+/// thread-local block sits in static TLS, as it would for a library an
+/// executable was linked against: then initial-exec accesses from the
+/// image (which g++ emits for `std::__once_callable` and the like) work in
+/// every thread.
 ///
 /// The library is loaded as the dependency of a generated object that
 /// holds an initial-exec relocation against one of its thread-local

@@ -9,7 +9,7 @@
 
 use object::elf;
 use object::read::elf::{FileHeader, SectionHeader};
-use object::Endianness;
+use object::LittleEndian;
 
 /// Where a library's `.gnu.hash`, `.dynsym` and `.dynstr` lie in its file.
 #[derive(Clone, Debug)]
@@ -25,11 +25,9 @@ impl ExportTable {
     /// The export table of the ELF64 little-endian shared library `file`,
     /// or `None` if it has no GNU hash table (or is malformed).
     pub fn parse(file: &[u8]) -> Option<ExportTable> {
-        let header = elf::FileHeader64::<Endianness>::parse(file).ok()?;
+        // `endian()` refuses a big-endian file.
+        let header = elf::FileHeader64::<LittleEndian>::parse(file).ok()?;
         let endian = header.endian().ok()?;
-        if endian != Endianness::Little {
-            return None;
-        }
         let sections = header.sections(endian, file).ok()?;
         let range = |index: usize| -> Option<std::ops::Range<usize>> {
             let section = sections.section(object::SectionIndex(index)).ok()?;

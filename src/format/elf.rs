@@ -384,10 +384,6 @@ impl RelaProblem {
 /// Size of one `Elf64_Rela`.
 pub(crate) const RELA_SIZE: usize = 24;
 
-/// Relocations decoded at a time from a table left in the file: a buffer
-/// of 96 KiB, reused, where the whole table would take fresh memory.
-pub(crate) const EDGE_CHUNK: usize = 4096;
-
 /// The fields of one `Elf64_Rela` (`RELA_SIZE` bytes): offset, symbol
 /// index, type and addend.
 #[inline]
@@ -603,7 +599,7 @@ mod tests {
     }
 
     /// A mapped object's relocations stay in its file; read back through
-    /// the model (decoded in chunks, and through the plain/other split the
+    /// the model (decoded whole, and through the plain/other split the
     /// planner and fixups use) they are what goblin, a second parser, reads.
     #[test]
     fn relocations_left_in_a_mapped_file_read_back_as_goblin_reads_them() {
@@ -659,13 +655,12 @@ mod tests {
         let text_block =
             graph.blocks.iter().position(|b| b.elf_relocations.is_some()).expect("relocations left in the file");
         let b = text_block as BlockId;
-        let mut ours = Vec::new();
-        graph
-            .for_each_edge_chunk(b, |edges| {
-                ours.extend(edges.iter().map(|e| (u64::from(e.offset), e.kind, e.target as usize, e.addend)));
-                Ok(())
-            })
-            .unwrap();
+        let ours: Vec<_> = graph
+            .edges(b)
+            .unwrap()
+            .iter()
+            .map(|e| (u64::from(e.offset), e.kind, e.target as usize, e.addend))
+            .collect();
         // The same through the split: plain entries as read, others decoded.
         let mut split = Vec::new();
         let table = graph.relocation_table(b).unwrap().unwrap();
