@@ -29,6 +29,7 @@ BATCH SCHEMA (version 1):
       schema      1 if given
       id          string or number, echoed in the result (default: the line number)
       args        argv[1..] (default: the ARGS after --)
+      argv0       argv[0] (default: --argv0, else the first input's path)
       env         variables added to jitrun's environment (clear_env: start empty)
       stdin       the run's standard input, UTF-8 text (default: empty)
       set         globals written before constructors run: an integer is
@@ -55,6 +56,7 @@ struct PlanLine {
     schema: Option<u32>,
     id: Option<Value>,
     args: Option<Vec<String>>,
+    argv0: Option<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
     #[serde(default)]
@@ -137,7 +139,7 @@ fn parse_line(text: &str, line_number: usize, defaults: &BatchDefaults) -> (Valu
     }));
     let spec = RunSpec {
         entry: defaults.entry.clone(),
-        argv0: defaults.argv0.clone(),
+        argv0: line.argv0.unwrap_or_else(|| defaults.argv0.clone()),
         args: line.args.unwrap_or_else(|| defaults.args.clone()),
         env: line.env.into_iter().collect(),
         clear_env: line.clear_env,
@@ -259,10 +261,11 @@ mod tests {
 
     #[test]
     fn a_full_line_becomes_a_spec() {
-        let text = r#"{"schema":1,"id":"m17","args":["--fast"],"env":{"K":"v"},"stdin":"in","set":{"mutant_id":17,"mode":"fast"},"timeout_ms":500,"max_output":10}"#;
+        let text = r#"{"schema":1,"id":"m17","argv0":"./unzstd","args":["--fast"],"env":{"K":"v"},"stdin":"in","set":{"mutant_id":17,"mode":"fast"},"timeout_ms":500,"max_output":10}"#;
         let (id, spec) = parse_line(text, 4, &defaults());
         let spec = spec.unwrap();
         assert_eq!(id, Value::from("m17"));
+        assert_eq!(spec.argv0, "./unzstd");
         assert_eq!(spec.args, vec!["--fast"]);
         assert_eq!(spec.env, vec![("K".to_string(), "v".to_string())]);
         assert_eq!(spec.stdin, StdinSource::Bytes(b"in".to_vec()));
@@ -283,6 +286,7 @@ mod tests {
         let (id, spec) = parse_line("{}", 7, &defaults());
         let spec = spec.unwrap();
         assert_eq!(id, Value::from(7));
+        assert_eq!(spec.argv0, "prog");
         assert_eq!(spec.args, vec!["default"]);
         assert_eq!(spec.timeout, Some(Duration::from_secs(3)));
         assert_eq!(spec.output, OutputMode::Capture { limit: 100 });

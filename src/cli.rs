@@ -234,7 +234,12 @@ pub struct Cli {
     #[arg(short, long, action = ArgAction::Count)]
     pub verbose: u8,
 
-    /// Arguments for the program, after `--`; argv[0] is the first input's path
+    /// The program's argv[0] (and process name): what `./NAME` would give a native run.
+    /// Default: the first input's path
+    #[arg(long, value_name = "NAME")]
+    pub argv0: Option<String>,
+
+    /// Arguments for the program, after `--`; argv[0] is the first input's path (see --argv0)
     #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<String>,
 }
@@ -432,6 +437,7 @@ impl Cli {
             perf_map: false,
             check: Vec::new(),
             verbose: 0,
+            argv0: None,
             args: program_args,
         };
         Some((cli, inputs))

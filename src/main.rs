@@ -250,7 +250,7 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
     // Before run_main: the report's exit hook must run after the image's
     // finalizer, and the crash handler must be in place before constructors.
     let sink = cli.report.as_deref().map(|path| jitrun::report::arm(path, info)).transpose()?;
-    let program = cli.inputs[0].to_string_lossy().into_owned();
+    let program = cli.argv0.clone().unwrap_or_else(|| cli.inputs[0].to_string_lossy().into_owned());
     let sets = cli.sets().map_err(anyhow::Error::msg)?;
     jitrun::crash::note_program_thread();
     if cli.isolated() && !cli.no_crash_handler {

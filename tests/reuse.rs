@@ -304,3 +304,38 @@ fn isolated_runs_see_the_original_cpu_affinity() {
     let expected = text(&in_process.stdout);
     assert_eq!(text(&isolated.stdout), expected.repeat(3), "in process: {}", expected);
 }
+
+#[test]
+fn argv0_names_the_program_in_every_mode() {
+    let dir = common::scratch("reuse-argv0");
+    let source = "#define _GNU_SOURCE\n#include <errno.h>\n#include <stdio.h>\n\
+                  int main(int argc, char **argv) { printf(\"%s %s\\n\", argv[0], program_invocation_short_name); return 0; }\n";
+    let object = common::compile_source(&dir, "names.c", source, "-O2");
+    let object = object.to_str().unwrap();
+
+    // By default argv[0] is the input's path and the short name drops `.o`.
+    let out = jitrun(&[object], b"");
+    assert_eq!(text(&out.stdout), format!("{} names\n", object));
+
+    for mode in [&[][..], &["--isolate"][..]] {
+        let mut args = vec![object, "--argv0", "/usr/bin/unzstd"];
+        args.extend_from_slice(mode);
+        let out = jitrun(&args, b"");
+        assert_eq!(common::shell_status(&out), 0, "{:?}: {}", mode, text(&out.stderr));
+        assert_eq!(text(&out.stdout), "/usr/bin/unzstd unzstd\n", "{:?}", mode);
+    }
+
+    let plan = dir.join("plan.jsonl");
+    std::fs::write(&plan, "{\"id\":\"default\"}\n{\"id\":\"own\",\"argv0\":\"zstdcat\"}\n").unwrap();
+    let out = jitrun(&[object, "--argv0", "./zstd", "--batch", plan.to_str().unwrap(), "-j", "1"], b"");
+    assert_eq!(common::shell_status(&out), 0, "{}", text(&out.stderr));
+    let results: HashMap<String, String> = text(&out.stdout)
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            (v["id"].as_str().unwrap().to_string(), v["stdout"].as_str().unwrap().to_string())
+        })
+        .collect();
+    assert_eq!(results["default"], "./zstd zstd\n");
+    assert_eq!(results["own"], "zstdcat zstdcat\n");
+}
