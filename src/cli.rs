@@ -68,10 +68,13 @@ RUN REPORT (--report FILE), schema 1:
      null when unknown: "fini" when the program called exit() itself, "run" then includes the
      exit handlers), "peak_rss_kib",
      "outcome": {"status": "exited", "exit_code"} | {"status": "signal", "signal", "signal_name",
-     "exit_code"} | {"status": "noexec"} | {"status": "error", "message"} | {"status": "running"}}
+     "exit_code"} | {"status": "timeout", "timeout_ms", "exit_code": 124} | {"status": "noexec"} |
+     {"status": "error", "message"} | {"status": "running"}}
     The file says "running" from the moment the entry is called until the process ends; a
     process killed by a signal jitrun does not handle (SIGKILL, or with --no-crash-handler)
-    leaves it so.
+    leaves it so. With --isolate or --timeout, jitrun writes the outcome of the run that
+    decides its exit status (the first that failed, else success); "peak_rss_kib" is then the
+    largest run's and the children's "init", "run" and "fini" are null.
 
 PERF MAP (--perf-map):
     /tmp/perf-PID.map lists "START SIZE NAME" (hex) for every loaded function and stub. It is

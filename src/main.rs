@@ -328,6 +328,9 @@ fn run_isolated(cli: &Cli, image: &Image, program: String, set: Vec<(String, Glo
         kib(rss_before),
         kib(run::resident_set_kib())
     );
+    if cli.report.is_some() {
+        settle_report(first_failure.as_ref().map(|f| &f.status), cli.timeout)?;
+    }
     let Some(failure) = first_failure else { return Ok(0) };
     match failure.status {
         RunStatus::Exited(code) => Ok(code),
@@ -338,6 +341,23 @@ fn run_isolated(cli: &Cli, image: &Image, program: String, set: Vec<(String, Glo
         }
         RunStatus::Error(message) => Err(anyhow::Error::msg(message)),
     }
+}
+
+/// Writes the outcome of the run that decides jitrun's exit status (`None`:
+/// every run succeeded) into the `--report` file; an error is reported by
+/// the caller's error path instead.
+fn settle_report(deciding: Option<&RunStatus>, timeout: Option<std::time::Duration>) -> Result<()> {
+    use jitrun::report::Outcome;
+    let outcome = match deciding {
+        None => Outcome::Exited(0),
+        Some(RunStatus::Exited(code)) => Outcome::Exited(*code),
+        Some(RunStatus::Signaled(signal)) => Outcome::Signal(*signal),
+        Some(RunStatus::Timeout) => {
+            Outcome::Timeout(timeout.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)))
+        }
+        Some(RunStatus::Error(_)) => return Ok(()),
+    };
+    jitrun::report::settle(outcome)
 }
 
 /// `--batch`: one JSON result line per run on stdout.

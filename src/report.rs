@@ -11,6 +11,7 @@
 //!  "peak_rss_kib": n,
 //!  "outcome": {"status": "exited", "exit_code": n}
 //!           | {"status": "signal", "signal": n, "signal_name": "SIGSEGV", "exit_code": 128+n}
+//!           | {"status": "timeout", "timeout_ms": n, "exit_code": 124}
 //!           | {"status": "noexec"} | {"status": "running"} | {"status": "error", "message": "..."}}
 //! ```
 //!
@@ -20,6 +21,11 @@
 //! status) or by the crash handler. A process killed by a signal jitrun does
 //! not handle (SIGKILL, a timeout's SIGTERM, or with `--no-crash-handler`)
 //! leaves `running`.
+//!
+//! Isolated runs (`--isolate`, `--timeout`) end in forked children: there
+//! the parent writes the outcome of the run that decided jitrun's exit
+//! status ([`settle`]), its peak memory is the largest child's, and the
+//! children's own phases are unknown (`null`).
 
 use std::ffi::{c_int, c_void, CString};
 use std::fmt::Write as _;
@@ -101,6 +107,8 @@ pub enum Outcome {
     NoExec,
     Exited(i32),
     Signal(i32),
+    /// An isolated run killed after its time limit (milliseconds).
+    Timeout(u64),
 }
 
 /// Formats the run phases, peak memory and outcome without allocating.
@@ -123,12 +131,17 @@ fn write_tail(out: &mut impl std::fmt::Write, outcome: Outcome) -> std::fmt::Res
     let run_end = if end != 0 { end } else { now };
     optional(out, "run", (running && entry != 0).then(|| seconds(entry, run_end)), false)?;
     optional(out, "fini", (running && end != 0).then(|| seconds(end, now)), true)?;
-    // SAFETY: getrusage fills the struct we pass.
-    let rss = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage.ru_maxrss
+    // The program's process: this one, or for isolated runs the largest
+    // reaped child (RUSAGE_CHILDREN), whichever is larger.
+    let peak_rss = |who: c_int| {
+        // SAFETY: getrusage fills the struct we pass.
+        unsafe {
+            let mut usage: libc::rusage = std::mem::zeroed();
+            libc::getrusage(who, &mut usage);
+            usage.ru_maxrss
+        }
     };
+    let rss = peak_rss(libc::RUSAGE_SELF).max(peak_rss(libc::RUSAGE_CHILDREN));
     write!(out, "}},\"peak_rss_kib\":{},\"outcome\":", rss)?;
     match outcome {
         Outcome::Running => write!(out, "{{\"status\":\"running\"}}")?,
@@ -140,6 +153,12 @@ fn write_tail(out: &mut impl std::fmt::Write, outcome: Outcome) -> std::fmt::Res
             sig,
             signal_name(sig),
             128 + sig
+        )?,
+        Outcome::Timeout(limit_ms) => write!(
+            out,
+            "{{\"status\":\"timeout\",\"timeout_ms\":{},\"exit_code\":{}}}",
+            limit_ms,
+            crate::run::EXIT_TIMEOUT
         )?,
     }
     writeln!(out, "}}")
@@ -185,7 +204,14 @@ pub fn write_signal_outcome(sink: &ReportSink, sig: c_int) {
 struct ExitReport {
     path: std::path::PathBuf,
     head: Vec<u8>,
+    /// The process that armed the report: forked children inherit the hook
+    /// and must not write their exit over the parent's report.
+    pid: u32,
 }
+
+/// Set once [`settle`] has written the final outcome: the exit hook then
+/// leaves the file alone.
+static SETTLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 static EXIT_REPORT: OnceLock<ExitReport> = OnceLock::new();
 
@@ -194,7 +220,8 @@ extern "C" {
 }
 
 extern "C" fn write_at_exit(status: c_int, _: *mut c_void) {
-    if let Some(report) = EXIT_REPORT.get() {
+    let Some(report) = EXIT_REPORT.get() else { return };
+    if report.pid == std::process::id() && !SETTLED.load(Ordering::Acquire) {
         if let Err(e) = write(&report.path, &report.head, Outcome::Exited(status)) {
             eprintln!("jitrun: error: {:#}", e);
         }
@@ -210,9 +237,19 @@ pub fn arm(path: &Path, info: &LinkInfo) -> Result<ReportSink> {
     write(path, &head, Outcome::Running)?;
     let c_path = CString::new(path.as_os_str().as_encoded_bytes())
         .with_context(|| format!("--report {}: path contains a NUL byte", path.display()))?;
-    if EXIT_REPORT.set(ExitReport { path: path.to_path_buf(), head: head.clone() }).is_ok() {
+    let pid = std::process::id();
+    if EXIT_REPORT.set(ExitReport { path: path.to_path_buf(), head: head.clone(), pid }).is_ok() {
         // SAFETY: registering a plain function with no argument.
         unsafe { on_exit(write_at_exit, std::ptr::null_mut()) };
     }
     Ok(ReportSink { path: c_path, head })
+}
+
+/// Writes the final outcome of an armed report now, instead of at exit: a
+/// parent of isolated runs knows how the deciding run ended (a timeout, a
+/// signal) better than its own exit status says.
+pub fn settle(outcome: Outcome) -> Result<()> {
+    let Some(report) = EXIT_REPORT.get() else { return Ok(()) };
+    SETTLED.store(true, Ordering::Release);
+    write(&report.path, &report.head, outcome)
 }

@@ -339,3 +339,32 @@ fn argv0_names_the_program_in_every_mode() {
     assert_eq!(results["default"], "./zstd zstd\n");
     assert_eq!(results["own"], "zstdcat zstdcat\n");
 }
+
+#[test]
+fn isolated_runs_report_the_deciding_outcome() {
+    let dir = common::scratch("reuse-report");
+    let object = build_mutants(&dir);
+    let object = object.to_str().unwrap();
+    let report = dir.join("run.json");
+    let report_path = report.to_str().unwrap();
+    let outcome = |out: &Output, status: i32| {
+        assert_eq!(common::shell_status(out), status, "{}", text(&out.stderr));
+        let r: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        assert!(r["peak_rss_kib"].as_u64().unwrap() > 0, "{}", r);
+        r["outcome"].clone()
+    };
+
+    let out = jitrun(&[object, "--timeout", "300ms", "--set", "mutant_id=3", "--report", report_path], b"");
+    assert_eq!(outcome(&out, 124), serde_json::json!({"status": "timeout", "timeout_ms": 300, "exit_code": 124}));
+
+    // Each child's exit would rewrite the file; the parent's outcome stays.
+    let out = jitrun(&[object, "--repeat", "3", "--isolate", "--set", "mutant_id=4", "--report", report_path], b"");
+    assert_eq!(outcome(&out, 3), serde_json::json!({"status": "exited", "exit_code": 3}));
+
+    let out = jitrun(&[object, "--isolate", "--set", "mutant_id=1", "--report", report_path], b"");
+    let signal = outcome(&out, 128 + 11);
+    assert_eq!((signal["status"].as_str(), signal["signal_name"].as_str()), (Some("signal"), Some("SIGSEGV")));
+
+    let out = jitrun(&[object, "--repeat", "2", "--isolate", "--report", report_path], b"");
+    assert_eq!(outcome(&out, 0), serde_json::json!({"status": "exited", "exit_code": 0}));
+}
