@@ -34,7 +34,10 @@ SYMBOL RESOLUTION ORDER (first match wins):
     8. libgcc_s, for strong references still missing (cc links it as needed:
        __divti3, __muldc3, ...); it is also loaded for code that unwinds
        (C++, _Unwind_*, pthread_exit/pthread_cancel, backtrace)
-    9. undefined weak references become 0 (strong ones too with --allow-unresolved)
+    9. members of GCC's libgcc.a (cc links it too) for __ names still missing,
+       such as __cpu_model and __cpu_indicator_init that function
+       multiversioning (target_clones) uses
+   10. undefined weak references become 0 (strong ones too with --allow-unresolved)
     Use -v to see what satisfied each name and why each archive member was loaded.
 
 UNRESOLVED SYMBOLS:

@@ -75,7 +75,7 @@ fn is_writable(addr: u64, size: u64) -> bool {
 
 /// Writes a word that may sit in a read-only (RELRO) page, restoring the
 /// page's protection afterwards.
-fn write_protected_word(addr: u64, value: u64) -> bool {
+pub(crate) fn write_protected_word(addr: u64, value: u64) -> bool {
     let Ok(info) = region::query(addr as *const u8) else {
         return false;
     };

@@ -33,6 +33,7 @@ pub mod ehframe;
 pub mod format;
 pub mod fuzzing;
 pub mod host;
+pub mod ifunc;
 pub mod image;
 pub mod input;
 pub mod layout;

@@ -20,6 +20,26 @@ pub const DEFAULT_DIRS: &[&str] = &[
     "/usr/lib",
 ];
 
+/// Where GCC keeps its own libraries, per target triple and version.
+const GCC_LIBRARY_DIRS: &[&str] =
+    &["/usr/lib/gcc/x86_64-linux-gnu", "/usr/lib/gcc/x86_64-pc-linux-gnu", "/usr/lib64/gcc/x86_64-pc-linux-gnu"];
+
+/// GCC's static runtime, `libgcc.a`, which `cc` links into every program
+/// (`-lgcc`): of the newest GCC version installed.
+pub fn static_compiler_runtime() -> Option<PathBuf> {
+    let version = |path: &Path| -> Vec<u32> {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        name.split('.').map(|part| part.parse().unwrap_or(0)).collect()
+    };
+    GCC_LIBRARY_DIRS
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flatten()
+        .filter_map(|entry| entry.ok().map(|e| e.path().join("libgcc.a")))
+        .filter(|path| path.is_file())
+        .max_by_key(|path| path.parent().map(version))
+}
+
 /// Finds `-lNAME` like `ld`: in each directory (`-L` ones in order, then
 /// the defaults) `libNAME.so`, then `libNAME.a`; then the dynamic loader's
 /// cache. With `prefer_static`, every directory is first searched for

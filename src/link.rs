@@ -371,6 +371,7 @@ impl Linker {
             on_linked,
             mut inputs,
             mut timer,
+            object_format,
             ..
         } = self;
         timer.start();
@@ -414,6 +415,16 @@ impl Linker {
         let named_libraries: Vec<NamedLibrary> = named_libraries.into_iter().map(|(_, named)| named).collect();
         load_runtime_libraries_if_needed(&table, &named_libraries, &mut libraries);
         let mut host = HostResolver::new(named_libraries);
+        if !matches!(object_format, Some((FileKind::MachO, _))) {
+            load_static_compiler_runtime_if_needed(
+                &mut table,
+                &mut graphs,
+                &mut host,
+                &libraries,
+                &options,
+                &mut admit,
+            )?;
+        }
         let res = table.finish(&mut graphs, &libraries, &mut host, options.allow_unresolved)?;
         libraries.extend(host.into_loaded_libraries());
         timer.mark("resolve");
@@ -527,6 +538,21 @@ impl Linker {
         };
         let table_graph = addrs.table_graph;
 
+        // Where each IFUNC's resolver is and which GOT slot takes its answer.
+        let ifuncs = res
+            .ifuncs
+            .iter()
+            .enumerate()
+            .map(|(i, ifunc)| {
+                let got_slot = addrs.got_entry(GotSlot::JumpSlot(Target::Ifunc(i as u32)));
+                Ok(crate::ifunc::IfuncSlot {
+                    name: ifunc.name.clone(),
+                    resolver: addrs.address(ifunc.resolver)?,
+                    got_slot: got_slot.ok_or_else(|| anyhow!("internal: IFUNC {} has no stub", ifunc.name))?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+
         // Protections, then finalize actions (with their dealloc pairs).
         let mut actions = Vec::new();
         if let Some(module) = tls_module {
@@ -561,6 +587,10 @@ impl Linker {
             })
             .collect();
         actions.extend(crate::debugger::action(&info));
+        // Last: a resolver is loaded code, and may use what came before.
+        if !ifuncs.is_empty() {
+            actions.push(crate::ifunc::resolve_action(ifuncs));
+        }
         let key = mapper.initialize(AllocInfo { segments, actions })?;
 
         let array = |name: &str| {
@@ -640,6 +670,42 @@ fn file_identity(path: &Path) -> Result<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot stat", path.display()))?;
     Ok((meta.dev(), meta.ino()))
+}
+
+/// `cc` links libgcc.a too (`-lgcc`): names only it defines, such as
+/// `__cpu_model` and `__cpu_indicator_init` that GCC's function
+/// multiversioning resolvers use, load from there once nothing else —
+/// objects, archives, runtime pieces, libraries, libgcc_s — has them. (Its
+/// index costs ~2M instructions to read, so only then.) The host lookups
+/// are cached for resolution.
+fn load_static_compiler_runtime_if_needed(
+    table: &mut SymbolTable,
+    graphs: &mut Vec<LinkGraph>,
+    host: &mut HostResolver,
+    libraries: &[SharedLibrary],
+    options: &LinkOptions,
+    admit: &mut impl FnMut(&mut LinkGraph) -> Result<()>,
+) -> Result<()> {
+    // libgcc's names all begin with two underscores.
+    let missing = table
+        .undefined_strong_names()
+        .filter(|name| name.starts_with("__") && !crate::resolve::may_be_linker_defined(name))
+        .any(|name| host.resolve(name, libraries, true).is_none());
+    if !missing {
+        return Ok(());
+    }
+    let Some(path) = crate::libsearch::static_compiler_runtime() else { return Ok(()) };
+    let archive = InputData::open(&path).and_then(|data| Archive::parse(&path, Arc::new(data)));
+    let mut archive = match archive {
+        Ok(archive) => [archive],
+        Err(e) => {
+            log::debug!("{:#}", e);
+            return Ok(());
+        }
+    };
+    let loaded = archive::load_needed(&mut archive, table, graphs, &[], &options.limits, admit)?;
+    log::debug!("{} members of {} loaded", loaded, path.display());
+    Ok(())
 }
 
 /// `g++` links libstdc++, libm and libgcc_s; when objects need C++ runtime
@@ -782,6 +848,7 @@ impl DeferredLinkInfo {
                 let Some(address) = addrs.stub(target) else { continue };
                 let name = match target {
                     Target::External(e) => format!("stub for {}", self.res.externals[e as usize].name),
+                    Target::Ifunc(i) => format!("stub for {}", self.res.ifuncs[i as usize].name),
                     _ => "stub".to_string(),
                 };
                 ranges.push(address, STUB_SIZE, address + STUB_SIZE, &name, place, true);
@@ -859,6 +926,9 @@ impl Addresses<'_> {
             }
             Target::Absolute(value) => value,
             Target::External(e) => self.external_address(e, target),
+            // The stub is the function's one address, as a native PLT
+            // entry is for an IFUNC: every pointer to it compares equal.
+            Target::Ifunc(_) => return self.stub(target),
             Target::GotBase => self.got(),
             Target::Boundary(i) => {
                 let l = self.layout;
@@ -998,7 +1068,7 @@ fn global_symbol_map(res: &Resolution, addrs: &Addresses) -> crate::image::Symbo
     crate::image::SymbolMap::new(
         res.globals
             .iter()
-            .filter(|(_, g)| matches!(g.target, Target::Block { .. } | Target::Absolute(_)))
+            .filter(|(_, g)| matches!(g.target, Target::Block { .. } | Target::Absolute(_) | Target::Ifunc(_)))
             .filter_map(|(name, g)| addrs.address(g.target).ok().map(|a| (&**name, a, Some(g.size)))),
     )
 }
@@ -1199,8 +1269,8 @@ fn apply_fixup_of_any_kind(
         if kind.uses_address_got() {
             values.g = addrs.got_entry(GotSlot::Address(target));
         }
-        // Only externals and absolute targets get stubs (tables::plan).
-        if kind.may_use_stub() && matches!(target, Target::External(_) | Target::Absolute(_)) {
+        // Only externals, absolute targets and IFUNCs get stubs (tables::plan).
+        if kind.may_use_stub() && matches!(target, Target::External(_) | Target::Absolute(_) | Target::Ifunc(_)) {
             values.stub = addrs.stub(target);
         }
         if matches!(kind, EdgeKind::Size32 | EdgeKind::Size64) {
@@ -1225,6 +1295,9 @@ fn write_tables(memory: &mut [u8], addrs: &Addresses) -> Result<()> {
         let words: [u64; 2] = match slot {
             GotSlot::Address(t) => [addrs.address(t)?, 0],
             GotSlot::JumpSlot(Target::External(e)) => [addrs.res.externals[e as usize].address, 0],
+            // What the resolver returns, written once the image is mapped
+            // (see `ifunc::resolve_action`).
+            GotSlot::JumpSlot(Target::Ifunc(_)) => [0, 0],
             GotSlot::JumpSlot(t) => [addrs.address(t)?, 0],
             GotSlot::TpOffset(t) => [addrs.tls_facts(t)?.tp_offset as u64, 0],
             GotSlot::TlsIndex(t) => {

@@ -165,6 +165,7 @@ fn protection_string(p: region::Protection) -> String {
 fn kind_name(kind: SymbolKind) -> &'static str {
     match kind {
         SymbolKind::Function => "function",
+        SymbolKind::Ifunc => "ifunc",
         SymbolKind::Data => "data",
         SymbolKind::Tls => "tls",
         SymbolKind::Section => "section",
@@ -223,6 +224,7 @@ impl TargetNames {
         }
         match target {
             Target::External(e) => (addrs.res.externals[e as usize].name.to_string(), None),
+            Target::Ifunc(i) => (addrs.res.ifuncs[i as usize].name.clone(), None),
             Target::Absolute(v) => (format!("{:#x}", v), None),
             _ => (addrs.address(target).map_or_else(|_| "?".to_string(), |a| format!("{:#x}", a)), None),
         }
@@ -340,6 +342,8 @@ pub(crate) fn collect(
             let value = match slot {
                 GotSlot::Address(t) => addrs.address(t).ok(),
                 GotSlot::JumpSlot(Target::External(e)) => Some(addrs.res.externals[e as usize].address),
+                // Filled when the image is initialized, by the resolver.
+                GotSlot::JumpSlot(Target::Ifunc(_)) => None,
                 GotSlot::JumpSlot(t) => addrs.address(t).ok(),
                 _ => None,
             };

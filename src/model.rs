@@ -278,6 +278,9 @@ pub enum Linkage {
 pub enum SymbolKind {
     Unknown,
     Function,
+    /// `STT_GNU_IFUNC` definition: the symbol's value is a resolver that
+    /// returns the function's address, called once the image is mapped.
+    Ifunc,
     Data,
     Tls,
     Section,

@@ -47,6 +47,11 @@ pub enum Target {
     TlsModuleBase,
     /// A linker-defined boundary; index into [`Resolution::boundaries`].
     Boundary(u32),
+    /// An `STT_GNU_IFUNC` function of the image; index into
+    /// [`Resolution::ifuncs`]. Every reference goes to its stub, whose GOT
+    /// slot gets what the resolver returns once the image is mapped (a
+    /// native link's PLT entry and `R_X86_64_IRELATIVE`).
+    Ifunc(u32),
     /// A local symbol of a section that is not loaded (debug info, discarded
     /// COMDAT copy). Using it from loaded code is an error.
     NotLoaded,
@@ -59,6 +64,14 @@ pub struct External {
     pub address: u64,
     /// The library that provided it, or `None` for the host process.
     pub library: Option<usize>,
+}
+
+/// An `STT_GNU_IFUNC` definition of the image.
+#[derive(Clone, Debug)]
+pub struct Ifunc {
+    pub name: String,
+    /// The resolver: where the symbol's value points.
+    pub resolver: Target,
 }
 
 /// A linker-defined address, computed after layout.
@@ -168,6 +181,7 @@ pub struct Resolution {
     pub targets: Vec<Vec<Target>>,
     pub externals: Vec<External>,
     pub boundaries: Vec<Boundary>,
+    pub ifuncs: Vec<Ifunc>,
     /// Every global name and what it became, for lookups after linking.
     pub globals: Globals,
 }
@@ -572,6 +586,7 @@ impl SymbolTable {
         let mut bound: Vec<Option<Global>> = vec![None; self.entries.len()];
         let mut externals = Vec::new();
         let mut boundaries: Vec<Boundary> = Vec::new();
+        let mut ifuncs: Vec<Ifunc> = Vec::new();
         let mut unresolved: BTreeMap<&str, usize> = BTreeMap::new();
         let (has_defines, has_aliases) = (!self.defines.is_empty(), !self.aliases.is_empty());
         // What satisfied each name, for -v: only written when logged.
@@ -591,7 +606,7 @@ impl SymbolTable {
                 if explain {
                     provider = format!("{}{}", graphs[g as usize].name, if weak { " (weak)" } else { "" });
                 }
-                local_target(g, sym, &graphs[g as usize])
+                local_target(g, sym, &graphs[g as usize], &mut ifuncs)
             } else if let Some(&(g, _, common_size, align)) = self.commons.get(entry.common as usize) {
                 size = common_size;
                 if explain {
@@ -601,7 +616,7 @@ impl SymbolTable {
                 Target::Block { graph: commons_graph, block, offset: 0 }
             } else if &**name == "_TLS_MODULE_BASE_" {
                 Target::TlsModuleBase
-            } else if let Some(boundary) = linker_defined(name, &section_names) {
+            } else if let Some(boundary) = linker_defined(name, &|s| section_names.contains(s)) {
                 provider.push_str("the linker");
                 match boundary {
                     None => Target::GotBase,
@@ -690,27 +705,41 @@ impl SymbolTable {
                             globals.entries[e as usize].1.map_or(Target::Absolute(0), |g| g.target)
                         }
                         (_, Scope::Global, Some(name)) => globals.get(name).map_or(Target::Absolute(0), |g| g.target),
-                        _ => local_target(g as u32, sym, graph),
+                        _ => local_target(g as u32, sym, graph, &mut ifuncs),
                     })
                     .collect()
             })
             .collect();
-        Ok(Resolution { targets, externals, boundaries, globals })
+        Ok(Resolution { targets, externals, boundaries, ifuncs, globals })
     }
 }
 
-/// The target of a symbol from its own definition.
-fn local_target(g: u32, sym: &Symbol, graph: &LinkGraph) -> Target {
+/// The target of a symbol from its own definition (an IFUNC's is new in
+/// `ifuncs`: each definition is asked for once).
+fn local_target(g: u32, sym: &Symbol, graph: &LinkGraph, ifuncs: &mut Vec<Ifunc>) -> Target {
     match sym.def {
-        SymbolDef::Defined { block, offset } if graph.is_block_live(block) => Target::Block { graph: g, block, offset },
+        SymbolDef::Defined { block, offset } if graph.is_block_live(block) => {
+            let target = Target::Block { graph: g, block, offset };
+            if sym.kind != SymbolKind::Ifunc {
+                return target;
+            }
+            ifuncs.push(Ifunc { name: sym.display_name().to_string(), resolver: target });
+            Target::Ifunc(ifuncs.len() as u32 - 1)
+        }
         SymbolDef::Absolute(value) => Target::Absolute(value),
         _ => Target::NotLoaded,
     }
 }
 
+/// Whether the linker may define `name` (`__start_SEC` counts whatever the
+/// sections: they are not known yet).
+pub fn may_be_linker_defined(name: &str) -> bool {
+    name == "_TLS_MODULE_BASE_" || linker_defined(name, &|_| true).is_some()
+}
+
 /// Names the linker defines: `Some(None)` is the GOT base, `Some(Some(b))`
 /// a boundary, `None` not linker-defined.
-fn linker_defined(name: &str, sections: &FxHashSet<&str>) -> Option<Option<Boundary>> {
+fn linker_defined(name: &str, has_section: &dyn Fn(&str) -> bool) -> Option<Option<Boundary>> {
     let is_c_ident = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     let b = match name {
         "_GLOBAL_OFFSET_TABLE_" => return Some(None),
@@ -725,9 +754,9 @@ fn linker_defined(name: &str, sections: &FxHashSet<&str>) -> Option<Option<Bound
         "edata" | "_edata" | "__bss_start" => Boundary::DataEnd,
         "end" | "_end" => Boundary::ImageEnd,
         _ => {
-            if let Some(sec) = name.strip_prefix("__start_").filter(|s| is_c_ident(s) && sections.contains(s)) {
+            if let Some(sec) = name.strip_prefix("__start_").filter(|s| is_c_ident(s) && has_section(s)) {
                 Boundary::SectionStart(sec.to_string())
-            } else if let Some(sec) = name.strip_prefix("__stop_").filter(|s| is_c_ident(s) && sections.contains(s)) {
+            } else if let Some(sec) = name.strip_prefix("__stop_").filter(|s| is_c_ident(s) && has_section(s)) {
                 Boundary::SectionEnd(sec.to_string())
             } else {
                 return None;

@@ -111,7 +111,7 @@ impl Tables {
     pub fn stub_of(&self, target: Target) -> Option<u32> {
         // Only targets outside the image get stubs (see `plan`); most calls
         // are inside it and need no lookup.
-        if !matches!(target, Target::External(_) | Target::Absolute(_)) {
+        if !matches!(target, Target::External(_) | Target::Absolute(_) | Target::Ifunc(_)) {
             return None;
         }
         self.stub_index.get(&target).copied()
@@ -158,6 +158,11 @@ impl Tables {
 /// same however the scan was split.
 pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
     let mut tables = Tables::default();
+    // Each IFUNC gets its stub, referenced or not: it is the function's
+    // address for lookups too.
+    for i in 0..res.ifuncs.len() {
+        tables.add_stub(Target::Ifunc(i as u32));
+    }
     let mut external_is_function: FxHashMap<u32, Option<host::HostSymbolInfo>> = FxHashMap::default();
     let mut host_symbols = host::HostSymbolFacts::default();
     let mut kind_counts: FxHashMap<EdgeKind, u64> = FxHashMap::default();
@@ -237,6 +242,8 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                         _ => tables.add_stub(target),
                     }
                 }
+                // Every reference to an IFUNC is to its stub.
+                Target::Ifunc(_) => tables.add_stub(target),
                 // A call to a missing weak function: native code would
                 // jump to 0; a stub through a zero GOT entry does too.
                 Target::Absolute(_) if kind == EdgeKind::Branch32 => tables.add_stub(target),

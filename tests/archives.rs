@@ -271,7 +271,7 @@ fn system_libraries_by_name() {
         diffs.extend(compare_with_native(&format!("syslibs [{}]", flags), &exe, &jit_args, &["other text"]));
 
         // libz.a's members, loaded on demand, behave like libz.so.
-        // (Only zlib: glibc's libm.a has IFUNC symbols, which jitrun refuses.)
+        // (Only zlib: glibc's libm.a needs libc.a's internals, natively too.)
         let libz_a = jitrun::libsearch::find_library("z", &[], true).unwrap();
         assert!(libz_a.extension().is_some_and(|e| e == "a"), "no libz.a: install zlib1g-dev");
         let static_exe = dir.join("a.static");

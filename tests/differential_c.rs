@@ -47,6 +47,7 @@ c_programs! {
     fnptr_identity => "fnptr_identity.c",
     fnptr_table => "fnptr_table.c",
     getopt_args => "getopt_args.c",
+    ifunc => "ifunc",
     hello => "hello.c",
     interp => "interp",
     libgcc_helpers => "libgcc_helpers.c",

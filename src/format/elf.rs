@@ -161,19 +161,13 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         }
         let st_type = sym.st_type();
         let kind = match st_type {
+            elf::STT_GNU_IFUNC if sym.st_shndx(endian) != elf::SHN_UNDEF => SymbolKind::Ifunc,
             elf::STT_FUNC | elf::STT_GNU_IFUNC => SymbolKind::Function,
             elf::STT_OBJECT | elf::STT_COMMON => SymbolKind::Data,
             elf::STT_TLS => SymbolKind::Tls,
             elf::STT_SECTION => SymbolKind::Section,
             _ => SymbolKind::Unknown,
         };
-        if st_type == elf::STT_GNU_IFUNC && sym.st_shndx(endian) != elf::SHN_UNDEF {
-            bail!(
-                "{}: symbol {}: STT_GNU_IFUNC definitions are not supported",
-                name,
-                String::from_utf8_lossy(sym_name)
-            );
-        }
         let scope = if sym.st_bind() == elf::STB_LOCAL { Scope::Local } else { Scope::Global };
         let linkage = if sym.st_bind() == elf::STB_WEAK { Linkage::Weak } else { Linkage::Strong };
         let shndx = sym.st_shndx(endian);
