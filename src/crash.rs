@@ -3,11 +3,13 @@
 //! functions, then die from the same signal so the exit status is 128+N as
 //! for a native executable.
 //!
-//! Everything the handler needs is prepared before the program runs (a
-//! sorted table of address ranges with preformatted names) and published
-//! through one atomic pointer; the handler itself only reads it, formats
-//! into a stack buffer with `core::fmt` (no allocation, no locks) and calls
-//! `write(2)`.
+//! The handler reads a sorted table of address ranges with preformatted
+//! names, published through one atomic pointer, formats into a stack
+//! buffer with `core::fmt` (no allocation, no locks) and calls `write(2)`.
+//! The table is built before the program runs ([`install`]) or, by the
+//! command line, only when a crash needs it ([`build_table_when_needed`]):
+//! on a thread started then, so no thread of jitrun's runs beside the
+//! program.
 //!
 //! Backtrace: `_Unwind_Backtrace` from the handler. libgcc's unwinder steps
 //! through the kernel's signal frame (it recognizes `__restore_rt`) into
@@ -216,44 +218,44 @@ pub(crate) fn publish(ranges: Ranges, print: bool, report: Option<ReportSink>) {
     }
 }
 
-/// Tells the handler that another thread will [`prepare`] the table when
-/// asked: a crash, or a fork (whose child would otherwise have no table),
-/// asks through [`wait_for_table_request`] and waits for it (a bounded
-/// time). Building it costs as much as a third of a link; most runs never
-/// crash, so it is built only then.
-pub fn expect_table() {
-    TABLE_OWNER_PID.store(std::process::id() as i32, Ordering::Release);
-    TABLE_COMING.store(true, Ordering::Release);
-    static AT_FORK: std::sync::Once = std::sync::Once::new();
-    // SAFETY: registering a handler that only uses atomics, futex and
-    // getpid; glibc runs prepare handlers before it takes malloc's locks,
-    // so the thread building the table can still allocate.
-    AT_FORK.call_once(|| unsafe {
-        libc::pthread_atfork(Some(table_before_fork), None, None);
-    });
-}
+/// How to build the table when a crash first needs it: building costs as
+/// much as a third of a link and most runs never crash. Set by
+/// [`build_table_when_needed`], taken (once) by whoever builds.
+type TableSource = Box<dyn FnOnce() + Send>;
+static TABLE_SOURCE: AtomicPtr<TableSource> = AtomicPtr::new(std::ptr::null_mut());
 
-/// Blocks the calling thread until a crash or a fork asks for the table
-/// that [`expect_table`] announced.
-pub fn wait_for_table_request() {
-    while TABLE_REQUESTED.load(Ordering::Acquire) == 0 {
-        futex_wait(&TABLE_REQUESTED, None);
+/// Registers `build`, which must [`publish`] the table, to run only when a
+/// crash (or [`wait_for_table`]) needs it. A crash runs it on a thread
+/// started then, so the program runs with no helper thread of jitrun's
+/// beside it (a native process has one thread; `unshare(CLONE_NEWUSER)`
+/// and gtest's death tests check) and the table is allocated in that
+/// thread's malloc arena, not in the program's heap. A forked child builds
+/// from its own copy, if it crashes.
+/// `print` says whether the table will print reports (its headline is
+/// printed before the table is asked for).
+pub fn build_table_when_needed(print: bool, build: impl FnOnce() + Send + 'static) {
+    LAZY_TABLE_PRINTS.store(print, Ordering::Release);
+    let source: Box<TableSource> = Box::new(Box::new(build));
+    let old = TABLE_SOURCE.swap(Box::into_raw(source), Ordering::AcqRel);
+    if !old.is_null() {
+        // SAFETY: a pointer from Box::into_raw above that nobody took.
+        drop(unsafe { Box::from_raw(old) });
     }
 }
 
-static TABLE_COMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-static TABLE_REQUESTED: AtomicI32 = AtomicI32::new(0);
+/// Whether the table a registered source builds prints reports.
+static LAZY_TABLE_PRINTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Takes the registered source, if any (async-signal-safe: one atomic swap).
+fn take_table_source() -> Option<Box<TableSource>> {
+    let source = TABLE_SOURCE.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    // SAFETY: from Box::into_raw in build_table_when_needed; the swap makes
+    // this the only owner.
+    (!source.is_null()).then(|| unsafe { Box::from_raw(source) })
+}
+
 /// 1 once a table is published: the futex word its waiters sleep on.
 static TABLE_PUBLISHED: AtomicI32 = AtomicI32::new(0);
-/// The process whose thread builds the table: a forked child has no such thread.
-static TABLE_OWNER_PID: AtomicI32 = AtomicI32::new(0);
-
-/// Asks for the table (async-signal-safe: an atomic and a futex wake).
-fn request_table() {
-    if TABLE_REQUESTED.swap(1, Ordering::AcqRel) == 0 {
-        futex_wake(&TABLE_REQUESTED, 1);
-    }
-}
 
 /// Sleeps while `word` is 0, for at most `timeout`; returns at once if it
 /// is not 0, and may return early (callers re-check). Async-signal-safe.
@@ -270,37 +272,72 @@ fn futex_wake(word: &AtomicI32, waiters: i32) {
     unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, waiters) };
 }
 
-extern "C" fn table_before_fork() {
-    published_table();
-}
-
-/// Asks for the table [`expect_table`] announced and waits for it (at most
-/// two seconds); whether one is published.
+/// Builds the table [`build_table_when_needed`] registered, on the calling
+/// thread (not from a signal handler); whether one is published. A parent
+/// of isolated runs calls it once, before the first fork.
 pub fn wait_for_table() -> bool {
-    !published_table().is_null()
+    if let Some(build) = take_table_source() {
+        build();
+    }
+    is_prepared()
 }
 
-/// The table, asking for one that [`expect_table`] announced and waiting
-/// up to two seconds for it (async-signal-safe: atomics, futex and getpid).
-/// The wait ends as the table is published: an isolated run's first fork
-/// waits for it, and sleeping in steps rounded that up to a millisecond.
-fn published_table() -> *mut CrashTable {
+/// The table for a crash being handled: built on a new thread if only its
+/// source is registered, waited for at most two seconds. Starting a thread
+/// from a signal handler is not async-signal-safe (pthread_create
+/// allocates the thread's TLS vector): a crash inside malloc can block it,
+/// and the watchdog then ends the process with the crash's signal.
+fn table_for_crash(sig: c_int) -> *mut CrashTable {
     const STEP_MS: i64 = 100;
-    let mut table = TABLE.load(Ordering::Acquire);
-    // SAFETY: getpid is async-signal-safe.
-    let builder_here = TABLE_OWNER_PID.load(Ordering::Acquire) == unsafe { libc::getpid() };
-    if table.is_null() && TABLE_COMING.load(Ordering::Acquire) && builder_here {
-        request_table();
+    let table = TABLE.load(Ordering::Acquire);
+    if !table.is_null() {
+        return table;
     }
+    let Some(source) = take_table_source() else { return table };
+    WATCHED_STEP.store(STEP_TABLE, Ordering::Release);
+    arm_unwind_watchdog(sig);
+    start_table_builder(source);
     let mut waited_ms = 0;
-    while table.is_null() && TABLE_COMING.load(Ordering::Acquire) && builder_here && waited_ms < 2000 {
+    while TABLE_PUBLISHED.load(Ordering::Acquire) == 0 && waited_ms < 2000 {
         // Returns at once if the table was published meanwhile.
         futex_wait(&TABLE_PUBLISHED, Some(&libc::timespec { tv_sec: 0, tv_nsec: STEP_MS * 1_000_000 }));
         // A whole step even when woken early: a bound, not a clock.
         waited_ms += STEP_MS;
-        table = TABLE.load(Ordering::Acquire);
     }
-    table
+    disarm_unwind_watchdog();
+    WATCHED_STEP.store(STEP_UNWIND, Ordering::Release);
+    TABLE.load(Ordering::Acquire)
+}
+
+/// What the watchdog interrupts: the unwinder, or the start of the
+/// thread that builds the table.
+static WATCHED_STEP: AtomicI32 = AtomicI32::new(STEP_UNWIND);
+const STEP_UNWIND: i32 = 0;
+const STEP_TABLE: i32 = 1;
+
+/// Starts a thread that runs `source` (a builder that publishes the table).
+/// If the thread cannot start, nobody publishes and the wait times out.
+fn start_table_builder(source: Box<TableSource>) {
+    extern "C" fn builder_main(source: *mut c_void) -> *mut c_void {
+        // SAFETY: the pointer start_table_builder passed, owned from here.
+        let source = unsafe { Box::from_raw(source as *mut TableSource) };
+        crate::image::keep_signals_off_this_thread();
+        // A panic must not unwind out of an extern "C" function.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(source));
+        std::ptr::null_mut()
+    }
+    let argument = Box::into_raw(source) as *mut c_void;
+    // SAFETY: a detached thread with default attributes running builder_main
+    // on the boxed source, which it frees; if creation fails the box is
+    // taken back here.
+    unsafe {
+        let mut thread: libc::pthread_t = std::mem::zeroed();
+        if libc::pthread_create(&mut thread, std::ptr::null(), builder_main, argument) == 0 {
+            libc::pthread_detach(thread);
+        } else {
+            drop(Box::from_raw(argument as *mut TableSource));
+        }
+    }
 }
 
 /// Whether [`prepare`] has published a table in this process.
@@ -384,7 +421,10 @@ fn disarm_unwind_watchdog() {
 
 extern "C" fn unwind_watchdog(_: c_int) {
     let sig = CRASH_SIGNAL.load(Ordering::Acquire);
-    let note = b"jitrun: (backtrace abandoned: the unwinder did not finish)\n";
+    let note: &[u8] = match WATCHED_STEP.load(Ordering::Acquire) {
+        STEP_TABLE => b"jitrun: (report abandoned: its symbol table could not be built)\n",
+        _ => b"jitrun: (backtrace abandoned: the unwinder did not finish)\n",
+    };
     // SAFETY: write, signal, sigprocmask and raise are async-signal-safe;
     // the crash signal is unblocked so the re-raise takes effect at once.
     unsafe {
@@ -568,16 +608,26 @@ fn follows_call(ret: u64) -> bool {
 }
 
 extern "C" fn handle_signal(sig: c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
-    let table_ptr = published_table();
-    // SAFETY: published once by `install`, never freed.
-    if let Some(table) = unsafe { table_ptr.as_ref() } {
-        // SAFETY: the kernel passes a valid ucontext_t for SA_SIGINFO handlers.
-        let (pc, rsp) = unsafe {
-            let uc = &*(context as *const libc::ucontext_t);
-            (uc.uc_mcontext.gregs[libc::REG_RIP as usize] as u64, uc.uc_mcontext.gregs[libc::REG_RSP as usize] as u64)
-        };
-        if table.print {
-            report_crash(table, sig, info, pc, rsp);
+    // SAFETY: the kernel passes a valid ucontext_t for SA_SIGINFO handlers.
+    let (pc, rsp) = unsafe {
+        let uc = &*(context as *const libc::ucontext_t);
+        (uc.uc_mcontext.gregs[libc::REG_RIP as usize] as u64, uc.uc_mcontext.gregs[libc::REG_RSP as usize] as u64)
+    };
+    // The headline needs no table: printed first, it is there even when
+    // building the table fails (a crash inside malloc).
+    // SAFETY: published once, never freed.
+    let published = unsafe { TABLE.load(Ordering::Acquire).as_ref() };
+    let print = published.map_or_else(
+        || !TABLE_SOURCE.load(Ordering::Acquire).is_null() && LAZY_TABLE_PRINTS.load(Ordering::Acquire),
+        |t| t.print,
+    );
+    if print {
+        print_headline(sig, info);
+    }
+    // SAFETY: published once, never freed.
+    if let Some(table) = unsafe { table_for_crash(sig).as_ref() } {
+        if print && table.print {
+            report_crash(table, sig, pc, rsp);
         }
         if let Some(sink) = &table.report {
             crate::report::write_signal_outcome(sink, sig);
@@ -592,7 +642,7 @@ extern "C" fn handle_signal(sig: c_int, info: *mut libc::siginfo_t, context: *mu
     }
 }
 
-fn report_crash(table: &CrashTable, sig: c_int, info: *mut libc::siginfo_t, pc: u64, rsp: u64) {
+fn print_headline(sig: c_int, info: *mut libc::siginfo_t) {
     let mut line = StderrLine::new();
     let _ = write!(line, "jitrun: the program died from {} ({})", signal_name(sig), signal_description(sig));
     if sig != libc::SIGABRT {
@@ -600,7 +650,14 @@ fn report_crash(table: &CrashTable, sig: c_int, info: *mut libc::siginfo_t, pc: 
         let addr = unsafe { (*info).si_addr() } as u64;
         let _ = write!(line, ", fault address {:#x}", addr);
     }
-    let _ = line.write_str("\njitrun:   pc ");
+    let _ = line.write_str("\n");
+    line.flush_to(2);
+}
+
+/// The report after the headline: the pc and the loaded frames.
+fn report_crash(table: &CrashTable, sig: c_int, pc: u64, rsp: u64) {
+    let mut line = StderrLine::new();
+    let _ = line.write_str("jitrun:   pc ");
     table.describe(&mut line, pc, pc);
     let _ = line.write_str("\njitrun: backtrace of loaded code (innermost first):\n");
     line.flush_to(2);

@@ -9,7 +9,7 @@
 //! C++ static destructors, then `.fini_array` in reverse), the mapper's
 //! dealloc actions, unmaps, and closes the libraries last.
 
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 use anyhow::{Context, Result};
 
@@ -384,8 +384,11 @@ impl ProcessNames {
     }
 
     /// Points glibc's variables at these strings, which must then outlive
-    /// every use (until replaced, or until the process ends).
+    /// every use (until replaced, or until the process ends), and names the
+    /// calling thread (the process's `comm`, as `ps` shows it) after the program.
     pub(crate) fn install(&self) {
+        // SAFETY: PR_SET_NAME copies at most 16 bytes of a NUL-terminated string.
+        unsafe { libc::prctl(libc::PR_SET_NAME, self.short.as_ptr()) };
         let slots = process_name_slots();
         for (slot, value) in [(slots[0], &self.full), (slots[1], &self.short)] {
             if let Some(addr) = slot {
@@ -420,6 +423,80 @@ pub fn keep_signals_off_this_thread() {
         let mut all: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_BLOCK, &all, std::ptr::null_mut());
+    }
+}
+
+/// Starts a thread that runs `f`, so that nothing the calling thread
+/// allocated is ever freed by it. `std::thread::spawn` boxes the closure,
+/// and the new thread frees the box into its malloc cache, which goes back
+/// to the caller's arena when the thread ends: the program's first
+/// allocations would then find old bytes where a native program gets
+/// zeroed memory. Here the box is leaked (a few bytes), the thread is
+/// never joined (joining frees its TLS vector there too) and is named
+/// `name` for debuggers.
+pub fn spawn_thread_leaving_heap_alone<F: FnOnce() + Send + 'static>(name: &CStr, f: F) -> std::io::Result<()> {
+    struct Start<F> {
+        name: [u8; 16],
+        f: F,
+    }
+    extern "C" fn start<F: FnOnce()>(arg: *mut c_void) -> *mut c_void {
+        let start = arg as *mut Start<F>;
+        // SAFETY: `arg` is the leaked Start<F> below; its closure is moved
+        // out exactly once, here, and the allocation is never freed.
+        let (name, f) = unsafe { ((*start).name, std::ptr::read(&(*start).f)) };
+        // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
+        unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr()) };
+        // A panic must not unwind out of an extern "C" function.
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+            std::process::abort();
+        }
+        std::ptr::null_mut()
+    }
+    let mut short = [0u8; 16];
+    let bytes = name.to_bytes();
+    let n = bytes.len().min(15);
+    short[..n].copy_from_slice(&bytes[..n]);
+    let arg = Box::into_raw(Box::new(Start { name: short, f }));
+    // SAFETY: attributes initialized before use and destroyed after;
+    // `start::<F>` takes ownership of `arg`'s closure. If creation fails
+    // the box is reclaimed here.
+    unsafe {
+        let mut thread: libc::pthread_t = std::mem::zeroed();
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        libc::pthread_attr_init(&mut attr);
+        // What std gives its threads; the default (RLIMIT_STACK) is larger.
+        libc::pthread_attr_setstacksize(&mut attr, 2 << 20);
+        let error = libc::pthread_create(&mut thread, &attr, start::<F>, arg as *mut c_void);
+        libc::pthread_attr_destroy(&mut attr);
+        if error != 0 {
+            drop(Box::from_raw(arg));
+            return Err(std::io::Error::from_raw_os_error(error));
+        }
+    }
+    Ok(())
+}
+
+/// The kernel's id of the calling thread.
+pub fn current_thread_id() -> i32 {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::gettid() }
+}
+
+/// Returns once thread `tid` of this process has ended and is gone from
+/// the kernel's view (`/proc/self/task`, the thread count `unshare`
+/// checks): its task is released a moment after it clears its thread id,
+/// which is what joining waits for.
+pub fn wait_until_thread_is_gone(tid: i32) {
+    // SAFETY: signal 0 only checks that the thread exists; getpid, tgkill
+    // and sched_yield have no other effect.
+    unsafe {
+        let pid = libc::getpid();
+        for _ in 0..1_000_000 {
+            if libc::syscall(libc::SYS_tgkill, pid, tid, 0) != 0 {
+                return;
+            }
+            libc::sched_yield();
+        }
     }
 }
 

@@ -34,10 +34,11 @@ fn real_main() {
     // malloc arena, so the linker's freed memory never reaches the program:
     // the program's heap is as fresh as in a native process, where early
     // allocations come back zeroed (programs that read uninitialized heap
-    // memory depend on it). The thread stays parked afterwards, because
-    // glibc would hand a dead thread's arena to the program's first thread.
-    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-    let spawned = std::thread::Builder::new().name("jitrun-link".into()).spawn(move || {
+    // memory depend on it). The thread ends before the program starts, so
+    // the program runs alone as natively (`unshare(CLONE_NEWUSER)` and
+    // gtest's death tests need one thread); glibc then hands its arena to
+    // the program's first thread of its own.
+    let spawned = jitrun::image::spawn_thread_leaving_heap_alone(c"jitrun-link", move || {
         // Signals sent to the process must reach the program's thread, as
         // in a native process with one thread, never this one.
         jitrun::image::keep_signals_off_this_thread();
@@ -51,35 +52,44 @@ fn real_main() {
         };
         init_logging(cli.verbose);
         let mut linked = link(&cli, &inputs);
-        // The link info is collected here, once the program runs, if a
-        // crash handler asks for its table (it waits for it).
+        // The link model, from which a crash builds its table (most runs
+        // never crash; see crash::build_table_when_needed).
         let deferred = match &mut linked {
             Ok(Linked::Run(image, _)) => image.take_deferred_link_info(),
             _ => None,
         };
-        let crash_table = deferred.is_some() && !cli.no_crash_handler;
-        if crash_table {
-            jitrun::crash::expect_table();
-            if let Ok(Linked::Run(_, table_coming)) = &mut linked {
-                *table_coming = true;
+        match deferred {
+            Some(mut deferred) if !cli.no_crash_handler => {
+                deferred.release_unneeded();
+                jitrun::crash::build_table_when_needed(true, move || deferred.prepare_crash_table(true));
+                if let Ok(Linked::Run(_, table_coming)) = &mut linked {
+                    *table_coming = true;
+                }
             }
+            // The process's exit frees it: freeing it now would only delay the program.
+            Some(deferred) => std::mem::forget(deferred),
+            None => {}
         }
-        let _ = sender.send((cli, linked));
-        if let Some(mut deferred) = deferred.filter(|_| crash_table) {
-            deferred.release_unneeded();
-            // Only a crash (or a fork) needs the table: most runs never ask.
-            jitrun::crash::wait_for_table_request();
-            deferred.prepare_crash_table(true);
-        }
-        loop {
-            std::thread::park();
-        }
+        *HANDOFF.lock().unwrap_or_else(|e| e.into_inner()) = Some((cli, linked, jitrun::image::current_thread_id()));
+        // After unlocking: woken while the lock is held, the main thread
+        // would sleep again on it, and each wake-up across CPUs costs a
+        // hypervisor round trip in a VM.
+        HANDED_OFF.notify_one();
     });
     if let Err(e) = spawned {
         eprintln!("jitrun: error: cannot start the link thread: {}", e);
         std::process::exit(EXIT_JITRUN_ERROR);
     }
-    let Ok((cli, linked)) = receiver.recv() else { std::process::exit(EXIT_JITRUN_ERROR) };
+    let (cli, linked, link_thread_id) = {
+        let mut slot = HANDOFF.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            match slot.take() {
+                Some(handoff) => break handoff,
+                None => slot = HANDED_OFF.wait(slot).unwrap_or_else(|e| e.into_inner()),
+            }
+        }
+    };
+    jitrun::image::wait_until_thread_is_gone(link_thread_id);
     let result = linked.and_then(|outcome| match outcome {
         Linked::Done(code) => Ok(code),
         Linked::Run(image, crash_table_coming) => run(&cli, *image, crash_table_coming),
@@ -108,12 +118,20 @@ fn one_line(message: &str) -> String {
     message.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }).collect()
 }
 
+/// What the link thread hands to the main thread, with its thread id.
+/// A mutex and a condition variable, not a channel: waiting on a channel
+/// allocates on this thread, and what the link thread freed of it would
+/// come back as the program's first allocations (see
+/// `spawn_thread_leaving_heap_alone`).
+static HANDOFF: std::sync::Mutex<Option<(Cli, Result<Linked>, i32)>> = std::sync::Mutex::new(None);
+static HANDED_OFF: std::sync::Condvar = std::sync::Condvar::new();
+
 /// What the link thread hands to the main thread.
 enum Linked {
     /// Nothing to run (`--noexec`, `--print-unresolved`): exit with this.
     Done(i32),
-    /// The image, and whether the link thread is still building the crash
-    /// handler's table.
+    /// The image, and whether the crash handler's table is left for a
+    /// crash (or an isolated run's parent) to build.
     Run(Box<Image>, bool),
 }
 
@@ -277,7 +295,7 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
     jitrun::image::prepare_process_for_program(&program);
     if cli.no_crash_handler {
     } else if crash_table_coming {
-        // The link thread publishes the table (see crash::expect_table).
+        // A crash builds the table (see crash::build_table_when_needed).
         jitrun::crash::activate();
     } else {
         jitrun::crash::install(info, true, sink);

@@ -53,6 +53,7 @@ c_programs! {
     libgcc_helpers => "libgcc_helpers.c",
     malloc_heavy => "malloc_heavy.c",
     math_lm => "math_lm.c",
+    one_thread => "one_thread.c",
     qsort_bsearch => "qsort_bsearch.c",
     recursion => "recursion.c",
     section_startstop => "section_startstop",
