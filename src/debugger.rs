@@ -4,8 +4,10 @@
 //! `__jit_debug_descriptor` whenever it is called: a doubly linked list of
 //! in-memory object files, and which entry was just added or removed. Each
 //! image registers a small ELF symbol file: one `SHF_ALLOC` `.text`
-//! section (no bits) at the real address of the image's code segment and a
-//! `.symtab` naming every loaded function there. It is registered as a
+//! section (no bits) at the real address of the image's code segment, a
+//! `.symtab` naming every loaded function there, and a copy of the image's
+//! `.eh_frame` at its real address, so the debugger unwinds through
+//! optimized loaded code (no frame pointers) as through a native binary. It is registered as a
 //! finalize action and unregistered by its dealloc pair, so the debugger
 //! forgets the code before it is unmapped.
 
@@ -119,8 +121,10 @@ fn unregister(registration: Registration) {
 }
 
 /// An ELF relocatable symbol file for the image's code: `.text` (no bits)
-/// with `sh_addr` at the code segment, function symbols relative to it.
-pub fn symbol_file(info: &LinkInfo) -> Result<Vec<u8>> {
+/// with `sh_addr` at the code segment, function symbols relative to it, and
+/// `eh_frame`, the image's `.eh_frame` bytes (as written, so its PC-relative
+/// pointers hold at the same `sh_addr`).
+pub fn symbol_file(info: &LinkInfo, eh_frame: Option<&[u8]>) -> Result<Vec<u8>> {
     let text = info.segments.iter().find(|s| s.protection.contains('x'));
     let (text_addr, text_size) = text.map_or((info.base, 0), |s| (s.address, s.size));
     let mut functions: Vec<_> =
@@ -135,6 +139,13 @@ pub fn symbol_file(info: &LinkInfo) -> Result<Vec<u8>> {
     writer.reserve_null_section_index();
     let text_name = writer.add_section_name(b".text");
     let text_index = writer.reserve_section_index();
+    let eh_frame_section = info.sections.iter().find(|s| s.name == ".eh_frame");
+    let eh_frame = eh_frame.zip(eh_frame_section).map(|(bytes, section)| {
+        let name = writer.add_section_name(b".eh_frame");
+        let index = writer.reserve_section_index();
+        let offset = writer.reserve(bytes.len(), 8);
+        (bytes, section.address, name, index, offset)
+    });
     writer.reserve_null_symbol_index();
     let names: Vec<_> = functions.iter().map(|f| writer.add_string(f.name.as_bytes())).collect();
     for _ in &functions {
@@ -156,6 +167,10 @@ pub fn symbol_file(info: &LinkInfo) -> Result<Vec<u8>> {
         e_entry: 0,
         e_flags: 0,
     })?;
+    if let Some((bytes, ..)) = eh_frame {
+        writer.write_align(8);
+        writer.write(bytes);
+    }
     writer.write_null_symbol();
     for (f, name) in functions.iter().zip(&names) {
         let bind = if f.scope == "local" { elf::STB_LOCAL } else { elf::STB_GLOBAL };
@@ -184,6 +199,20 @@ pub fn symbol_file(info: &LinkInfo) -> Result<Vec<u8>> {
         sh_addralign: 16,
         sh_entsize: 0,
     });
+    if let Some((bytes, address, name, _, offset)) = eh_frame {
+        writer.write_section_header(&SectionHeader {
+            name: Some(name),
+            sh_type: elf::SHT_PROGBITS,
+            sh_flags: elf::SHF_ALLOC as u64,
+            sh_addr: address,
+            sh_offset: offset as u64,
+            sh_size: bytes.len() as u64,
+            sh_link: 0,
+            sh_info: 0,
+            sh_addralign: 8,
+            sh_entsize: 0,
+        });
+    }
     writer.write_symtab_section_header(num_local);
     writer.write_strtab_section_header();
     writer.write_shstrtab_section_header();
@@ -199,7 +228,12 @@ pub fn action(info: &LinkInfo) -> Option<ActionPair> {
         return None;
     }
     info.functions().next()?;
-    let symfile = match symbol_file(info) {
+    let eh_frame = info.sections.iter().find(|s| s.name == ".eh_frame" && s.size > 4).map(|s| {
+        // SAFETY: the image's .eh_frame, mapped and written by the link
+        // (this runs before the image is handed out), read only.
+        unsafe { std::slice::from_raw_parts(s.address as *const u8, s.size as usize) }
+    });
+    let symfile = match symbol_file(info, eh_frame) {
         Ok(bytes) => bytes.into_boxed_slice(),
         Err(e) => {
             log::warn!("cannot build the debugger symbol file: {}", e);
