@@ -84,9 +84,12 @@ PERF MAP (--perf-map):
     kept after jitrun exits, because perf report reads it later; remove it yourself.
 
 DEBUGGING:
-    Every image registers with the GDB JIT interface (__jit_debug_register_code), so
-    `gdb --args jitrun app.o` can break on loaded functions by name (set breakpoint pending on)
-    and name them in backtraces. Dropping the image unregisters it.
+    Every image registers with the GDB JIT interface (__jit_debug_register_code) when a
+    debugger runs jitrun (or JITRUN_GDB_JIT=1), so `gdb --args jitrun app.o` can break on
+    loaded functions by name (set breakpoint pending on), unwinds through them with the
+    image's .eh_frame, and, for objects built with -g, gets their DWARF at the final
+    addresses: breakpoints by FILE:LINE, source lines, arguments and locals. Dropping the
+    image unregisters it.
 
 CHECKS (--check FILE):
     Evaluates llvm-jitlink's `jitlink-check: LHS = RHS` lines after linking: numbers, symbol

@@ -219,8 +219,9 @@ pub fn symbol_file(info: &LinkInfo, eh_frame: Option<&[u8]>) -> Result<Vec<u8>> 
     Ok(buffer)
 }
 
-/// The finalize/dealloc pair that registers the image with the debugger.
-pub fn action(info: &LinkInfo) -> Option<ActionPair> {
+/// The finalize/dealloc pair that registers the image with the debugger:
+/// its symbol file, then `object_files` (see [`object_debug_file`]).
+pub fn action(info: &LinkInfo, object_files: Vec<Vec<u8>>) -> Option<ActionPair> {
     // Building the symbol file costs as much as a large link; only a
     // debugger that is there to read it (gdb runs jitrun, or attached
     // before the link) gets it, or anyone who sets JITRUN_GDB_JIT=1.
@@ -240,7 +241,13 @@ pub fn action(info: &LinkInfo) -> Option<ActionPair> {
             return None;
         }
     };
-    Some(ActionPair::with_state("register with the debugger", move || Ok(register(symfile)), unregister))
+    let files: Vec<Box<[u8]>> =
+        std::iter::once(symfile).chain(object_files.into_iter().map(Vec::into_boxed_slice)).collect();
+    Some(ActionPair::with_state(
+        "register with the debugger",
+        move || Ok(files.into_iter().map(register).collect::<Vec<_>>()),
+        |registrations| registrations.into_iter().rev().for_each(unregister),
+    ))
 }
 
 /// Whether images should be registered: a debugger is attached, or
@@ -260,4 +267,131 @@ fn debugger_attached() -> bool {
     // SAFETY: the first byte of a function of ours, in mapped, readable
     // text; volatile because a debugger may change it behind our back.
     unsafe { std::ptr::read_volatile(code) == INT3 }
+}
+
+/// A symbol file with object `graph`'s DWARF, for source lines and
+/// variables in the debugger: its `.debug_*` sections with their
+/// relocations applied (`address_of` gives a symbol's final address, `None`
+/// for symbols outside the image, such as other debug sections, whose
+/// offsets then stay as the object has them), and its code sections as
+/// `SHF_ALLOC` sections without contents at their final addresses. `None`
+/// when the object has no `.debug_info` (or is not an ELF object).
+pub fn object_debug_file(graph: &crate::model::LinkGraph, address_of: impl Fn(u32) -> Option<u64>) -> Option<Vec<u8>> {
+    use object::read::elf::{FileHeader as _, SectionHeader as _, Sym as _};
+    let data = graph.input_bytes()?.bytes();
+    let endian = object::LittleEndian;
+    let header = elf::FileHeader64::<object::LittleEndian>::parse(data).ok()?;
+    let sections = header.sections(endian, data).ok()?;
+    let name_of = |s: &elf::SectionHeader64<object::LittleEndian>| sections.section_name(endian, s).ok();
+    if !sections.iter().any(|s| name_of(s) == Some(b".debug_info")) {
+        return None;
+    }
+    // Debug sections, with their relocations applied.
+    let mut debug = Vec::new();
+    for (index, section) in sections.enumerate() {
+        let Some(name) = name_of(section).filter(|n| n.starts_with(b".debug_")) else { continue };
+        if section.sh_flags(endian) & u64::from(elf::SHF_COMPRESSED) != 0 {
+            continue; // -gz: would need zlib
+        }
+        let Ok(bytes) = section.data(endian, data) else { continue };
+        let mut bytes = bytes.to_vec();
+        let relocations =
+            sections.iter().filter(|r| r.sh_type(endian) == elf::SHT_RELA && r.sh_info(endian) as usize == index.0);
+        for rela in relocations {
+            let Ok(table) = rela.data(endian, data) else { continue };
+            for entry in table.chunks_exact(crate::format::elf::RELA_SIZE) {
+                let (offset, r_sym, r_type, addend) = crate::format::elf::rela_fields(entry);
+                let value = address_of(r_sym).unwrap_or(0).wrapping_add(addend as u64);
+                let width = match r_type {
+                    elf::R_X86_64_64 => 8,
+                    elf::R_X86_64_32 | elf::R_X86_64_32S => 4,
+                    _ => continue, // TLS offsets and the like: left as they are
+                };
+                let Some(field) = usize::try_from(offset).ok().and_then(|o| bytes.get_mut(o..o + width)) else {
+                    continue;
+                };
+                field.copy_from_slice(&value.to_le_bytes()[..width]);
+            }
+        }
+        debug.push((name.to_vec(), bytes));
+    }
+    // Code sections at their final addresses, through their section symbols.
+    let symbols = sections.symbols(endian, data, elf::SHT_SYMTAB).ok()?;
+    let mut code = Vec::new();
+    for (index, sym) in symbols.enumerate() {
+        if sym.st_type() != elf::STT_SECTION {
+            continue;
+        }
+        let Ok(section) = sections.section(object::SectionIndex(sym.st_shndx(endian) as usize)) else { continue };
+        let executable = section.sh_flags(endian) & u64::from(elf::SHF_EXECINSTR) != 0;
+        if let (true, Some(address), Some(name)) = (executable, address_of(index.0 as u32), name_of(section)) {
+            code.push((name.to_vec(), address, section.sh_size(endian)));
+        }
+    }
+    write_debug_file(&code, &debug).ok()
+}
+
+/// The ELF file of [`object_debug_file`].
+fn write_debug_file(code: &[(Vec<u8>, u64, u64)], debug: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<u8>> {
+    let mut buffer = Vec::new();
+    let mut writer = Writer::new(Endianness::Little, true, &mut buffer);
+    writer.reserve_file_header();
+    writer.reserve_null_section_index();
+    let code_sections: Vec<_> =
+        code.iter().map(|(name, ..)| (writer.add_section_name(name), writer.reserve_section_index())).collect();
+    let debug_sections: Vec<_> = debug
+        .iter()
+        .map(|(name, bytes)| {
+            let name = writer.add_section_name(name);
+            writer.reserve_section_index();
+            (name, writer.reserve(bytes.len(), 1))
+        })
+        .collect();
+    writer.reserve_shstrtab_section_index();
+    writer.reserve_shstrtab();
+    writer.reserve_section_headers();
+
+    writer.write_file_header(&FileHeader {
+        os_abi: elf::ELFOSABI_NONE,
+        abi_version: 0,
+        e_type: elf::ET_REL,
+        e_machine: elf::EM_X86_64,
+        e_entry: 0,
+        e_flags: 0,
+    })?;
+    for (_, bytes) in debug {
+        writer.write(bytes);
+    }
+    writer.write_shstrtab();
+    writer.write_null_section_header();
+    for ((name, _), (_, address, size)) in code_sections.iter().zip(code) {
+        writer.write_section_header(&SectionHeader {
+            name: Some(*name),
+            sh_type: elf::SHT_NOBITS,
+            sh_flags: (elf::SHF_ALLOC | elf::SHF_EXECINSTR) as u64,
+            sh_addr: *address,
+            sh_offset: 0,
+            sh_size: *size,
+            sh_link: 0,
+            sh_info: 0,
+            sh_addralign: 1,
+            sh_entsize: 0,
+        });
+    }
+    for ((name, offset), (_, bytes)) in debug_sections.iter().zip(debug) {
+        writer.write_section_header(&SectionHeader {
+            name: Some(*name),
+            sh_type: elf::SHT_PROGBITS,
+            sh_flags: 0,
+            sh_addr: 0,
+            sh_offset: *offset as u64,
+            sh_size: bytes.len() as u64,
+            sh_link: 0,
+            sh_info: 0,
+            sh_addralign: 1,
+            sh_entsize: 0,
+        });
+    }
+    writer.write_shstrtab_section_header();
+    Ok(buffer)
 }

@@ -538,6 +538,18 @@ impl Linker {
         };
         let table_graph = addrs.table_graph;
 
+        // Source lines for a debugger: each object's DWARF at the final addresses.
+        let debug_files: Vec<Vec<u8>> = if crate::debugger::wanted() {
+            let address_of =
+                |g: usize, s: u32| res.targets.get(g)?.get(s as usize).and_then(|&t| addrs.address_if_any(t));
+            graphs
+                .iter()
+                .enumerate()
+                .filter_map(|(g, graph)| crate::debugger::object_debug_file(graph, |s| address_of(g, s)))
+                .collect()
+        } else {
+            Vec::new()
+        };
         // Where each IFUNC's resolver is and which GOT slot takes its answer.
         let ifuncs = res
             .ifuncs
@@ -586,7 +598,7 @@ impl Linker {
                 protection: s.kind.final_protection(),
             })
             .collect();
-        actions.extend(crate::debugger::action(&info));
+        actions.extend(crate::debugger::action(&info, debug_files));
         // Last: a resolver is loaded code, and may use what came before.
         if !ifuncs.is_empty() {
             actions.push(crate::ifunc::resolve_action(ifuncs));

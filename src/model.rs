@@ -442,7 +442,9 @@ impl LinkGraph {
             InputData::Owned(bytes) => {
                 let contents: usize = file_ranges().map(|r| r.len()).sum();
                 // (Relocations still to decode would need their ranges moved too.)
-                if contents * 2 > bytes.len() || relocation_tables().next().is_some() {
+                // A debugger reads the object's DWARF after the link
+                // (`debugger::object_debug_file`).
+                if contents * 2 > bytes.len() || relocation_tables().next().is_some() || crate::debugger::wanted() {
                     return;
                 }
                 let mut compact = Vec::with_capacity(contents);

@@ -333,3 +333,33 @@ fn a_corrupt_relocation_of_a_mapped_object_is_one_error_line() {
         assert!(stderr.contains(&place) && stderr.contains(&expected), "{} lacks {}{}", stderr, place, expected);
     }
 }
+
+/// With `-g` objects, gdb gets each object's DWARF at the final addresses:
+/// breakpoints by file and line, arguments, source lines in the backtrace.
+#[test]
+fn gdb_shows_source_lines_and_variables_of_loaded_code() {
+    if Command::new("gdb").arg("--version").output().is_err() {
+        panic!("gdb is needed for this test");
+    }
+    let dir = scratch("diag-gdb-lines");
+    let obj = build("gdb_target.c", "-O0 -g", &dir);
+    let mut cmd = Command::new("gdb");
+    cmd.args(["-batch", "-nx", "-ex", "set breakpoint pending on", "-ex", "break gdb_target.c:8", "-ex", "run"])
+        .args(["-ex", "bt", "-ex", "print x", "-ex", "kill", "--args"])
+        .arg(jitrun_bin())
+        .arg(&obj);
+    let out = run_with(&mut cmd, b"", Duration::from_secs(120));
+    let stdout = text(&out.stdout);
+    let frames: Vec<&str> = stdout.lines().filter(|l| l.starts_with('#')).collect();
+    assert!(
+        frames.first().is_some_and(|f| f.contains("middle (x=21) at ") && f.contains("gdb_target.c:8")),
+        "{}",
+        stdout
+    );
+    assert!(
+        frames.get(1).is_some_and(|f| f.contains(" in main () at ") && f.contains("gdb_target.c:11")),
+        "{}",
+        stdout
+    );
+    assert!(stdout.lines().any(|l| l == "$1 = 21"), "{}", stdout);
+}

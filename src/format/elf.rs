@@ -381,7 +381,7 @@ pub(crate) const RELA_SIZE: usize = 24;
 /// The fields of one `Elf64_Rela` (`RELA_SIZE` bytes): offset, symbol
 /// index, type and addend.
 #[inline]
-fn rela_fields(entry: &[u8]) -> (u64, u32, u32, i64) {
+pub(crate) fn rela_fields(entry: &[u8]) -> (u64, u32, u32, i64) {
     let word = |at: usize| u64::from_le_bytes(entry[at..at + 8].try_into().expect("an entry is 24 bytes"));
     let info = word(8);
     (word(0), (info >> 32) as u32, info as u32, word(16) as i64)
