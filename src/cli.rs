@@ -142,6 +142,11 @@ pub struct Cli {
     #[arg(long)]
     pub no_as_needed: bool,
 
+    /// Make the program's global symbols visible to shared libraries it loads later with
+    /// dlopen (plugins that call back into it), as `cc -rdynamic` does (-rdynamic, -Wl,-E work too)
+    #[arg(short = 'E', long)]
+    pub export_dynamic: bool,
+
     /// Symbol to call as the program's entry point, with (argc, argv, envp)
     #[arg(long, short = 'e', value_name = "SYMBOL", default_value = "main")]
     pub entry: String,
@@ -378,7 +383,13 @@ impl Cli {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
-        let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        let mut args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        // The compiler driver's spellings of --export-dynamic, before `--`.
+        for arg in args.iter_mut().skip(1).take_while(|a| *a != "--") {
+            if *arg == "-rdynamic" || *arg == "-Wl,-E" || *arg == "-Wl,--export-dynamic" {
+                *arg = "--export-dynamic".into();
+            }
+        }
         match Self::parse_plain(&args) {
             Some(parsed) => Ok(parsed),
             None => Self::parse_with_clap(args),
@@ -421,6 +432,7 @@ impl Cli {
             library_path: Vec::new(),
             static_libs: false,
             no_as_needed: false,
+            export_dynamic: false,
             entry: "main".to_string(),
             noexec: false,
             define: Vec::new(),

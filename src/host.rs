@@ -53,6 +53,34 @@ impl SharedLibrary {
         (!handle.is_null()).then(|| SharedLibrary { path, handle })
     }
 
+    /// Loads the shared object `bytes` (named `name` for messages) from an
+    /// anonymous memory file, its symbols visible to every later lookup and
+    /// library (`RTLD_GLOBAL`).
+    pub fn open_from_memory(name: &str, bytes: &[u8]) -> Result<SharedLibrary> {
+        use std::io::Write;
+        use std::os::fd::FromRawFd;
+        let c_name = CString::new(name)?;
+        // SAFETY: memfd_create with a NUL-terminated name; the descriptor it
+        // returns is owned by the File from here on.
+        let mut file = unsafe {
+            let fd = libc::memfd_create(c_name.as_ptr(), libc::MFD_CLOEXEC);
+            if fd < 0 {
+                bail!("{}: cannot create a memory file: {}", name, std::io::Error::last_os_error());
+            }
+            std::fs::File::from_raw_fd(fd)
+        };
+        file.write_all(bytes).map_err(|e| anyhow::anyhow!("{}: cannot write the memory file: {}", name, e))?;
+        let path = PathBuf::from(format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&file)));
+        let c_path = CString::new(path.as_os_str().as_encoded_bytes())?;
+        // SAFETY: dlopen of a complete shared object we wrote (no code, no
+        // constructors); the descriptor stays open until it has mapped it.
+        let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+        if handle.is_null() {
+            bail!("{}: cannot load: {}", name, dlerror_message());
+        }
+        Ok(SharedLibrary { path: PathBuf::from(name), handle })
+    }
+
     pub fn handle(&self) -> *mut libc::c_void {
         self.handle
     }

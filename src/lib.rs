@@ -30,6 +30,7 @@ pub mod copyreloc;
 pub mod crash;
 pub mod debugger;
 pub mod ehframe;
+pub mod exports;
 pub mod format;
 pub mod fuzzing;
 pub mod host;

@@ -86,6 +86,9 @@ pub struct LinkOptions {
     /// `--no-as-needed`); by default one loads only if a strong reference
     /// needs a symbol it exports, as `cc` links here (`--as-needed`).
     pub no_as_needed: bool,
+    /// Make the image's global symbols visible to shared libraries loaded
+    /// later, as `cc -rdynamic` does for plugins (see [`crate::exports`]).
+    pub export_dynamic: bool,
     /// Lay the image out at this address.
     pub base: Option<u64>,
     pub limits: Limits,
@@ -550,6 +553,11 @@ impl Linker {
         } else {
             Vec::new()
         };
+        let exports = if options.export_dynamic {
+            crate::exports::collect(&graphs, &res, |target| addrs.address_if_any(target))
+        } else {
+            Vec::new()
+        };
         // Where each IFUNC's resolver is and which GOT slot takes its answer.
         let ifuncs = res
             .ifuncs
@@ -602,6 +610,17 @@ impl Linker {
         // Last: a resolver is loaded code, and may use what came before.
         if !ifuncs.is_empty() {
             actions.push(crate::ifunc::resolve_action(ifuncs));
+        }
+        if options.export_dynamic {
+            log::debug!("exporting {} symbols to libraries loaded later", exports.len());
+            actions.push(ActionPair::with_state(
+                "export symbols",
+                move || {
+                    let bytes = crate::exports::shared_object("jitrun-exports.so", &exports)?;
+                    SharedLibrary::open_from_memory("jitrun-exports.so", &bytes)
+                },
+                drop,
+            ));
         }
         let key = mapper.initialize(AllocInfo { segments, actions })?;
 

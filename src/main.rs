@@ -215,6 +215,7 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
         allow_unresolved: cli.allow_unresolved && !cli.print_unresolved,
         static_libs: cli.static_libs,
         no_as_needed: cli.no_as_needed,
+        export_dynamic: cli.export_dynamic,
         base: cli.base,
         limits: Limits { max_image_size: cli.max_image_size, max_tls_size: cli.max_tls_size },
         // Maps, reports, checks and the perf map read the link info at once;

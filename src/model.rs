@@ -162,6 +162,11 @@ pub struct LinkGraph {
     pub blocks: Vec<Block>,
     pub symbols: Vec<Symbol>,
     pub comdats: Vec<Comdat>,
+    /// Global symbols with hidden or internal visibility (ELF `st_other`):
+    /// linked like the others inside the image, never exported from it
+    /// (`--export-dynamic`). Kept aside, not in [`Symbol`], which a large
+    /// program has hundreds of thousands of.
+    pub hidden: Vec<SymbolId>,
 }
 
 /// What a section is for; decides which segment its blocks land in.
@@ -330,7 +335,15 @@ pub struct Comdat {
 
 impl LinkGraph {
     pub fn new(name: String, input: Option<Arc<InputData>>) -> Self {
-        LinkGraph { name, input, sections: Vec::new(), blocks: Vec::new(), symbols: Vec::new(), comdats: Vec::new() }
+        LinkGraph {
+            name,
+            input,
+            sections: Vec::new(),
+            blocks: Vec::new(),
+            symbols: Vec::new(),
+            comdats: Vec::new(),
+            hidden: Vec::new(),
+        }
     }
 
     pub fn add_section(&mut self, name: &str, kind: SectionKind) -> SectionId {

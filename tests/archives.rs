@@ -515,3 +515,34 @@ fn entry_point_is_looked_up_in_archives() {
     let out = jitrun(&[s(&lib), "--entry".into(), "helper".into(), "--noexec".into()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
 }
+
+/// `--export-dynamic` (`-rdynamic`): a dlopen'ed plugin calls the program's
+/// functions and changes its data, as with `cc -rdynamic`; hidden symbols
+/// stay unexported; without the option the plugin does not load, natively
+/// or under jitrun.
+#[test]
+fn plugins_reach_the_program_with_export_dynamic() {
+    let dir = scratch("archives-plugin");
+    let plugin = dir.join("plugin.so");
+    run_checked(Command::new("cc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&plugin).arg(source("plugin.c")));
+    for (n, flags) in ["-O2", "-O0 -fno-pic -fno-pie"].iter().enumerate() {
+        let obj_dir = dir.join(n.to_string());
+        std::fs::create_dir_all(&obj_dir).unwrap();
+        let obj = compile(&[source("plugin_host.c")], flags, &[], &obj_dir).remove(0);
+        let exe = dir.join(format!("host-rdynamic-{}", n));
+        link_native(std::slice::from_ref(&obj), flags, false, &["-ldl".into()], &["-rdynamic".into()], &exe);
+        let plugin_arg = [s(&plugin)];
+        let plugin_args: Vec<&str> = plugin_arg.iter().map(String::as_str).collect();
+        for option in ["--export-dynamic", "-rdynamic"] {
+            let diffs = compare_with_native(
+                &format!("plugin {} [{}]", option, flags),
+                &exe,
+                &[option.to_string(), s(&obj)],
+                &plugin_args,
+            );
+            assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+        }
+        let out = jitrun(&[s(&obj), "--".into(), s(&plugin)]);
+        assert_eq!(stdout_of(&out), "dlopen failed\n", "without the option the program exports nothing");
+    }
+}

@@ -238,6 +238,10 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                 }
             }
         };
+        let visibility = sym.st_other() & 0x3;
+        if scope == Scope::Global && matches!(visibility, elf::STV_HIDDEN | elf::STV_INTERNAL) {
+            graph.hidden.push(graph.symbols.len() as SymbolId);
+        }
         let named = !sym_name.is_empty() && st_type != elf::STT_SECTION;
         name_spans.push(if named { names.add(&symbol_text(strings_text, sym_name)) } else { None });
         graph.symbols.push(Symbol { name: None, def, scope, linkage, kind, size: sym.st_size(endian) });

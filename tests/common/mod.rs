@@ -198,7 +198,7 @@ pub fn link_native(objects: &[PathBuf], flags: &str, cxx: bool, libs: &[String],
     if flags.contains("-fno-pic") {
         cmd.arg("-no-pie");
     }
-    cmd.args(extra.iter().filter(|f| f.as_str() == "-pthread"));
+    cmd.args(extra.iter().filter(|f| matches!(f.as_str(), "-pthread" | "-rdynamic")));
     run_checked(cmd.args(objects).args(libs).arg("-o").arg(out));
 }
 
