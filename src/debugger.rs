@@ -120,6 +120,12 @@ fn unregister(registration: Registration) {
     }
 }
 
+/// The file header of an x86-64 ELF file jitrun writes (`ET_REL` symbol
+/// files here, the `ET_DYN` of `crate::exports`).
+pub(crate) fn x86_64_file_header(e_type: u16) -> FileHeader {
+    FileHeader { os_abi: elf::ELFOSABI_NONE, abi_version: 0, e_type, e_machine: elf::EM_X86_64, e_entry: 0, e_flags: 0 }
+}
+
 /// An ELF relocatable symbol file for the image's code: `.text` (no bits)
 /// with `sh_addr` at the code segment, function symbols relative to it, and
 /// `eh_frame`, the image's `.eh_frame` bytes (as written, so its PC-relative
@@ -159,14 +165,7 @@ pub fn symbol_file(info: &LinkInfo, eh_frame: Option<&[u8]>) -> Result<Vec<u8>> 
     writer.reserve_shstrtab();
     writer.reserve_section_headers();
 
-    writer.write_file_header(&FileHeader {
-        os_abi: elf::ELFOSABI_NONE,
-        abi_version: 0,
-        e_type: elf::ET_REL,
-        e_machine: elf::EM_X86_64,
-        e_entry: 0,
-        e_flags: 0,
-    })?;
+    writer.write_file_header(&x86_64_file_header(elf::ET_REL))?;
     if let Some((bytes, ..)) = eh_frame {
         writer.write_align(8);
         writer.write(bytes);
@@ -351,14 +350,7 @@ fn write_debug_file(code: &[(Vec<u8>, u64, u64)], debug: &[(Vec<u8>, Vec<u8>)]) 
     writer.reserve_shstrtab();
     writer.reserve_section_headers();
 
-    writer.write_file_header(&FileHeader {
-        os_abi: elf::ELFOSABI_NONE,
-        abi_version: 0,
-        e_type: elf::ET_REL,
-        e_machine: elf::EM_X86_64,
-        e_entry: 0,
-        e_flags: 0,
-    })?;
+    writer.write_file_header(&x86_64_file_header(elf::ET_REL))?;
     for (_, bytes) in debug {
         writer.write(bytes);
     }

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use anyhow::Result;
 use object::elf;
-use object::write::elf::{FileHeader, ProgramHeader, Sym, Writer};
+use object::write::elf::{ProgramHeader, Sym, Writer};
 use object::Endianness;
 
 use crate::model::{LinkGraph, SectionKind};
@@ -90,14 +90,7 @@ pub fn shared_object(soname: &str, exports: &[Export]) -> Result<Vec<u8>> {
     writer.reserve_shstrtab();
     writer.reserve_section_headers();
 
-    writer.write_file_header(&FileHeader {
-        os_abi: elf::ELFOSABI_NONE,
-        abi_version: 0,
-        e_type: elf::ET_DYN,
-        e_machine: elf::EM_X86_64,
-        e_entry: 0,
-        e_flags: 0,
-    })?;
+    writer.write_file_header(&crate::debugger::x86_64_file_header(elf::ET_DYN))?;
     writer.write_align_program_headers();
     let segment = |p_type, p_flags, offset, size, align| ProgramHeader {
         p_type,

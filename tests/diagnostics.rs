@@ -268,20 +268,26 @@ fn check_expressions_pass_and_fail_where_they_should() {
     assert!(stderr.contains("2 of 3 checks failed"), "{}", stderr);
 }
 
-#[test]
-fn gdb_breaks_on_a_loaded_function_by_name() {
+/// Runs `jitrun gdb_target.o` (built with `flags`) under gdb with
+/// `commands`, then `kill`; returns gdb's stdout.
+fn run_under_gdb(test: &str, flags: &str, commands: &[&str]) -> String {
     if Command::new("gdb").arg("--version").output().is_err() {
         panic!("gdb is needed for this test");
     }
-    let dir = scratch("diag-gdb");
-    let obj = build("gdb_target.c", "-O2", &dir);
+    let dir = scratch(test);
+    let obj = build("gdb_target.c", flags, &dir);
     let mut cmd = Command::new("gdb");
-    cmd.args(["-batch", "-nx", "-ex", "set breakpoint pending on", "-ex", "break my_function", "-ex", "run"])
-        .args(["-ex", "bt", "-ex", "kill", "--args"])
-        .arg(jitrun_bin())
-        .arg(&obj);
-    let out = run_with(&mut cmd, b"", Duration::from_secs(120));
-    let stdout = text(&out.stdout);
+    cmd.args(["-batch", "-nx", "-ex", "set breakpoint pending on"]);
+    for command in commands {
+        cmd.args(["-ex", command]);
+    }
+    cmd.args(["-ex", "kill", "--args"]).arg(jitrun_bin()).arg(&obj);
+    text(&run_with(&mut cmd, b"", Duration::from_secs(120)).stdout)
+}
+
+#[test]
+fn gdb_breaks_on_a_loaded_function_by_name() {
+    let stdout = run_under_gdb("diag-gdb", "-O2", &["break my_function", "run", "bt"]);
     // "Breakpoint 1, ..." or, with several threads, "Thread 1 "jitrun" hit Breakpoint 1, ...".
     let breakpoint = stdout.lines().find(|l| l.contains("Breakpoint 1, ")).unwrap_or_else(|| panic!("{}", stdout));
     assert!(breakpoint.contains("in my_function"), "{}", stdout);
@@ -338,18 +344,7 @@ fn a_corrupt_relocation_of_a_mapped_object_is_one_error_line() {
 /// breakpoints by file and line, arguments, source lines in the backtrace.
 #[test]
 fn gdb_shows_source_lines_and_variables_of_loaded_code() {
-    if Command::new("gdb").arg("--version").output().is_err() {
-        panic!("gdb is needed for this test");
-    }
-    let dir = scratch("diag-gdb-lines");
-    let obj = build("gdb_target.c", "-O0 -g", &dir);
-    let mut cmd = Command::new("gdb");
-    cmd.args(["-batch", "-nx", "-ex", "set breakpoint pending on", "-ex", "break gdb_target.c:8", "-ex", "run"])
-        .args(["-ex", "bt", "-ex", "print x", "-ex", "kill", "--args"])
-        .arg(jitrun_bin())
-        .arg(&obj);
-    let out = run_with(&mut cmd, b"", Duration::from_secs(120));
-    let stdout = text(&out.stdout);
+    let stdout = run_under_gdb("diag-gdb-lines", "-O0 -g", &["break gdb_target.c:8", "run", "bt", "print x"]);
     let frames: Vec<&str> = stdout.lines().filter(|l| l.starts_with('#')).collect();
     assert!(
         frames.first().is_some_and(|f| f.contains("middle (x=21) at ") && f.contains("gdb_target.c:8")),
