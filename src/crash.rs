@@ -230,9 +230,8 @@ static TABLE_SOURCE: AtomicPtr<TableSource> = AtomicPtr::new(std::ptr::null_mut(
 /// beside it (a native process has one thread; `unshare(CLONE_NEWUSER)`
 /// and gtest's death tests check) and the table is allocated in that
 /// thread's malloc arena, not in the program's heap. A forked child builds
-/// from its own copy, if it crashes.
-/// `print` says whether the table will print reports (its headline is
-/// printed before the table is asked for).
+/// from its own copy, if it crashes. `print` says whether that table
+/// prints reports (the handler prints the headline before asking for it).
 pub fn build_table_when_needed(print: bool, build: impl FnOnce() + Send + 'static) {
     LAZY_TABLE_PRINTS.store(print, Ordering::Release);
     let source: Box<TableSource> = Box::new(Box::new(build));

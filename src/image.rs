@@ -446,9 +446,10 @@ pub fn spawn_thread_leaving_heap_alone<F: FnOnce() + Send + 'static>(name: &CStr
         let (name, f) = unsafe { ((*start).name, std::ptr::read(&(*start).f)) };
         // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
         unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr()) };
-        // A panic must not unwind out of an extern "C" function.
+        // A panic must not unwind out of an extern "C" function; its
+        // message is printed, and it is jitrun's failure.
         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
-            std::process::abort();
+            std::process::exit(crate::EXIT_JITRUN_ERROR);
         }
         std::ptr::null_mut()
     }
