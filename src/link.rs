@@ -564,6 +564,19 @@ impl Linker {
             .iter()
             .enumerate()
             .map(|(i, ifunc)| {
+                // The resolver runs at load time: it must be code.
+                let Target::Block { graph, block, .. } = ifunc.resolver else {
+                    bail!("IFUNC `{}`: its resolver is not in the image", ifunc.name)
+                };
+                let (graph, section) = (&graphs[graph as usize], graphs[graph as usize].block_section(block));
+                if section.kind != SectionKind::Code {
+                    bail!(
+                        "{}: IFUNC `{}` is defined in {}, which is not code: its resolver cannot run",
+                        graph.name,
+                        ifunc.name,
+                        section.name
+                    );
+                }
                 let got_slot = addrs.got_entry(GotSlot::JumpSlot(Target::Ifunc(i as u32)));
                 Ok(crate::ifunc::IfuncSlot {
                     name: ifunc.name.clone(),

@@ -358,3 +358,16 @@ fn gdb_shows_source_lines_and_variables_of_loaded_code() {
     );
     assert!(stdout.lines().any(|l| l == "$1 = 21"), "{}", stdout);
 }
+
+/// An IFUNC whose resolver would not be code (a hostile or broken
+/// object) is one error line, not a crash of jitrun calling into data.
+#[test]
+fn an_ifunc_defined_in_data_is_refused() {
+    let dir = scratch("diag-ifunc-data");
+    let obj = assemble("ifunc_in_data.s", &dir);
+    let out = jitrun(&[path(&obj)]);
+    assert_eq!(shell_status(&out), 125, "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{}", stderr);
+    assert!(stderr.contains("ifunc_in_data.o: IFUNC `foo` is defined in .data, which is not code"), "{}", stderr);
+}

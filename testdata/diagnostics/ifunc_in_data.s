@@ -1,0 +1,13 @@
+# An IFUNC symbol defined in .data: its "resolver" is no code, and
+# calling it would crash jitrun; the link must refuse it.
+    .data
+    .globl foo
+    .type foo, @gnu_indirect_function
+foo:
+    .quad 0
+    .text
+    .globl main
+main:
+    call foo@PLT
+    xorl %eax, %eax
+    ret
