@@ -368,7 +368,12 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
             model_name = host_name(model_name);
         }
         let name_opt = if raw.is_empty() { None } else { Some(model_name.into()) };
-        graph.add_symbol(Symbol { name: name_opt, def, scope, linkage, kind, size: 0 });
+        let id = graph.add_symbol(Symbol { name: name_opt, def, scope, linkage, kind, size: 0 });
+        // A private extern (`__private_extern__`, hidden visibility) links
+        // like a global but is never exported (`--export-dynamic`).
+        if external && n_type & macho::N_PEXT != 0 {
+            graph.hidden.push(id);
+        }
     }
 
     let mut builder = EdgeBuilder { name, data, graph, sections: &sections, anonymous: HashMap::new() };
