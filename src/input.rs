@@ -198,6 +198,24 @@ mod tests {
         assert_eq!(detect(b"\x7fELF\x02\x01\x01"), FileKind::Elf);
     }
 
+    /// Below READ_BELOW a file is read whole (one read, no stat); from
+    /// READ_BELOW on it is mapped; either way the bytes are the file's.
+    #[test]
+    fn small_files_are_read_and_others_mapped_at_the_boundary() {
+        let dir = std::env::temp_dir();
+        for (len, mapped) in
+            [(0, false), (100, false), (READ_BELOW - 1, false), (READ_BELOW, true), (READ_BELOW + 1, true)]
+        {
+            let bytes: Vec<u8> = (0..len as usize).map(|i| (i * 13 % 251) as u8).collect();
+            let path = dir.join(format!("jitrun-read-{}-{}", std::process::id(), len));
+            std::fs::write(&path, &bytes).unwrap();
+            let input = InputData::open(&path).unwrap();
+            std::fs::remove_file(&path).unwrap();
+            assert_eq!(matches!(input, InputData::Mapped(_)), mapped, "{} bytes", len);
+            assert_eq!(input.bytes(), &bytes[..], "{} bytes", len);
+        }
+    }
+
     #[test]
     fn released_pages_of_a_mapped_file_read_back_unchanged() {
         let bytes: Vec<u8> = (0..(READ_BELOW as usize * 4)).map(|i| (i * 7 % 251) as u8).collect();
