@@ -292,10 +292,19 @@ fn table_for_crash(sig: c_int) -> *mut CrashTable {
     if !table.is_null() {
         return table;
     }
-    let Some(source) = take_table_source() else { return table };
-    WATCHED_STEP.store(STEP_TABLE, Ordering::Release);
-    arm_unwind_watchdog(sig);
-    start_table_builder(source);
+    // The first crashing thread starts the builder (under the watchdog);
+    // one crashing at the same time waits for the same table.
+    let started_here = match take_table_source() {
+        Some(source) => {
+            BUILDER_STARTED.store(true, Ordering::Release);
+            WATCHED_STEP.store(STEP_TABLE, Ordering::Release);
+            arm_unwind_watchdog(sig);
+            start_table_builder(source);
+            true
+        }
+        None if BUILDER_STARTED.load(Ordering::Acquire) => false,
+        None => return table,
+    };
     let mut waited_ms = 0;
     while TABLE_PUBLISHED.load(Ordering::Acquire) == 0 && waited_ms < 2000 {
         // Returns at once if the table was published meanwhile.
@@ -303,10 +312,15 @@ fn table_for_crash(sig: c_int) -> *mut CrashTable {
         // A whole step even when woken early: a bound, not a clock.
         waited_ms += STEP_MS;
     }
-    disarm_unwind_watchdog();
-    WATCHED_STEP.store(STEP_UNWIND, Ordering::Release);
+    if started_here {
+        disarm_unwind_watchdog();
+        WATCHED_STEP.store(STEP_UNWIND, Ordering::Release);
+    }
     TABLE.load(Ordering::Acquire)
 }
+
+/// Set once a crash started the table's builder thread.
+static BUILDER_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// What the watchdog interrupts: the unwinder, or the start of the
 /// thread that builds the table.
