@@ -173,7 +173,8 @@ impl Image {
     /// `finalize` after each run.
     pub fn run_main(&mut self, entry: &str, program: &str, args: &[String]) -> Result<i32> {
         let entry = self.entry_call(entry)?;
-        let (storage, ptrs) = build_argv(program, args)?;
+        let (storage, mut ptrs) = build_argv(program, args)?;
+        place_in_argument_area(&storage, &mut ptrs);
         self.argv_storage = storage;
         self.argv_ptrs = ptrs;
         if self.fini_state.is_none() {
@@ -197,7 +198,7 @@ impl Image {
         unsafe { __cxa_atexit(run_fini_array, arg, self.dso_handle as *mut c_void) };
         // SAFETY: argv's strings live in the parent's copy-on-write memory,
         // valid until the process ends; the child only reads them.
-        let status = unsafe { self.call_program(entry, argv.argc(), argv.ptrs.as_ptr() as *mut _, false) };
+        let status = unsafe { self.call_program(entry, argv.argc(), argv.install(), false) };
         // SAFETY: plain libc exit: atexit handlers (the finalizer included), stdio flush.
         unsafe { libc::exit(status) }
     }
@@ -265,12 +266,30 @@ impl Image {
 pub(crate) struct ProgramArgs {
     _strings: Vec<CString>,
     ptrs: Vec<*mut c_char>,
+    /// The same arguments laid out for the process's argument area (see
+    /// [`place_in_argument_area`]), when it has room: the bytes a forked
+    /// child writes there, and pointers into it.
+    in_area: Option<(Vec<u8>, Vec<*mut c_char>)>,
 }
 
 impl ProgramArgs {
     pub(crate) fn new(program: &str, args: &[String]) -> Result<ProgramArgs> {
         let (strings, ptrs) = build_argv(program, args)?;
-        Ok(ProgramArgs { _strings: strings, ptrs })
+        let in_area = argument_area_layout(&strings).map(|(_, bytes, area_ptrs)| (bytes, area_ptrs));
+        Ok(ProgramArgs { _strings: strings, ptrs, in_area })
+    }
+
+    /// The argv to pass: in the argument area, written now (in a forked
+    /// child, whose copy of that memory is its own), or the strings'.
+    pub(crate) fn install(&self) -> *mut *mut c_char {
+        match (&self.in_area, *ARGUMENT_AREA.lock().unwrap_or_else(|e| e.into_inner())) {
+            (Some((bytes, ptrs)), Some((start, _))) => {
+                // SAFETY: `bytes` fits the area (argument_area_layout checked).
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), start as *mut u8, bytes.len()) };
+                ptrs.as_ptr() as *mut _
+            }
+            _ => self.ptrs.as_ptr() as *mut _,
+        }
     }
 
     fn argc(&self) -> c_int {
@@ -286,6 +305,71 @@ fn build_argv(program: &str, args: &[String]) -> Result<(Vec<CString>, Vec<*mut 
     let mut ptrs: Vec<*mut c_char> = storage.iter().map(|a| a.as_ptr() as *mut c_char).collect();
     ptrs.push(std::ptr::null_mut());
     Ok((storage, ptrs))
+}
+
+/// The process's argument strings as the kernel laid them out, `[start,
+/// end)`: what `/proc/PID/cmdline` and `ps` show, and where programs such
+/// as Redis or PostgreSQL write their process title. Recorded by the
+/// command line only ([`note_argument_area`]); a library caller's own
+/// arguments are never touched.
+static ARGUMENT_AREA: std::sync::Mutex<Option<(usize, usize)>> = std::sync::Mutex::new(None);
+
+/// Records jitrun's own `argc`/`argv` strings as the area a program's
+/// arguments are later copied into ([`Image::run_main`]), if they are laid
+/// out back to back as the kernel does.
+///
+/// # Safety
+/// `argv` must be the process's `argv` from the C runtime, with `argc`
+/// valid strings, and nothing may read those strings after the program's
+/// arguments replaced them (jitrun copies its own at start-up).
+pub unsafe fn note_argument_area(argc: c_int, argv: *const *const c_char) {
+    if argc < 1 || argv.is_null() {
+        return;
+    }
+    // SAFETY: the caller's contract: `argc` valid C strings.
+    let strings: Vec<&CStr> = (0..argc as usize).map(|i| unsafe { CStr::from_ptr(*argv.add(i)) }).collect();
+    let start = strings[0].as_ptr() as usize;
+    let mut end = start;
+    for s in &strings {
+        if s.as_ptr() as usize != end {
+            return; // not contiguous: leave it alone
+        }
+        end += s.to_bytes_with_nul().len();
+    }
+    *ARGUMENT_AREA.lock().unwrap_or_else(|e| e.into_inner()) = Some((start, end));
+}
+
+/// Copies the program's argument `strings` into the process's argument
+/// area, if they fit, and points `ptrs` there: `ps` then shows the
+/// program's command line, not jitrun's, and a program that rewrites its
+/// argv to set its title changes what `ps` shows, as natively.
+fn place_in_argument_area(strings: &[CString], ptrs: &mut Vec<*mut c_char>) {
+    let Some((start, bytes, area_ptrs)) = argument_area_layout(strings) else { return };
+    // SAFETY: [start, start + bytes.len()) is the process's own argument
+    // memory (note_argument_area), writable; argument_area_layout checked
+    // that it is that large.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), start as *mut u8, bytes.len()) };
+    *ptrs = area_ptrs;
+}
+
+/// The argument area's new contents for `strings` (each NUL-terminated,
+/// back to back, the rest zeroed) with the argv pointing into it, or
+/// `None` if there is no recorded area or the strings do not fit.
+fn argument_area_layout(strings: &[CString]) -> Option<(usize, Vec<u8>, Vec<*mut c_char>)> {
+    let (start, end) = (*ARGUMENT_AREA.lock().unwrap_or_else(|e| e.into_inner()))?;
+    let needed: usize = strings.iter().map(|s| s.as_bytes_with_nul().len()).sum();
+    if needed > end - start {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(end - start);
+    let mut ptrs = Vec::with_capacity(strings.len() + 1);
+    for s in strings {
+        ptrs.push((start + bytes.len()) as *mut c_char);
+        bytes.extend_from_slice(s.as_bytes_with_nul());
+    }
+    bytes.resize(end - start, 0);
+    ptrs.push(std::ptr::null_mut());
+    Some((start, bytes, ptrs))
 }
 
 /// Registers `.fini_array` to run at `exit()` or `__cxa_finalize`, the way

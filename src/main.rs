@@ -23,7 +23,11 @@ const TLS_REEXEC_ENV: &str = "JITRUN_TLS_REEXEC";
 /// ignores SIGPIPE, all of which a C program does not expect. `std` still
 /// gets the arguments from glibc.
 #[no_mangle]
-pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+// The C runtime calls it with its own argv: the signature is C's.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
+pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+    // SAFETY: the C runtime's own argc and argv, as the kernel laid them out.
+    unsafe { jitrun::image::note_argument_area(argc, argv) };
     real_main();
     0
 }

@@ -333,7 +333,7 @@ impl std::error::Error for Interrupted {}
 /// A prepared run: each batch run owns its own; the runs of
 /// [`Image::run_repeated`] share one.
 enum Prepared<'p> {
-    Owned(PreparedRun),
+    Owned(Box<PreparedRun>),
     Shared(&'p PreparedRun),
 }
 
@@ -443,7 +443,7 @@ impl Image {
         let prepared = self.prepare_run(spec)?;
         let mut outcome = None;
         let mut pool = Pool::new(self, 1)?;
-        let child = pool.spawn(0, Prepared::Owned(prepared))?;
+        let child = pool.spawn(0, Prepared::Owned(Box::new(prepared)))?;
         pool.running.push(child);
         while outcome.is_none() {
             pool.step(&mut |_, o| outcome = Some(o))?;
@@ -485,7 +485,11 @@ impl Image {
         let mut specs = specs.into_iter().enumerate();
         self.drive(
             jobs,
-            || specs.next().map(|(index, spec)| (index, self.prepare_run(&spec).map(Prepared::Owned))),
+            || {
+                specs
+                    .next()
+                    .map(|(index, spec)| (index, self.prepare_run(&spec).map(|run| Prepared::Owned(Box::new(run)))))
+            },
             on_done,
         )
     }

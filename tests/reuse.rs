@@ -371,3 +371,20 @@ fn isolated_runs_report_the_deciding_outcome() {
     let out = jitrun(&[object, "--repeat", "2", "--isolate", "--report", report_path], b"");
     assert_eq!(outcome(&out, 0), serde_json::json!({"status": "exited", "exit_code": 0}));
 }
+
+#[test]
+fn the_command_line_ps_shows_is_the_programs_and_takes_its_title() {
+    let dir = common::scratch("reuse-title");
+    let object = common::compile(&[common::testdata().join("reuse/process_title.c")], "-O2", &[], &dir).remove(0);
+    let object = object.to_str().unwrap();
+    let expected = "start: [./server a bb ccc]\ntitled: [server *:7777]\n";
+    for mode in [&[][..], &["--isolate"][..], &["--repeat", "2", "--isolate"][..]] {
+        let mut args = vec!["--argv0", "./server", object];
+        args.extend_from_slice(mode);
+        args.extend_from_slice(&["--", "a", "bb", "ccc"]);
+        let out = jitrun(&args, b"");
+        assert_eq!(common::shell_status(&out), 0, "{:?}: {}", mode, text(&out.stderr));
+        let runs = if mode.contains(&"2") { 2 } else { 1 };
+        assert_eq!(text(&out.stdout), expected.repeat(runs), "{:?}", mode);
+    }
+}
