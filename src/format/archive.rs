@@ -241,8 +241,14 @@ impl Archive {
 
     /// Translates member `id` into a graph; a member is loaded at most once.
     pub fn load_member(&mut self, id: MemberId, limits: &Limits) -> Result<LinkGraph> {
-        let name = self.member_name(id);
         self.loaded[id as usize] = true;
+        self.translate_member(id, limits)
+    }
+
+    /// Member `id` as a graph, without marking it loaded (several threads
+    /// may translate members ahead of deciding which load).
+    fn translate_member(&self, id: MemberId, limits: &Limits) -> Result<LinkGraph> {
+        let name = self.member_name(id);
         let data = self.member_data(id)?;
         match detect(data.bytes()) {
             FileKind::Elf => crate::format::elf::parse(&name, data, limits),
@@ -277,6 +283,10 @@ fn member_key<'data>(member: &ArchiveMember<'data>) -> (u64, &'data [u8]) {
     (offset, if member.is_thin() { member.name() } else { &[] })
 }
 
+/// From this many members to translate in one pass, [`load_needed`] uses
+/// several threads.
+const PARALLEL_MEMBERS: usize = 8;
+
 /// Pulls archive members into the link until every strongly referenced
 /// name that some archive defines is defined: each loaded member joins
 /// `table` and `graphs` (after `admit`, which selects COMDAT copies and
@@ -291,21 +301,43 @@ pub fn load_needed(
     mut admit: impl FnMut(&mut LinkGraph) -> Result<()>,
 ) -> Result<usize> {
     let mut loaded = 0;
+    let defining = |archives: &[Archive], name: &str| {
+        archives.iter().enumerate().find_map(|(a, archive)| archive.member_defining(name).map(|id| (a, id)))
+    };
     loop {
         let wanted: Vec<Box<str>> =
             roots.iter().map(String::as_str).chain(table.undefined_strong_names()).map(Into::into).collect();
+        // Every member that defines a wanted name is translated first, on
+        // several threads when there are many (CPython's libpython: 145
+        // members); the pass below then loads exactly the ones one member
+        // at a time would, and drops the rest.
+        let mut candidates: Vec<(usize, MemberId)> =
+            wanted.iter().filter(|n| !table.is_defined(n)).filter_map(|n| defining(archives, n)).collect();
+        let mut seen = rustc_hash::FxHashSet::default();
+        candidates.retain(|c| seen.insert(*c));
+        let mut translated: rustc_hash::FxHashMap<(usize, MemberId), Result<LinkGraph>> = Default::default();
+        if candidates.len() >= PARALLEL_MEMBERS {
+            let shared: &[Archive] = archives;
+            let graphs =
+                crate::parallel::map_in_order(&candidates, true, |&(a, id)| shared[a].translate_member(id, limits));
+            translated.extend(candidates.into_iter().zip(graphs));
+        }
         let mut progress = false;
         for name in wanted {
             // An earlier member of this pass may have defined it already.
             if table.is_defined(&name) {
                 continue;
             }
-            let Some((a, id)) =
-                archives.iter().enumerate().find_map(|(a, archive)| archive.member_defining(&name).map(|id| (a, id)))
-            else {
+            let Some((a, id)) = defining(archives, &name) else {
                 continue;
             };
-            let mut graph = archives[a].load_member(id, limits)?;
+            let mut graph = match translated.remove(&(a, id)) {
+                Some(graph) => {
+                    archives[a].loaded[id as usize] = true;
+                    graph?
+                }
+                None => archives[a].load_member(id, limits)?,
+            };
             if log::log_enabled!(log::Level::Debug) {
                 let mut referrers: Vec<&str> =
                     table.referrers(&name).iter().map(|&g| graphs[g as usize].name.as_str()).collect();
@@ -399,6 +431,45 @@ mod tests {
         assert_eq!(archive.member_defining("alpha"), None, "a loaded member is not offered again");
         let all = archive.load_all(&Limits::default()).unwrap();
         assert_eq!(all.iter().map(|g| g.name.as_str()).collect::<Vec<_>>(), ["libt.a(b.o)"]);
+    }
+
+    /// Many members wanted at once are translated on several threads; the
+    /// link still loads exactly what one member at a time loads: not a
+    /// member whose only wanted name an earlier one of the same pass
+    /// defined, and the members a loaded one needs, in a later pass.
+    #[test]
+    fn members_translated_in_parallel_load_as_one_at_a_time() {
+        let mut members = Vec::new();
+        for i in 0..12 {
+            let name = format!("f{}", i);
+            // f0 also defines f11, whose own member must then stay out.
+            let defines: Vec<&str> = if i == 0 { vec!["f0", "f11"] } else { vec![&name] };
+            let uses: Vec<&str> = if i == 3 { vec!["deep"] } else { vec![] };
+            members.push((format!("m{}.o", i), object_file(&defines, &uses)));
+        }
+        members.push(("deep.o".to_string(), object_file(&["deep"], &[])));
+        let members: Vec<(&str, Vec<u8>)> = members.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+        let mut archives =
+            vec![Archive::parse(Path::new("libmany.a"), Arc::new(InputData::Owned(gnu_archive(&members)))).unwrap()];
+        let wanted: Vec<String> = (0..12).map(|i| format!("f{}", i)).collect();
+        let uses: Vec<&str> = wanted.iter().map(String::as_str).collect();
+        let main = crate::format::elf::parse(
+            "main.o",
+            Arc::new(InputData::Owned(object_file(&["main"], &uses))),
+            &Limits::default(),
+        )
+        .unwrap();
+        let mut graphs = vec![main];
+        let mut table = crate::resolve::SymbolTable::new(Default::default());
+        table.add_graph(0, &graphs[0], &graphs).unwrap();
+        let loaded = load_needed(&mut archives, &mut table, &mut graphs, &[], &Limits::default(), |_| Ok(())).unwrap();
+        let names: Vec<&str> = graphs.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(loaded, 12, "{:?}", names);
+        let expected: Vec<String> = std::iter::once("main.o".to_string())
+            .chain((0..11).map(|i| format!("libmany.a(m{}.o)", i)))
+            .chain(std::iter::once("libmany.a(deep.o)".to_string()))
+            .collect();
+        assert_eq!(names, expected);
     }
 
     #[test]
