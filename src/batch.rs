@@ -96,8 +96,8 @@ struct ResultLine<'a> {
 #[derive(Clone, Debug)]
 pub struct BatchDefaults {
     pub entry: String,
-    pub argv0: String,
-    pub args: Vec<String>,
+    pub argv0: std::ffi::OsString,
+    pub args: Vec<std::ffi::OsString>,
     pub set: Vec<(String, GlobalValue)>,
     pub timeout: Option<Duration>,
     pub output_limit: usize,
@@ -139,8 +139,8 @@ fn parse_line(text: &str, line_number: usize, defaults: &BatchDefaults) -> (Valu
     }));
     let spec = RunSpec {
         entry: defaults.entry.clone(),
-        argv0: line.argv0.unwrap_or_else(|| defaults.argv0.clone()),
-        args: line.args.unwrap_or_else(|| defaults.args.clone()),
+        argv0: line.argv0.map_or_else(|| defaults.argv0.clone(), Into::into),
+        args: line.args.map_or_else(|| defaults.args.clone(), |args| args.into_iter().map(Into::into).collect()),
         env: line.env.into_iter().collect(),
         clear_env: line.clear_env,
         stdin: StdinSource::Bytes(line.stdin.into_bytes()),

@@ -251,11 +251,11 @@ pub struct Cli {
     /// The program's argv[0] (and process name): what `./NAME` would give a native run.
     /// Default: the first input's path
     #[arg(long, value_name = "NAME")]
-    pub argv0: Option<String>,
+    pub argv0: Option<std::ffi::OsString>,
 
     /// Arguments for the program, after `--`; argv[0] is the first input's path (see --argv0)
     #[arg(last = true, value_name = "ARGS")]
-    pub args: Vec<String>,
+    pub args: Vec<std::ffi::OsString>,
 }
 
 const RUNNING_MANY_TIMES: &str = "\
@@ -417,9 +417,8 @@ impl Cli {
                 inputs.push(Input::File(PathBuf::from(word)));
             }
         }
-        for word in words {
-            program_args.push(word.to_str()?.to_string());
-        }
+        // The program's arguments are any bytes, as natively.
+        program_args.extend(words.cloned());
         let files: Vec<PathBuf> =
             inputs.iter().filter_map(|i| if let Input::File(f) = i { Some(f.clone()) } else { None }).collect();
         if files.is_empty() {

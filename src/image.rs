@@ -9,7 +9,8 @@
 //! C++ static destructors, then `.fini_array` in reverse), the mapper's
 //! dealloc actions, unmaps, and closes the libraries last.
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString, OsStr};
+use std::os::unix::ffi::OsStrExt;
 
 use anyhow::{Context, Result};
 
@@ -172,6 +173,12 @@ impl Image {
     /// per [`Image::finalize`], so to run destructors between runs, call
     /// `finalize` after each run.
     pub fn run_main(&mut self, entry: &str, program: &str, args: &[String]) -> Result<i32> {
+        self.run_main_with_os_args(entry, OsStr::new(program), args)
+    }
+
+    /// [`Image::run_main`] with arguments of any bytes but NUL (what a
+    /// native program may be given), as the command line passes them.
+    pub fn run_main_with_os_args<S: AsRef<OsStr>>(&mut self, entry: &str, program: &OsStr, args: &[S]) -> Result<i32> {
         let entry = self.entry_call(entry)?;
         let (storage, mut ptrs) = build_argv(program, args)?;
         place_in_argument_area(&storage, &mut ptrs);
@@ -273,7 +280,7 @@ pub(crate) struct ProgramArgs {
 }
 
 impl ProgramArgs {
-    pub(crate) fn new(program: &str, args: &[String]) -> Result<ProgramArgs> {
+    pub(crate) fn new<S: AsRef<OsStr>>(program: &OsStr, args: &[S]) -> Result<ProgramArgs> {
         let (strings, ptrs) = build_argv(program, args)?;
         let in_area = argument_area_layout(&strings).map(|(_, bytes, area_ptrs)| (bytes, area_ptrs));
         Ok(ProgramArgs { _strings: strings, ptrs, in_area })
@@ -297,10 +304,10 @@ impl ProgramArgs {
     }
 }
 
-fn build_argv(program: &str, args: &[String]) -> Result<(Vec<CString>, Vec<*mut c_char>)> {
+fn build_argv<S: AsRef<OsStr>>(program: &OsStr, args: &[S]) -> Result<(Vec<CString>, Vec<*mut c_char>)> {
     let storage: Vec<CString> = std::iter::once(program)
-        .chain(args.iter().map(String::as_str))
-        .map(|a| CString::new(a).context("an argument contains a NUL byte"))
+        .chain(args.iter().map(AsRef::as_ref))
+        .map(|a| CString::new(a.as_bytes()).context("an argument contains a NUL byte"))
         .collect::<Result<_>>()?;
     let mut ptrs: Vec<*mut c_char> = storage.iter().map(|a| a.as_ptr() as *mut c_char).collect();
     ptrs.push(std::ptr::null_mut());
@@ -422,7 +429,7 @@ impl Drop for Image {
 /// - `program_invocation_name`/`program_invocation_short_name` (used by
 ///   `assert()`, `err()`, `error()`, `getopt` messages) follow `argv[0]`
 ///   without a `.o` suffix.
-pub fn prepare_process_for_program(argv0: &str) {
+pub fn prepare_process_for_program(argv0: &OsStr) {
     default_program_signals();
     // libc keeps pointing at these until the next call replaces them, so
     // they live in a static: one pair at a time, not one leak per run.
@@ -460,10 +467,11 @@ pub(crate) struct ProcessNames {
 impl ProcessNames {
     /// `prog.o` runs as `prog` would after `cc prog.o -o prog`: messages
     /// from assert(), err() and error() name the program, not the object file.
-    pub(crate) fn new(argv0: &str) -> ProcessNames {
-        let name = argv0.strip_suffix(".o").filter(|n| !n.is_empty() && !n.ends_with('/')).unwrap_or(argv0);
+    pub(crate) fn new(argv0: &OsStr) -> ProcessNames {
+        let argv0 = argv0.as_bytes();
+        let name = argv0.strip_suffix(b".o").filter(|n| !n.is_empty() && !n.ends_with(b"/")).unwrap_or(argv0);
         let full = CString::new(name).unwrap_or_default();
-        let short = CString::new(name.rsplit('/').next().unwrap_or(name)).unwrap_or_default();
+        let short = CString::new(name.rsplit(|&b| b == b'/').next().unwrap_or(name)).unwrap_or_default();
         ProcessNames { full, short }
     }
 

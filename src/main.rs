@@ -273,7 +273,7 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
     // Before run_main: the report's exit hook must run after the image's
     // finalizer, and the crash handler must be in place before constructors.
     let sink = cli.report.as_deref().map(|path| jitrun::report::arm(path, info)).transpose()?;
-    let program = cli.argv0.clone().unwrap_or_else(|| cli.inputs[0].to_string_lossy().into_owned());
+    let program = cli.argv0.clone().unwrap_or_else(|| cli.inputs[0].clone().into_os_string());
     let sets = cli.sets().map_err(anyhow::Error::msg)?;
     jitrun::crash::note_program_thread();
     if cli.isolated() && !cli.no_crash_handler {
@@ -312,16 +312,16 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
     // ends the way a native program does, with exit().
     let mut first_failure = None;
     for _ in 1..cli.repeat {
-        let status = image.run_main(&cli.entry, &program, &cli.args)?;
+        let status = image.run_main_with_os_args(&cli.entry, &program, &cli.args)?;
         image.finalize();
         first_failure = first_failure.or((status != 0).then_some(status));
     }
-    let status = image.run_main(&cli.entry, &program, &cli.args)?;
+    let status = image.run_main_with_os_args(&cli.entry, &program, &cli.args)?;
     image.exit(first_failure.unwrap_or(status))
 }
 
 /// `--isolate`, `--timeout`: each run a forked child, output passed through.
-fn run_isolated(cli: &Cli, image: &Image, program: String, set: Vec<(String, GlobalValue)>) -> Result<i32> {
+fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<(String, GlobalValue)>) -> Result<i32> {
     run::stop_runs_on_termination_signals();
     // A child in its own process group reading the terminal would be
     // stopped (SIGTTIN), so it gets an empty stdin instead.
@@ -384,7 +384,13 @@ fn settle_report(deciding: Option<&RunStatus>, timeout: Option<std::time::Durati
 }
 
 /// `--batch`: one JSON result line per run on stdout.
-fn run_batch(cli: &Cli, image: &Image, plan: &Path, program: String, set: Vec<(String, GlobalValue)>) -> Result<i32> {
+fn run_batch(
+    cli: &Cli,
+    image: &Image,
+    plan: &Path,
+    program: std::ffi::OsString,
+    set: Vec<(String, GlobalValue)>,
+) -> Result<i32> {
     run::stop_runs_on_termination_signals();
     let text =
         std::fs::read_to_string(plan).with_context(|| format!("{}: cannot read the batch plan", plan.display()))?;

@@ -62,8 +62,9 @@
 //! `FnOnce + Send` values that must not be reachable from two threads.
 //! Share runs across workers with [`Image::run_batch`] instead.
 
-use std::ffi::CString;
+use std::ffi::{CString, OsString};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -177,9 +178,9 @@ pub struct RunSpec {
     /// Symbol called as `entry(argc, argv, envp)`.
     pub entry: String,
     /// `argv[0]`.
-    pub argv0: String,
-    /// `argv[1..]`.
-    pub args: Vec<String>,
+    pub argv0: OsString,
+    /// `argv[1..]` (any bytes but NUL, as a native program gets them).
+    pub args: Vec<OsString>,
     /// Variables added to (or replacing) the environment.
     pub env: Vec<(String, String)>,
     /// Start from an empty environment instead of the caller's.
@@ -196,7 +197,7 @@ impl Default for RunSpec {
     fn default() -> Self {
         RunSpec {
             entry: "main".to_string(),
-            argv0: "a.out".to_string(),
+            argv0: "a.out".into(),
             args: Vec::new(),
             env: Vec::new(),
             clear_env: false,
@@ -219,7 +220,7 @@ impl RunSpec {
         }
     }
 
-    pub fn arg(mut self, arg: impl Into<String>) -> RunSpec {
+    pub fn arg(mut self, arg: impl Into<OsString>) -> RunSpec {
         self.args.push(arg.into());
         self
     }
@@ -423,7 +424,7 @@ impl Image {
         }
         apply_env(&prepared).map_err(|e| anyhow!(e))?;
         let started = Instant::now();
-        let status = self.run_main(&spec.entry, &spec.argv0, &spec.args)?;
+        let status = self.run_main_with_os_args(&spec.entry, &spec.argv0, &spec.args)?;
         self.finalize();
         Ok(RunOutcome {
             status: RunStatus::Exited(status),
@@ -577,7 +578,7 @@ impl Image {
 
     fn prepare_run(&self, spec: &RunSpec) -> Result<PreparedRun> {
         let entry = self.entry_call(&spec.entry)?;
-        if let Some(bad) = std::iter::once(&spec.argv0).chain(&spec.args).find(|a| a.contains('\0')) {
+        if let Some(bad) = std::iter::once(&spec.argv0).chain(&spec.args).find(|a| a.as_bytes().contains(&0)) {
             bail!("argument {:?} contains a NUL byte", bad);
         }
         let env = spec

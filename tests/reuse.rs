@@ -388,3 +388,31 @@ fn the_command_line_ps_shows_is_the_programs_and_takes_its_title() {
         assert_eq!(text(&out.stdout), expected.repeat(runs), "{:?}", mode);
     }
 }
+
+/// A program's arguments (and argv[0]) may be any bytes but NUL, as a
+/// native program gets them: not only UTF-8.
+#[test]
+fn arguments_that_are_not_utf8_reach_the_program() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = common::scratch("reuse-bytes");
+    let source = "#include <stdio.h>\nint main(int argc, char **argv) { for (int i = 0; i < argc; i++) {\n\
+                  for (char *p = argv[i]; *p; p++) printf(\"%02x\", (unsigned char)*p); printf(\"\\n\"); } return 0; }\n";
+    let object = common::compile_source(&dir, "bytes.c", source, "-O2");
+    let odd = std::ffi::OsStr::from_bytes(b"\xff\xfe");
+    for mode in [&[][..], &["--isolate"][..]] {
+        let out = common::run_with(
+            Command::new(common::jitrun_bin())
+                .args(mode)
+                .arg("--argv0")
+                .arg(odd)
+                .arg(&object)
+                .arg("--")
+                .arg(odd)
+                .arg("ok"),
+            b"",
+            Duration::from_secs(20),
+        );
+        assert_eq!(common::shell_status(&out), 0, "{:?}: {}", mode, text(&out.stderr));
+        assert_eq!(text(&out.stdout), "fffe\nfffe\n6f6b\n", "{:?}", mode);
+    }
+}
