@@ -331,26 +331,11 @@ const STEP_TABLE: i32 = 1;
 /// Starts a thread that runs `source` (a builder that publishes the table).
 /// If the thread cannot start, nobody publishes and the wait times out.
 fn start_table_builder(source: Box<TableSource>) {
-    extern "C" fn builder_main(source: *mut c_void) -> *mut c_void {
-        // SAFETY: the pointer start_table_builder passed, owned from here.
-        let source = unsafe { Box::from_raw(source as *mut TableSource) };
+    let _ = crate::image::spawn_thread_leaving_heap_alone(c"jitrun-crash", move || {
         crate::image::keep_signals_off_this_thread();
-        // A panic must not unwind out of an extern "C" function.
+        // The report goes on without names rather than jitrun failing.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(source));
-        std::ptr::null_mut()
-    }
-    let argument = Box::into_raw(source) as *mut c_void;
-    // SAFETY: a detached thread with default attributes running builder_main
-    // on the boxed source, which it frees; if creation fails the box is
-    // taken back here.
-    unsafe {
-        let mut thread: libc::pthread_t = std::mem::zeroed();
-        if libc::pthread_create(&mut thread, std::ptr::null(), builder_main, argument) == 0 {
-            libc::pthread_detach(thread);
-        } else {
-            drop(Box::from_raw(argument as *mut TableSource));
-        }
-    }
+    });
 }
 
 /// Whether [`prepare`] has published a table in this process.

@@ -128,9 +128,9 @@ pub(crate) fn x86_64_file_header(e_type: u16) -> FileHeader {
 
 /// An ELF relocatable symbol file for the image's code: `.text` (no bits)
 /// with `sh_addr` at the code segment, function symbols relative to it, and
-/// `eh_frame`, the image's `.eh_frame` bytes (as written, so its PC-relative
-/// pointers hold at the same `sh_addr`).
-pub fn symbol_file(info: &LinkInfo, eh_frame: Option<&[u8]>) -> Result<Vec<u8>> {
+/// `eh_frame`, the image's `.eh_frame` address and bytes (as written, so
+/// its PC-relative pointers hold at the same `sh_addr`).
+pub fn symbol_file(info: &LinkInfo, eh_frame: Option<(u64, &[u8])>) -> Result<Vec<u8>> {
     let text = info.segments.iter().find(|s| s.protection.contains('x'));
     let (text_addr, text_size) = text.map_or((info.base, 0), |s| (s.address, s.size));
     let mut functions: Vec<_> =
@@ -145,12 +145,11 @@ pub fn symbol_file(info: &LinkInfo, eh_frame: Option<&[u8]>) -> Result<Vec<u8>> 
     writer.reserve_null_section_index();
     let text_name = writer.add_section_name(b".text");
     let text_index = writer.reserve_section_index();
-    let eh_frame_section = info.sections.iter().find(|s| s.name == ".eh_frame");
-    let eh_frame = eh_frame.zip(eh_frame_section).map(|(bytes, section)| {
+    let eh_frame = eh_frame.map(|(address, bytes)| {
         let name = writer.add_section_name(b".eh_frame");
-        let index = writer.reserve_section_index();
+        writer.reserve_section_index();
         let offset = writer.reserve(bytes.len(), 8);
-        (bytes, section.address, name, index, offset)
+        (bytes, address, name, offset)
     });
     writer.reserve_null_symbol_index();
     let names: Vec<_> = functions.iter().map(|f| writer.add_string(f.name.as_bytes())).collect();
@@ -198,7 +197,7 @@ pub fn symbol_file(info: &LinkInfo, eh_frame: Option<&[u8]>) -> Result<Vec<u8>> 
         sh_addralign: 16,
         sh_entsize: 0,
     });
-    if let Some((bytes, address, name, _, offset)) = eh_frame {
+    if let Some((bytes, address, name, offset)) = eh_frame {
         writer.write_section_header(&SectionHeader {
             name: Some(name),
             sh_type: elf::SHT_PROGBITS,
@@ -231,7 +230,7 @@ pub fn action(info: &LinkInfo, object_files: Vec<Vec<u8>>) -> Option<ActionPair>
     let eh_frame = info.sections.iter().find(|s| s.name == ".eh_frame" && s.size > 4).map(|s| {
         // SAFETY: the image's .eh_frame, mapped and written by the link
         // (this runs before the image is handed out), read only.
-        unsafe { std::slice::from_raw_parts(s.address as *const u8, s.size as usize) }
+        (s.address, unsafe { std::slice::from_raw_parts(s.address as *const u8, s.size as usize) })
     });
     let symfile = match symbol_file(info, eh_frame) {
         Ok(bytes) => bytes.into_boxed_slice(),
@@ -252,7 +251,9 @@ pub fn action(info: &LinkInfo, object_files: Vec<Vec<u8>>) -> Option<ActionPair>
 /// Whether images should be registered: a debugger is attached, or
 /// `JITRUN_GDB_JIT=1` asks for it.
 pub fn wanted() -> bool {
-    debugger_attached() || std::env::var_os("JITRUN_GDB_JIT").is_some_and(|v| v == "1")
+    // The variable is read once: the front-end asks for every object.
+    static ASKED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    debugger_attached() || *ASKED.get_or_init(|| std::env::var_os("JITRUN_GDB_JIT").is_some_and(|v| v == "1"))
 }
 
 /// Whether a debugger listens: GDB and LLDB plant a software breakpoint

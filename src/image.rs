@@ -63,15 +63,15 @@ pub struct Image {
     /// Closed after everything else, since destructors may call into them.
     pub(crate) _libraries: Vec<SharedLibrary>,
     /// Keeps argv alive for as long as the program may look at it.
-    argv_storage: Vec<CString>,
-    argv_ptrs: Vec<*mut c_char>,
+    argv: Option<ProgramArgs>,
     /// What the link made, for maps, reports and tools.
     pub(crate) link_info: std::sync::Arc<crate::linkinfo::LinkInfo>,
     pub(crate) deferred_link_info: Option<crate::link::DeferredLinkInfo>,
 }
 
 // SAFETY: the image's memory belongs to the process, not to a thread; the
-// raw argv pointers point into `argv_storage`, owned by the image.
+// raw argv pointers point into `argv`, owned by the image, or into the
+// process's argument area.
 unsafe impl Send for Image {}
 
 impl Image {
@@ -99,8 +99,7 @@ impl Image {
             dso_handle,
             fini_state: None,
             _libraries: libraries,
-            argv_storage: Vec::new(),
-            argv_ptrs: Vec::new(),
+            argv: None,
             link_info: Default::default(),
             deferred_link_info: None,
         }
@@ -180,16 +179,14 @@ impl Image {
     /// native program may be given), as the command line passes them.
     pub fn run_main_with_os_args<S: AsRef<OsStr>>(&mut self, entry: &str, program: &OsStr, args: &[S]) -> Result<i32> {
         let entry = self.entry_call(entry)?;
-        let (storage, mut ptrs) = build_argv(program, args)?;
-        place_in_argument_area(&storage, &mut ptrs);
-        self.argv_storage = storage;
-        self.argv_ptrs = ptrs;
+        let argv = self.argv.insert(ProgramArgs::new(program, args)?);
+        let (argc, argv) = (argv.argc(), argv.install());
         if self.fini_state.is_none() {
             self.fini_state = Some(register_finalizer(self.fini, self.dso_handle));
         }
-        let argv = self.argv_ptrs.as_mut_ptr();
-        // SAFETY: argv points into `argv_storage`, kept by the image.
-        Ok(unsafe { self.call_program(entry, self.argv_storage.len() as c_int, argv, true) })
+        // SAFETY: argv points into `self.argv` or the argument area, both
+        // kept until the next run replaces them.
+        Ok(unsafe { self.call_program(entry, argc, argv, true) })
     }
 
     /// What [`Image::run_main`] then [`Image::exit`] do, for a process that
@@ -268,30 +265,36 @@ impl Image {
     }
 }
 
-/// argv as C strings, and the null-terminated pointer array into them.
-/// A C `argv`: the strings and the null-terminated pointer array.
+/// A C `argv`: the strings and the null-terminated pointer array, and the
+/// same arguments laid out for the process's argument area when it has
+/// room for them (see [`ARGUMENT_AREA`]).
 pub(crate) struct ProgramArgs {
     _strings: Vec<CString>,
     ptrs: Vec<*mut c_char>,
-    /// The same arguments laid out for the process's argument area (see
-    /// [`place_in_argument_area`]), when it has room: the bytes a forked
-    /// child writes there, and pointers into it.
+    /// The area's new contents (the strings back to back, the rest zeroed)
+    /// and the argv pointing into it. Prepared ahead, so a forked child
+    /// only copies it.
     in_area: Option<(Vec<u8>, Vec<*mut c_char>)>,
 }
 
 impl ProgramArgs {
     pub(crate) fn new<S: AsRef<OsStr>>(program: &OsStr, args: &[S]) -> Result<ProgramArgs> {
-        let (strings, ptrs) = build_argv(program, args)?;
-        let in_area = argument_area_layout(&strings).map(|(_, bytes, area_ptrs)| (bytes, area_ptrs));
+        let strings: Vec<CString> = std::iter::once(program)
+            .chain(args.iter().map(AsRef::as_ref))
+            .map(|a| CString::new(a.as_bytes()).context("an argument contains a NUL byte"))
+            .collect::<Result<_>>()?;
+        let ptrs = strings.iter().map(|a| a.as_ptr() as *mut c_char).chain([std::ptr::null_mut()]).collect();
+        let in_area = ARGUMENT_AREA.get().and_then(|&area| argument_area_layout(&strings, area));
         Ok(ProgramArgs { _strings: strings, ptrs, in_area })
     }
 
-    /// The argv to pass: in the argument area, written now (in a forked
-    /// child, whose copy of that memory is its own), or the strings'.
+    /// The argv to pass: in the argument area, written now (the process's
+    /// own memory; a forked child's own copy of it), else the strings'.
     pub(crate) fn install(&self) -> *mut *mut c_char {
-        match (&self.in_area, *ARGUMENT_AREA.lock().unwrap_or_else(|e| e.into_inner())) {
-            (Some((bytes, ptrs)), Some((start, _))) => {
-                // SAFETY: `bytes` fits the area (argument_area_layout checked).
+        match (&self.in_area, ARGUMENT_AREA.get()) {
+            (Some((bytes, ptrs)), Some(&(start, _))) => {
+                // SAFETY: `bytes` is exactly the area's size
+                // (argument_area_layout), and the area is writable.
                 unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), start as *mut u8, bytes.len()) };
                 ptrs.as_ptr() as *mut _
             }
@@ -304,22 +307,12 @@ impl ProgramArgs {
     }
 }
 
-fn build_argv<S: AsRef<OsStr>>(program: &OsStr, args: &[S]) -> Result<(Vec<CString>, Vec<*mut c_char>)> {
-    let storage: Vec<CString> = std::iter::once(program)
-        .chain(args.iter().map(AsRef::as_ref))
-        .map(|a| CString::new(a.as_bytes()).context("an argument contains a NUL byte"))
-        .collect::<Result<_>>()?;
-    let mut ptrs: Vec<*mut c_char> = storage.iter().map(|a| a.as_ptr() as *mut c_char).collect();
-    ptrs.push(std::ptr::null_mut());
-    Ok((storage, ptrs))
-}
-
 /// The process's argument strings as the kernel laid them out, `[start,
 /// end)`: what `/proc/PID/cmdline` and `ps` show, and where programs such
 /// as Redis or PostgreSQL write their process title. Recorded by the
 /// command line only ([`note_argument_area`]); a library caller's own
 /// arguments are never touched.
-static ARGUMENT_AREA: std::sync::Mutex<Option<(usize, usize)>> = std::sync::Mutex::new(None);
+static ARGUMENT_AREA: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
 
 /// Records jitrun's own `argc`/`argv` strings as the area a program's
 /// arguments are later copied into ([`Image::run_main`]), if they are laid
@@ -343,27 +336,13 @@ pub unsafe fn note_argument_area(argc: c_int, argv: *const *const c_char) {
         }
         end += s.to_bytes_with_nul().len();
     }
-    *ARGUMENT_AREA.lock().unwrap_or_else(|e| e.into_inner()) = Some((start, end));
+    let _ = ARGUMENT_AREA.set((start, end));
 }
 
-/// Copies the program's argument `strings` into the process's argument
-/// area, if they fit, and points `ptrs` there: `ps` then shows the
-/// program's command line, not jitrun's, and a program that rewrites its
-/// argv to set its title changes what `ps` shows, as natively.
-fn place_in_argument_area(strings: &[CString], ptrs: &mut Vec<*mut c_char>) {
-    let Some((start, bytes, area_ptrs)) = argument_area_layout(strings) else { return };
-    // SAFETY: [start, start + bytes.len()) is the process's own argument
-    // memory (note_argument_area), writable; argument_area_layout checked
-    // that it is that large.
-    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), start as *mut u8, bytes.len()) };
-    *ptrs = area_ptrs;
-}
-
-/// The argument area's new contents for `strings` (each NUL-terminated,
-/// back to back, the rest zeroed) with the argv pointing into it, or
-/// `None` if there is no recorded area or the strings do not fit.
-fn argument_area_layout(strings: &[CString]) -> Option<(usize, Vec<u8>, Vec<*mut c_char>)> {
-    let (start, end) = (*ARGUMENT_AREA.lock().unwrap_or_else(|e| e.into_inner()))?;
+/// The contents of the argument area `[start, end)` for `strings` (each
+/// NUL-terminated, back to back, the rest zeroed) with the argv pointing
+/// into it, or `None` if they do not fit.
+fn argument_area_layout(strings: &[CString], (start, end): (usize, usize)) -> Option<(Vec<u8>, Vec<*mut c_char>)> {
     let needed: usize = strings.iter().map(|s| s.as_bytes_with_nul().len()).sum();
     if needed > end - start {
         return None;
@@ -376,7 +355,7 @@ fn argument_area_layout(strings: &[CString]) -> Option<(usize, Vec<u8>, Vec<*mut
     }
     bytes.resize(end - start, 0);
     ptrs.push(std::ptr::null_mut());
-    Some((start, bytes, ptrs))
+    Some((bytes, ptrs))
 }
 
 /// Registers `.fini_array` to run at `exit()` or `__cxa_finalize`, the way
