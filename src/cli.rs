@@ -23,7 +23,9 @@ SYMBOL RESOLUTION ORDER (first match wins):
        so the order of archives does not matter; the first archive on the command
        line that defines a name wins; loaded members count as objects
     4. jitrun's built-in C runtime pieces: __dso_handle (one per image), atexit,
-       at_quick_exit, pthread_atfork, __stack_chk_fail_local
+       at_quick_exit, pthread_atfork, __stack_chk_fail_local; and dladdr, dladdr1,
+       backtrace_symbols, backtrace_symbols_fd that know the image (file name argv[0],
+       offsets from the image's start, names of exported symbols with -E, as natively)
     5. linker-defined names: _GLOBAL_OFFSET_TABLE_, _TLS_MODULE_BASE_, __start_SEC/__stop_SEC,
        __init_array_start/end, __fini_array_start/end, _end, _edata, _etext
     6. shared libraries from -l/-L and .so paths, in command-line order; one

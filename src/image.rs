@@ -296,9 +296,13 @@ impl ProgramArgs {
                 // SAFETY: `bytes` is exactly the area's size
                 // (argument_area_layout), and the area is writable.
                 unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), start as *mut u8, bytes.len()) };
+                crate::dladdr::set_program_name(ptrs[0]);
                 ptrs.as_ptr() as *mut _
             }
-            _ => self.ptrs.as_ptr() as *mut _,
+            _ => {
+                crate::dladdr::set_program_name(self.ptrs[0]);
+                self.ptrs.as_ptr() as *mut _
+            }
         }
     }
 

@@ -29,6 +29,7 @@ pub mod cli;
 pub mod copyreloc;
 pub mod crash;
 pub mod debugger;
+pub mod dladdr;
 pub mod ehframe;
 pub mod exports;
 pub mod format;

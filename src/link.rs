@@ -624,6 +624,15 @@ impl Linker {
         if !ifuncs.is_empty() {
             actions.push(crate::ifunc::resolve_action(ifuncs));
         }
+        // dladdr and backtrace_symbols know the image from here on, and
+        // name its exported symbols (those a native executable's dynamic
+        // symbol table would hold).
+        let address_table = crate::dladdr::AddressTable::new(base, layout.size, &exports);
+        actions.push(ActionPair::with_state(
+            "register with dladdr",
+            move || Ok(crate::dladdr::register(address_table)),
+            drop,
+        ));
         if options.export_dynamic {
             log::debug!("exporting {} symbols to libraries loaded later", exports.len());
             actions.push(ActionPair::with_state(

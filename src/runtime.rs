@@ -13,6 +13,10 @@
 //! | `__jitrun_call_entry`    | calls constructors and the entry (no unwind info)     |
 //! | `__jitrun_tlsdesc_static`| TLS descriptor function: returns the stored offset   |
 //!
+//! And jumps to jitrun's own versions of functions whose libc versions
+//! cannot know the image (see [`crate::dladdr`]): `dladdr`, `dladdr1`,
+//! `backtrace_symbols`, `backtrace_symbols_fd`.
+//!
 //! For Mach-O objects (see `format::macho::DARWIN_COMPAT`, which maps the
 //! Darwin names onto these):
 //!
@@ -150,7 +154,20 @@ const PIECES: &[Piece] = &[
 
 /// Names the runtime can define.
 pub fn provides(name: &str) -> bool {
-    name == DSO_HANDLE || name == STACK_CHK_GUARD || PIECES.iter().any(|p| p.name == name)
+    name == DSO_HANDLE
+        || name == STACK_CHK_GUARD
+        || PIECES.iter().any(|p| p.name == name)
+        || crate::dladdr::host_function(name).is_some()
+}
+
+/// `movabs $address, %r11; jmp *%r11`: a jump to one of jitrun's own
+/// functions from anywhere in the address space (%r11 is the scratch
+/// register calls may clobber, as PLT stubs use it).
+fn jump_to_host(address: usize) -> Vec<u8> {
+    let mut code = vec![0x49, 0xbb];
+    code.extend_from_slice(&(address as u64).to_le_bytes());
+    code.extend_from_slice(&[0x41, 0xff, 0xe3]);
+    code
 }
 
 /// Builds the runtime object with `__dso_handle` and the pieces in `needed`.
@@ -173,6 +190,17 @@ pub fn build(needed: &HashSet<&str>) -> LinkGraph {
             let target = graph.add_external(target);
             graph.blocks[block as usize].edges.push(Edge { offset, kind, target, addend });
         }
+    }
+    // In the image, not absolute: calls and address-taking reach them
+    // like any function of the program's.
+    let mut needed_host: Vec<&str> = needed.iter().copied().collect();
+    needed_host.sort_unstable();
+    for name in needed_host {
+        let Some(address) = crate::dladdr::host_function(name) else { continue };
+        let code = jump_to_host(address);
+        let size = code.len() as u64;
+        let block = graph.add_block(text, Content::Owned(code), size, 16);
+        define(&mut graph, name, block, SymbolKind::Function, size);
     }
     graph
 }

@@ -39,6 +39,8 @@ c_programs! {
     bigstruct => "bigstruct.c",
     alarm_pause => "alarm_pause.c",
     common_weak => "common_weak",
+    dladdr_names => "dladdr_names.c",
+    dladdr_rdynamic => "dladdr_rdynamic.c",
     fresh_heap => "fresh_heap.c",
     ctor_prio => "ctor_prio",
     errno_strerror => "errno_strerror.c",
