@@ -187,6 +187,8 @@ const ENCODING_OMIT: u8 = 0xff;
 /// records, never their length or CIE fields. Errors start with `+offset: `.
 fn validate(bytes: &[u8], records: &[Record], edges: &[Edge]) -> Result<(), String> {
     let mut fde_encoding_of_cie = rustc_hash::FxHashMap::default();
+    // Compilers give every FDE of an object the same CIE: asked once.
+    let mut last_cie: Option<(u64, u8)> = None;
     for rec in records.iter().filter(|r| !r.is_terminator) {
         let body = &bytes[rec.start as usize..rec.end as usize];
         if body.len() < 8 {
@@ -197,8 +199,18 @@ fn validate(bytes: &[u8], records: &[Record], edges: &[Edge]) -> Result<(), Stri
             fde_encoding_of_cie.insert(rec.start, encoding);
         } else {
             let cie_start = rec.start + 4 - u64::from(rec.cie_pointer);
-            let Some(&encoding) = fde_encoding_of_cie.get(&cie_start) else {
-                return Err(format!("+{:#x}: FDE points at {:#x}, which is not an earlier CIE", rec.start, cie_start));
+            let encoding = match last_cie {
+                Some((start, encoding)) if start == cie_start => encoding,
+                _ => {
+                    let Some(&encoding) = fde_encoding_of_cie.get(&cie_start) else {
+                        return Err(format!(
+                            "+{:#x}: FDE points at {:#x}, which is not an earlier CIE",
+                            rec.start, cie_start
+                        ));
+                    };
+                    last_cie = Some((cie_start, encoding));
+                    encoding
+                }
             };
             // pc_begin and pc_range, then the augmentation data length.
             let needed = 8 + 2 * encoded_size(encoding).unwrap_or(1);
@@ -207,13 +219,20 @@ fn validate(bytes: &[u8], records: &[Record], edges: &[Edge]) -> Result<(), Stri
             }
         }
     }
+    // Edges come sorted by offset (`sorted_edges`), records are sorted and
+    // contiguous: the record holding an edge is the last one starting at or
+    // before it, found by walking both lists once.
+    debug_assert!(edges.is_sorted_by_key(|e| e.offset));
+    let mut holder = 0usize;
     for edge in edges {
         let offset = u64::from(edge.offset);
         let end = offset.saturating_add(edge.kind.width());
-        // Records are sorted and contiguous: the one holding the edge is the
-        // last that starts at or before it.
-        let holder = records.partition_point(|r| r.start <= offset).checked_sub(1).map(|i| &records[i]);
-        let inside = holder.is_some_and(|r| !r.is_terminator && offset >= r.start + 8 && end <= r.end);
+        while records.get(holder + 1).is_some_and(|r| r.start <= offset) {
+            holder += 1;
+        }
+        let inside = records
+            .get(holder)
+            .is_some_and(|r| r.start <= offset && !r.is_terminator && offset >= r.start + 8 && end <= r.end);
         if !inside {
             return Err(format!(
                 "+{:#x}: relocation {} patches a record's length or CIE pointer, or no record",
@@ -444,6 +463,19 @@ mod tests {
     fn validation_accepts_what_compilers_emit() {
         let b = cie_and_fde();
         assert_eq!(check(&b, &[28]), Ok(()));
+    }
+
+    #[test]
+    fn validation_walks_edges_across_several_fdes() {
+        // CIE at 0 (20 bytes), FDEs at 20 and 40 (20 bytes each).
+        let mut b = cie_and_fde();
+        let second = b.len() as u32;
+        b.extend_from_slice(&16u32.to_le_bytes());
+        b.extend_from_slice(&(second + 4).to_le_bytes());
+        b.extend_from_slice(&[0; 12]);
+        assert_eq!(check(&b, &[28, 32, 48, 52]), Ok(()));
+        assert!(check(&b, &[28, 44]).unwrap_err().starts_with("+0x2c:"));
+        assert!(check(&b, &[28, 60]).unwrap_err().contains("or no record"));
     }
 
     #[test]
