@@ -273,8 +273,9 @@ RUNNING MANY TIMES:
     terminal (then an empty one). The exit status is that of the first run
     that failed (124 for a timeout; a signal is re-raised), else 0.
     A run that outlives --timeout is killed with its whole process group.
-    On SIGINT, SIGTERM or SIGHUP, jitrun kills the runs in flight and dies
-    of the same signal.";
+    On SIGINT, SIGTERM or SIGHUP, jitrun passes the signal on to the runs in
+    flight (their process groups), gives them 2 seconds to end (at once on a
+    second signal), kills what is left and dies of the same signal.";
 
 /// `--help` shows the exit codes, the runs and the batch schema; `-h` only
 /// the first.

@@ -80,6 +80,9 @@ pub const EXIT_TIMEOUT: i32 = 124;
 /// How long the parent keeps reading a finished run's pipes when
 /// something outside its process group still holds them open.
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
+/// How long runs in flight get to end after jitrun passes a termination
+/// signal on to them, before they are killed.
+const STOP_GRACE: Duration = Duration::from_secs(2);
 /// Longest `poll` wait; bounds how late an interrupt or a missed wake-up is seen.
 const MAX_POLL_WAIT: Duration = Duration::from_millis(100);
 
@@ -644,8 +647,9 @@ extern "C" fn note_termination_signal(signal: libc::c_int) {
 }
 
 /// Makes SIGINT, SIGTERM and SIGHUP stop [`Image::run_batch`] (and
-/// [`Image::run_isolated`]) with [`Interrupted`] after killing the runs in
-/// flight, so a stopped harness leaves no orphans. For programs (the CLI)
+/// [`Image::run_isolated`]) with [`Interrupted`]: the signal is passed on to
+/// the runs in flight, which get 2 seconds to end before they are killed,
+/// so a stopped harness leaves no orphans. For programs (the CLI)
 /// that own their signal handling; a library should not call it behind its
 /// caller's back.
 pub fn stop_runs_on_termination_signals() {
@@ -1206,10 +1210,42 @@ impl<'a> Pool<'a> {
             _ => PENDING_SIGNAL.swap(0, Ordering::SeqCst),
         };
         if signal != 0 {
-            self.kill_all();
+            self.stop_all(signal);
             return Err(Interrupted(signal).into());
         }
         Ok(())
+    }
+
+    /// Passes termination signal `signal` on to every run in flight, as a
+    /// native run would get it (Ctrl-C reaches the whole foreground
+    /// process group, `timeout` and CI cancellations send SIGTERM), so its
+    /// handlers can clean up; kills what still runs after [`STOP_GRACE`] or
+    /// at a second signal. Output they write meanwhile is read and dropped,
+    /// so that a full pipe does not hold them up.
+    fn stop_all(&mut self, signal: libc::c_int) {
+        for r in self.running.iter().filter(|r| r.ended.is_none()) {
+            // SAFETY: signalling the process group led by our own child.
+            unsafe { libc::kill(-r.pid, signal) };
+        }
+        let deadline = Instant::now() + STOP_GRACE;
+        while Instant::now() < deadline && PENDING_SIGNAL.load(Ordering::SeqCst) == 0 {
+            for r in self.running.iter_mut().filter(|r| r.ended.is_none()) {
+                let mut status = 0;
+                // SAFETY: reaping our own child without blocking.
+                if unsafe { libc::waitpid(r.pid, &mut status, libc::WNOHANG) } == r.pid {
+                    r.ended = Some((status, Instant::now()));
+                }
+                for capture in r.captures_mut() {
+                    capture.read_available();
+                    capture.data.clear();
+                }
+            }
+            if self.running.iter().all(|r| r.ended.is_some()) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.kill_all();
     }
 
     /// Takes finished run `i` out of the pool and reports it.

@@ -416,3 +416,45 @@ fn arguments_that_are_not_utf8_reach_the_program() {
         assert_eq!(text(&out.stdout), "fffe\nfffe\n6f6b\n", "{:?}", mode);
     }
 }
+
+/// A termination signal to jitrun reaches isolated runs first, as it would
+/// reach the program run natively, so its handlers can clean up; a run that
+/// ignores it is killed after the grace period. Either way jitrun then dies
+/// of the signal, leaving no process behind.
+#[test]
+fn termination_signals_reach_isolated_runs_before_they_are_killed() {
+    let dir = common::scratch("reuse-termination");
+    let object = common::compile(&[common::testdata().join("reuse/on_termination.c")], "-O2", &[], &dir).remove(0);
+    for (signal, mode) in [(libc::SIGTERM, "handle"), (libc::SIGINT, "handle"), (libc::SIGTERM, "ignore")] {
+        let marker = dir.join(format!("marker-{}-{}", signal, mode));
+        let _ = std::fs::remove_file(&marker);
+        let mut child = Command::new(common::jitrun_bin())
+            .arg(&object)
+            .args(["--isolate", "--"])
+            .arg(&marker)
+            .arg(mode)
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let pid = loop {
+            let written = std::fs::read_to_string(&marker).unwrap_or_default();
+            if written.ends_with('\n') {
+                break written.trim().to_string();
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "the run never started");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        // SAFETY: signalling the jitrun process this test started.
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let status = child.wait().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(signal), "{} {}", signal, mode);
+        let written = std::fs::read_to_string(&marker).unwrap();
+        if mode == "handle" {
+            assert!(written.contains(&format!("cleaned up after signal {}", signal)), "{}", written);
+        } else {
+            assert!(!written.contains("cleaned up"), "{}", written);
+        }
+        assert!(process_is_gone(&pid), "run {} outlived jitrun", pid);
+    }
+}
