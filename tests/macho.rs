@@ -347,3 +347,26 @@ fn mach_o_archive_members_load_on_demand() {
         assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
     }
 }
+
+/// Mach-O records no symbol sizes; each symbol spans to the next one of its
+/// section, as ld64's atoms do. With them `--set` writes an integer global
+/// of a Mach-O image (the mull-style loop) and the map shows real sizes.
+#[test]
+fn mach_o_symbols_have_sizes_so_set_and_the_map_work() {
+    let dir = common::scratch("macho-sizes");
+    let object = common::compile_macho(&[common::testdata().join("reuse/mutants.c")], "-O2", &[], &dir).remove(0);
+    let out = jitrun(&[object.as_os_str(), "--set".as_ref(), "mutant_id=4".as_ref()]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    let out = jitrun(&[object.as_os_str(), "--isolate".as_ref(), "--set".as_ref(), "label=set".as_ref()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("label set"), "{}", String::from_utf8_lossy(&out.stdout));
+    let map = jitrun(&["--noexec".as_ref(), "--map".as_ref(), object.as_os_str()]);
+    let map = String::from_utf8_lossy(&map.stdout);
+    let size_of = |name: &str| {
+        let line = map.lines().find(|l| l.split_whitespace().nth(4) == Some(name)).unwrap_or_else(|| panic!("{}", map));
+        line.split_whitespace().nth(1).unwrap().to_string()
+    };
+    assert_eq!(size_of("mutant_id"), "0x4", "{}", map);
+    assert_eq!(size_of("answer"), "0x4", "{}", map);
+    assert_ne!(size_of("main"), "0x0", "{}", map);
+}

@@ -291,6 +291,35 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         sections.push(in_section);
     }
 
+    // Mach-O records no symbol sizes: as ld64's atoms, a symbol spans to
+    // the next symbol of its section (assembler-local `L`/`l` labels
+    // aside) or to the section's end. Crash reports, the map and
+    // `--set`'s integer widths need them.
+    let mut starts_by_section: Vec<Vec<u64>> = vec![Vec::new(); sections.len()];
+    for (i, nlist) in nlists.iter().enumerate() {
+        let n_type = nlist.n_type();
+        if n_type & macho::N_STAB != 0
+            || n_type & macho::N_TYPE != macho::N_SECT
+            || names[i].starts_with('L')
+            || names[i].starts_with('l')
+        {
+            continue;
+        }
+        if let Some(starts) = usize::from(nlist.n_sect()).checked_sub(1).and_then(|s| starts_by_section.get_mut(s)) {
+            starts.push(nlist.n_value(endian));
+        }
+    }
+    for starts in &mut starts_by_section {
+        starts.sort_unstable();
+        starts.dedup();
+    }
+    let size_in_section = |section: usize, value: u64| -> u64 {
+        let starts = &starts_by_section[section];
+        let end = starts.get(starts.partition_point(|&s| s <= value)).copied();
+        let section_end = sections[section].addr + sections[section].size;
+        end.unwrap_or(section_end).min(section_end).saturating_sub(value)
+    };
+
     // Symbols keep their Mach-O index, so relocations map one to one.
     let defined_names: std::collections::HashSet<&str> = nlists
         .iter()
@@ -319,6 +348,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         let scope = if external { Scope::Global } else { Scope::Local };
         let mut kind = SymbolKind::Unknown;
         let mut linkage = if n_desc & macho::N_WEAK_DEF != 0 { Linkage::Weak } else { Linkage::Strong };
+        let mut size = 0;
         let def = match n_type & macho::N_TYPE {
             macho::N_UNDF if external && value != 0 => {
                 let align = 1u32 << ((n_desc >> 8) & 0x0f);
@@ -337,6 +367,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
                     .checked_sub(1)
                     .and_then(|s| sections.get(s))
                     .ok_or_else(|| err(&format_args!("symbol {}: section ordinal {} does not exist", raw, ordinal)))?;
+                size = size_in_section(ordinal - 1, value);
                 if !section.contains(value) {
                     bail!(
                         "{}: symbol {}: address {:#x} lies outside its section {} [{:#x}, {:#x}]",
@@ -368,7 +399,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
             model_name = host_name(model_name);
         }
         let name_opt = if raw.is_empty() { None } else { Some(model_name.into()) };
-        let id = graph.add_symbol(Symbol { name: name_opt, def, scope, linkage, kind, size: 0 });
+        let id = graph.add_symbol(Symbol { name: name_opt, def, scope, linkage, kind, size });
         // A private extern (`__private_extern__`, hidden visibility) links
         // like a global but is never exported (`--export-dynamic`).
         if external && n_type & macho::N_PEXT != 0 {
