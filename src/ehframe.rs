@@ -54,8 +54,9 @@ fn has_terminator(bytes: &[u8]) -> bool {
 }
 
 /// Removes FDEs whose function lies in a discarded section, and any
-/// zero terminators (the image gets exactly one, at the end). The graph's
-/// `.eh_frame` was checked by [`check`] when it was translated.
+/// zero terminators (the image gets exactly one, at the end), and keeps
+/// each block a multiple of its alignment (see [`pad_last_record`]). The
+/// graph's `.eh_frame` was checked by [`check`] when it was translated.
 pub fn prune(graph: &mut LinkGraph) -> Result<()> {
     let has_discarded = graph.sections.iter().any(|s| s.discarded);
     for b in 0..graph.blocks.len() {
@@ -68,9 +69,11 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
         let Some(bytes) = block.bytes(graph.input.as_deref()) else {
             continue;
         };
-        // Nearly always nothing to drop: no COMDAT copy was discarded and
-        // compilers write no terminator (crtend.o does).
-        if !has_discarded && !has_terminator(bytes) {
+        // Nearly always nothing to do: no COMDAT copy was discarded,
+        // compilers write no terminator (crtend.o does) and pad their
+        // records to the section's alignment.
+        let misaligned = !(bytes.len() as u64).is_multiple_of(padded_alignment(block.align));
+        if !has_discarded && !has_terminator(bytes) && !misaligned {
             continue;
         }
         let edges = sorted_edges(block);
@@ -93,10 +96,11 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
                 }
             })
         };
-        if !records.iter().any(dropped) {
+        if !records.iter().any(dropped) && !misaligned {
             continue;
         }
         let mut out = Vec::with_capacity(bytes.len());
+        let mut last_start = None;
         let mut new_start = vec![u64::MAX; records.len()];
         let mut new_edges = Vec::with_capacity(edges.len());
         for (i, rec) in records.iter().enumerate() {
@@ -105,6 +109,7 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
             }
             let start = out.len() as u64;
             new_start[i] = start;
+            last_start = Some(start as usize);
             out.extend_from_slice(&bytes[rec.start as usize..rec.end as usize]);
             if rec.cie_pointer != 0 {
                 // Re-point the FDE at its CIE's new position.
@@ -124,11 +129,49 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
                 new_edges.push(Edge { offset: (u64::from(e.offset) - rec.start + start) as u32, ..*e });
             }
         }
+        let align = padded_alignment(graph.blocks[b].align);
+        pad_last_record(&mut out, last_start, align)
+            .map_err(|e| anyhow!("{}: section .eh_frame: {}", graph.name, e))?;
         let block = &mut graph.blocks[b];
         block.size = out.len() as u64;
         block.content = Content::Owned(out);
         block.edges = new_edges;
     }
+    Ok(())
+}
+
+/// What an `.eh_frame` block's size is kept a multiple of: its alignment,
+/// and at least 8, the largest alignment compilers give the section, so
+/// that whatever block follows starts right after it.
+fn padded_alignment(align: u64) -> u64 {
+    align.max(8)
+}
+
+/// Lengthens the last record of `records` (starting at `last_start`) with
+/// `DW_CFA_nop` instructions (zero bytes) until the contents are a multiple
+/// of `align`, as ld pads the records it keeps. The image's `.eh_frame`
+/// is the blocks of every object one after the other, each at its
+/// alignment, and the unwinder reads a zero word in a gap between them as
+/// the end of the section: every record after it, and so the unwind info
+/// of every function after it, would be lost (C++ exceptions thrown there
+/// end in `std::terminate`).
+fn pad_last_record(records: &mut Vec<u8>, last_start: Option<usize>, align: u64) -> Result<(), String> {
+    let pad = if align > 1 { (align - records.len() as u64 % align) % align } else { 0 };
+    if pad == 0 {
+        return Ok(());
+    }
+    let Some(start) = last_start else {
+        // No record left: nothing the unwinder would read.
+        records.clear();
+        return Ok(());
+    };
+    let length = records
+        .get(start..start + 4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .and_then(|l| l.checked_add(pad as u32))
+        .ok_or_else(|| format!("+{:#x}: record cannot be padded", start))?;
+    records[start..start + 4].copy_from_slice(&length.to_le_bytes());
+    records.resize(records.len() + pad as usize, 0);
     Ok(())
 }
 
@@ -463,6 +506,25 @@ mod tests {
     fn validation_accepts_what_compilers_emit() {
         let b = cie_and_fde();
         assert_eq!(check(&b, &[28]), Ok(()));
+    }
+
+    #[test]
+    fn padding_lengthens_the_last_record_with_nops() {
+        // A CIE and a FDE of 20 bytes each, then a second FDE: 60 bytes.
+        let mut b = cie_and_fde();
+        let second = b.len() as u32;
+        b.extend_from_slice(&16u32.to_le_bytes());
+        b.extend_from_slice(&(second + 4).to_le_bytes());
+        b.extend_from_slice(&[0; 12]);
+        pad_last_record(&mut b, Some(40), 8).unwrap();
+        assert_eq!(b.len(), 64);
+        let records = split_records(&b).unwrap();
+        assert_eq!((records.len(), records[2].end), (3, 64), "no zero word after the last record");
+        assert!(b[60..].iter().all(|&x| x == 0), "DW_CFA_nop");
+        assert_eq!(check(&b, &[28, 48]), Ok(()));
+        let mut aligned = b.clone();
+        pad_last_record(&mut aligned, Some(40), 8).unwrap();
+        assert_eq!(aligned, b);
     }
 
     #[test]

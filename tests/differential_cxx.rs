@@ -19,6 +19,7 @@ macro_rules! cxx_programs {
 }
 
 cxx_programs! {
+    eh_frame_gap => "eh_frame_gap",
     exceptions => "exceptions.cpp",
     rtti_stl => "rtti_stl.cpp",
     registry => "registry",

@@ -1,0 +1,2 @@
+#include "inline_twice.h"
+int use_first(int x) { return times_seven(x) + 1; }
