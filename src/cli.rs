@@ -251,9 +251,16 @@ pub struct Cli {
     pub verbose: u8,
 
     /// The program's argv[0] (and process name): what `./NAME` would give a native run.
-    /// Default: the first input's path
+    /// Default: the --self-exe path if given, else the first input's path
     #[arg(long, value_name = "NAME")]
     pub argv0: Option<std::ffi::OsString>,
+
+    /// What the program finds as its own executable, instead of jitrun: readlink and
+    /// realpath of /proc/self/exe give PATH, exec and posix_spawn of it run PATH (a script
+    /// that runs jitrun on the same inputs), for programs that start themselves again;
+    /// argv[0] defaults to PATH
+    #[arg(long, value_name = "PATH")]
+    pub self_exe: Option<PathBuf>,
 
     /// Arguments for the program, after `--`; argv[0] is the first input's path (see --argv0)
     #[arg(last = true, value_name = "ARGS")]
@@ -461,6 +468,7 @@ impl Cli {
             check: Vec::new(),
             verbose: 0,
             argv0: None,
+            self_exe: None,
             args: program_args,
         };
         Some((cli, inputs))

@@ -51,6 +51,7 @@ pub mod report;
 pub mod resolve;
 pub mod run;
 pub mod runtime;
+pub mod selfexe;
 pub mod tables;
 pub mod tls;
 pub mod tls_pool;

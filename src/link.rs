@@ -89,6 +89,9 @@ pub struct LinkOptions {
     /// Make the image's global symbols visible to shared libraries loaded
     /// later, as `cc -rdynamic` does for plugins (see [`crate::exports`]).
     pub export_dynamic: bool,
+    /// `--self-exe`: what the program finds as its own executable instead
+    /// of jitrun (see [`crate::selfexe`]); set once per process.
+    pub self_exe: Option<PathBuf>,
     /// Lay the image out at this address.
     pub base: Option<u64>,
     pub limits: Limits,
@@ -378,6 +381,9 @@ impl Linker {
             ..
         } = self;
         timer.start();
+        if let Some(path) = &options.self_exe {
+            crate::selfexe::set(path).with_context(|| format!("--self-exe {}", path.display()))?;
+        }
         for g in graphs_to_check {
             ehframe::check(&graphs[g])?;
         }

@@ -220,6 +220,7 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
         static_libs: cli.static_libs,
         no_as_needed: cli.no_as_needed,
         export_dynamic: cli.export_dynamic,
+        self_exe: cli.self_exe.clone(),
         base: cli.base,
         limits: Limits { max_image_size: cli.max_image_size, max_tls_size: cli.max_tls_size },
         // Maps, reports, checks and the perf map read the link info at once;
@@ -273,7 +274,12 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
     // Before run_main: the report's exit hook must run after the image's
     // finalizer, and the crash handler must be in place before constructors.
     let sink = cli.report.as_deref().map(|path| jitrun::report::arm(path, info)).transpose()?;
-    let program = cli.argv0.clone().unwrap_or_else(|| cli.inputs[0].clone().into_os_string());
+    // Natively argv[0] is how the executable was named: with --self-exe, that file.
+    let program = cli
+        .argv0
+        .clone()
+        .or_else(|| cli.self_exe.clone().map(std::path::PathBuf::into_os_string))
+        .unwrap_or_else(|| cli.inputs[0].clone().into_os_string());
     let sets = cli.sets().map_err(anyhow::Error::msg)?;
     jitrun::crash::note_program_thread();
     if cli.isolated() && !cli.no_crash_handler {

@@ -15,7 +15,8 @@
 //!
 //! And jumps to jitrun's own versions of functions whose libc versions
 //! cannot know the image (see [`crate::dladdr`]): `dladdr`, `dladdr1`,
-//! `backtrace_symbols`, `backtrace_symbols_fd`.
+//! `backtrace_symbols`, `backtrace_symbols_fd`; with `--self-exe`, of those
+//! that look up or execute `/proc/self/exe` (see [`crate::selfexe`]).
 //!
 //! For Mach-O objects (see `format::macho::DARWIN_COMPAT`, which maps the
 //! Darwin names onto these):
@@ -157,7 +158,12 @@ pub fn provides(name: &str) -> bool {
     name == DSO_HANDLE
         || name == STACK_CHK_GUARD
         || PIECES.iter().any(|p| p.name == name)
-        || crate::dladdr::host_function(name).is_some()
+        || host_function(name).is_some()
+}
+
+/// jitrun's own version of `name`, which the image calls instead of libc's.
+fn host_function(name: &str) -> Option<usize> {
+    crate::dladdr::host_function(name).or_else(|| crate::selfexe::host_function(name))
 }
 
 /// `movabs $address, %r11; jmp *%r11`: a jump to one of jitrun's own
@@ -196,7 +202,7 @@ pub fn build(needed: &HashSet<&str>) -> LinkGraph {
     let mut needed_host: Vec<&str> = needed.iter().copied().collect();
     needed_host.sort_unstable();
     for name in needed_host {
-        let Some(address) = crate::dladdr::host_function(name) else { continue };
+        let Some(address) = host_function(name) else { continue };
         let code = jump_to_host(address);
         let size = code.len() as u64;
         let block = graph.add_block(text, Content::Owned(code), size, 16);

@@ -458,3 +458,37 @@ fn termination_signals_reach_isolated_runs_before_they_are_killed() {
         assert!(process_is_gone(&pid), "run {} outlived jitrun", pid);
     }
 }
+
+/// `--self-exe PATH`: a program that starts itself again through
+/// `/proc/self/exe` (libuv's test runner does) starts PATH, a script that
+/// runs jitrun on the same object, instead of jitrun with its arguments.
+#[test]
+fn self_exe_is_what_proc_self_exe_gives_the_program() {
+    let dir = common::scratch("reuse-self-exe");
+    let object = common::compile(&[common::testdata().join("reuse/self_exe.c")], "-O2", &[], &dir).remove(0);
+    let script = dir.join("self-exe.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nexec '{}' --self-exe '{}' '{}' -- \"$@\"\n",
+            common::jitrun_bin().display(),
+            script.display(),
+            object.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let expected = std::fs::canonicalize(&script).unwrap();
+    let out = common::run_with(Command::new(&script).arg(&expected), b"", Duration::from_secs(60));
+    assert_eq!(
+        text(&out.stdout),
+        "readlink and realpath agree: 1\nreadlink is the expected path: 1\nchild 3\nexecv(readlink path): 3\n\
+         child 4\nexecve(/proc/self/exe): 4\nchild 5\nposix_spawn(/proc/self/exe): 5\n",
+        "{}",
+        text(&out.stderr)
+    );
+    // Without --self-exe, /proc/self/exe is jitrun, which refuses "child".
+    let out = jitrun(&[object.to_str().unwrap()], b"");
+    assert!(text(&out.stdout).contains("execve(/proc/self/exe): 125"), "{}", text(&out.stdout));
+}

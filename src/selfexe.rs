@@ -1,0 +1,232 @@
+//! `--self-exe PATH`: what the program finds as its own executable.
+//!
+//! A loaded program has no file of its own: `/proc/self/exe` names jitrun,
+//! so a program that starts itself again (libuv's test runner through
+//! `uv_exepath`, test harnesses, servers that re-exec to upgrade) would
+//! start jitrun with its own arguments. With `--self-exe PATH` (typically a
+//! script that runs jitrun on the same inputs), the image's calls that ask
+//! for or execute `/proc/self/exe` get PATH instead: `readlink`,
+//! `readlinkat` and `realpath` of it return PATH; `execve`, `execv`,
+//! `execvp`, `execvpe`, `posix_spawn` and `posix_spawnp` of it run PATH.
+//! `/proc/PID/exe` of the process's own pid and `/proc/thread-self/exe`
+//! count too. Other paths, and calls from shared libraries, go to libc.
+//! (`execl`, `execlp` and `execle` take variable arguments, which Rust
+//! cannot define: they still run jitrun.)
+
+use std::ffi::{c_char, c_int, CStr, CString};
+use std::sync::OnceLock;
+
+/// The program's own executable as `readlink("/proc/self/exe")` gives it.
+static SELF_EXE: OnceLock<CString> = OnceLock::new();
+
+/// Sets the path once per process (absolute, symbolic links resolved as
+/// the kernel's `/proc/self/exe` would be); later calls keep the first.
+pub fn set(path: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let absolute = std::fs::canonicalize(path).or_else(|_| std::path::absolute(path))?;
+    let path = CString::new(absolute.as_os_str().as_bytes())?;
+    let _ = SELF_EXE.set(path);
+    Ok(())
+}
+
+/// Whether the image should call the functions here (`--self-exe` given).
+pub fn enabled() -> bool {
+    SELF_EXE.get().is_some()
+}
+
+/// PATH if `path` names this process's executable under `/proc`.
+fn replacement(path: *const c_char) -> Option<&'static CStr> {
+    let self_exe = SELF_EXE.get()?;
+    if path.is_null() {
+        return None;
+    }
+    // SAFETY: the caller passes a C string, as the libc function requires.
+    let path = unsafe { CStr::from_ptr(path) }.to_bytes();
+    let rest = path.strip_prefix(b"/proc/")?.strip_suffix(b"/exe")?;
+    let own = rest == b"self" || rest == b"thread-self" || rest == std::process::id().to_string().as_bytes();
+    own.then_some(self_exe.as_c_str())
+}
+
+/// What `readlink` writes: the path, cut to `size`, without a NUL.
+///
+/// # Safety
+/// `buf` has room for `size` bytes.
+unsafe fn fill_link(target: &CStr, buf: *mut c_char, size: usize) -> isize {
+    let bytes = target.to_bytes();
+    let n = bytes.len().min(size);
+    // SAFETY: the caller's contract: `buf` holds `size` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf as *mut u8, n) };
+    n as isize
+}
+
+/// `readlink` that answers `/proc/self/exe` with `--self-exe`.
+///
+/// # Safety
+/// As `readlink(2)`.
+pub unsafe extern "C" fn jitrun_readlink(path: *const c_char, buf: *mut c_char, size: usize) -> isize {
+    match replacement(path) {
+        // SAFETY: the caller's contract for `buf`.
+        Some(target) => unsafe { fill_link(target, buf, size) },
+        // SAFETY: the caller's arguments, as libc takes them.
+        None => unsafe { libc::readlink(path, buf, size) },
+    }
+}
+
+/// `readlinkat` that answers `/proc/self/exe` with `--self-exe`.
+///
+/// # Safety
+/// As `readlinkat(2)`.
+pub unsafe extern "C" fn jitrun_readlinkat(dirfd: c_int, path: *const c_char, buf: *mut c_char, size: usize) -> isize {
+    match replacement(path) {
+        // SAFETY: the caller's contract for `buf`.
+        Some(target) => unsafe { fill_link(target, buf, size) },
+        // SAFETY: the caller's arguments, as libc takes them.
+        None => unsafe { libc::readlinkat(dirfd, path, buf, size) },
+    }
+}
+
+/// `realpath` that resolves `/proc/self/exe` to `--self-exe`.
+///
+/// # Safety
+/// As `realpath(3)`: `resolved` is null or has room for `PATH_MAX` bytes.
+pub unsafe extern "C" fn jitrun_realpath(path: *const c_char, resolved: *mut c_char) -> *mut c_char {
+    let Some(target) = replacement(path) else {
+        // SAFETY: the caller's arguments, as libc takes them.
+        return unsafe { libc::realpath(path, resolved) };
+    };
+    let bytes = target.to_bytes_with_nul();
+    if resolved.is_null() {
+        // SAFETY: a copy the caller frees with free(), as libc's.
+        return unsafe { libc::strdup(target.as_ptr()) };
+    }
+    if bytes.len() > libc::PATH_MAX as usize {
+        // SAFETY: setting errno, as realpath does for a long result.
+        unsafe { *libc::__errno_location() = libc::ENAMETOOLONG };
+        return std::ptr::null_mut();
+    }
+    // SAFETY: `resolved` has room for PATH_MAX bytes (the caller's contract).
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), resolved as *mut u8, bytes.len()) };
+    resolved
+}
+
+/// The path to execute instead of `path`.
+fn exec_path(path: *const c_char) -> *const c_char {
+    replacement(path).map_or(path, CStr::as_ptr)
+}
+
+type Argv = *const *const c_char;
+
+/// `execve` that runs `--self-exe` for `/proc/self/exe`.
+///
+/// # Safety
+/// As `execve(2)`.
+pub unsafe extern "C" fn jitrun_execve(path: *const c_char, argv: Argv, envp: Argv) -> c_int {
+    // SAFETY: the caller's arguments, as libc takes them.
+    unsafe { libc::execve(exec_path(path), argv, envp) }
+}
+
+/// `execv` that runs `--self-exe` for `/proc/self/exe`.
+///
+/// # Safety
+/// As `execv(3)`.
+pub unsafe extern "C" fn jitrun_execv(path: *const c_char, argv: Argv) -> c_int {
+    // SAFETY: the caller's arguments, as libc takes them.
+    unsafe { libc::execv(exec_path(path), argv) }
+}
+
+/// `execvp` that runs `--self-exe` for `/proc/self/exe`.
+///
+/// # Safety
+/// As `execvp(3)`.
+pub unsafe extern "C" fn jitrun_execvp(file: *const c_char, argv: Argv) -> c_int {
+    // SAFETY: the caller's arguments, as libc takes them.
+    unsafe { libc::execvp(exec_path(file), argv) }
+}
+
+/// `execvpe` that runs `--self-exe` for `/proc/self/exe`.
+///
+/// # Safety
+/// As `execvpe(3)`.
+pub unsafe extern "C" fn jitrun_execvpe(file: *const c_char, argv: Argv, envp: Argv) -> c_int {
+    // SAFETY: the caller's arguments, as libc takes them.
+    unsafe { libc::execvpe(exec_path(file), argv, envp) }
+}
+
+/// `posix_spawn` that runs `--self-exe` for `/proc/self/exe`.
+///
+/// # Safety
+/// As `posix_spawn(3)`.
+pub unsafe extern "C" fn jitrun_posix_spawn(
+    pid: *mut libc::pid_t,
+    path: *const c_char,
+    actions: *const libc::posix_spawn_file_actions_t,
+    attributes: *const libc::posix_spawnattr_t,
+    argv: *const *mut c_char,
+    envp: *const *mut c_char,
+) -> c_int {
+    // SAFETY: the caller's arguments, as libc takes them.
+    unsafe { libc::posix_spawn(pid, exec_path(path), actions, attributes, argv, envp) }
+}
+
+/// `posix_spawnp` that runs `--self-exe` for `/proc/self/exe`.
+///
+/// # Safety
+/// As `posix_spawnp(3)`.
+pub unsafe extern "C" fn jitrun_posix_spawnp(
+    pid: *mut libc::pid_t,
+    file: *const c_char,
+    actions: *const libc::posix_spawn_file_actions_t,
+    attributes: *const libc::posix_spawnattr_t,
+    argv: *const *mut c_char,
+    envp: *const *mut c_char,
+) -> c_int {
+    // SAFETY: the caller's arguments, as libc takes them.
+    unsafe { libc::posix_spawnp(pid, exec_path(file), actions, attributes, argv, envp) }
+}
+
+/// The functions above by the name the image calls them with, when
+/// `--self-exe` is given.
+pub fn host_function(name: &str) -> Option<usize> {
+    if !enabled() {
+        return None;
+    }
+    Some(match name {
+        "readlink" => jitrun_readlink as *const () as usize,
+        "readlinkat" => jitrun_readlinkat as *const () as usize,
+        "realpath" => jitrun_realpath as *const () as usize,
+        "execve" => jitrun_execve as *const () as usize,
+        "execv" => jitrun_execv as *const () as usize,
+        "execvp" => jitrun_execvp as *const () as usize,
+        "execvpe" => jitrun_execvpe as *const () as usize,
+        "posix_spawn" => jitrun_posix_spawn as *const () as usize,
+        "posix_spawnp" => jitrun_posix_spawnp as *const () as usize,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_this_processes_exe_is_replaced() {
+        let script = std::env::temp_dir().join(format!("jitrun-self-exe-{}", std::process::id()));
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        set(&script).unwrap();
+        let expected = std::fs::canonicalize(&script).unwrap();
+        std::fs::remove_file(&script).unwrap();
+        let own = format!("/proc/{}/exe", std::process::id());
+        for path in ["/proc/self/exe", "/proc/thread-self/exe", own.as_str()] {
+            let path = CString::new(path).unwrap();
+            let got = replacement(path.as_ptr()).unwrap_or_else(|| panic!("{:?}", path));
+            assert_eq!(got.to_str().unwrap(), expected.to_str().unwrap());
+        }
+        for path in ["/proc/1/exe", "/proc/self/cwd", "/usr/bin/env", "/proc/self/exe/x"] {
+            assert!(replacement(CString::new(path).unwrap().as_ptr()).is_none(), "{}", path);
+        }
+        let mut buf = [0 as c_char; 4];
+        let path = CString::new("/proc/self/exe").unwrap();
+        // SAFETY: a 4-byte buffer, as said.
+        assert_eq!(unsafe { jitrun_readlink(path.as_ptr(), buf.as_mut_ptr(), buf.len()) }, 4, "cut, as readlink cuts");
+    }
+}
