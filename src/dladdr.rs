@@ -23,6 +23,7 @@ use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::exports::Export;
+use crate::host::LazyLibcFunction;
 
 /// `RTLD_DL_SYMENT` and `RTLD_DL_LINKMAP` of `dladdr1` (`<dlfcn.h>`).
 const RTLD_DL_SYMENT: c_int = 1;
@@ -291,14 +292,12 @@ impl LineBuffer {
     }
 }
 
-mod libc_versions {
-    use std::ffi::{c_char, c_int, c_void};
-    extern "C" {
-        pub fn dladdr1(addr: *const c_void, info: *mut libc::Dl_info, extra: *mut *mut c_void, flags: c_int) -> c_int;
-        pub fn backtrace_symbols(array: *const *mut c_void, size: c_int) -> *mut *mut c_char;
-        pub fn backtrace_symbols_fd(array: *const *mut c_void, size: c_int, fd: c_int);
-    }
-}
+/// libc's own versions, looked up when an image first calls them (see
+/// [`LazyLibcFunction`]).
+static BACKTRACE_SYMBOLS: LazyLibcFunction = LazyLibcFunction::new(c"backtrace_symbols");
+static BACKTRACE_SYMBOLS_FD: LazyLibcFunction = LazyLibcFunction::new(c"backtrace_symbols_fd");
+type BacktraceSymbolsFn = unsafe extern "C" fn(*const *mut c_void, c_int) -> *mut *mut c_char;
+type BacktraceSymbolsFdFn = unsafe extern "C" fn(*const *mut c_void, c_int, c_int);
 
 /// `dladdr` for the image's code.
 ///
@@ -329,7 +328,7 @@ pub unsafe extern "C" fn jitrun_dladdr1(
 ) -> c_int {
     let Some(found) = ImageAddress::find(addr as u64) else {
         // SAFETY: the caller's arguments, as libc takes them.
-        return unsafe { libc_versions::dladdr1(addr, info, extra, flags) };
+        return unsafe { libc::dladdr1(addr, info, extra, flags) };
     };
     // SAFETY: the caller's contract.
     let (Some(info), Some(extra)) = (unsafe { info.as_mut() }, unsafe { extra.as_mut() }) else { return 0 };
@@ -363,8 +362,10 @@ pub unsafe extern "C" fn jitrun_backtrace_symbols(array: *const *mut c_void, siz
                 lines.push(line.as_bytes().to_vec());
             }
             None => {
-                // SAFETY: one address, as glibc takes it; its block is freed below.
-                let theirs = unsafe { libc_versions::backtrace_symbols(&addr, 1) };
+                let Some(theirs) = BACKTRACE_SYMBOLS.get() else { return std::ptr::null_mut() };
+                // SAFETY: libc's backtrace_symbols (resolved by name), one
+                // address, as glibc takes it; its block is freed below.
+                let theirs = unsafe { std::mem::transmute::<usize, BacktraceSymbolsFn>(theirs)(&addr, 1) };
                 if theirs.is_null() {
                     return std::ptr::null_mut();
                 }
@@ -418,19 +419,32 @@ pub unsafe extern "C" fn jitrun_backtrace_symbols_fd(array: *const *mut c_void, 
                 // SAFETY: writes the line's initialized bytes.
                 unsafe { libc::write(fd, bytes.as_ptr() as *const c_void, bytes.len()) };
             }
-            // SAFETY: one address, as glibc takes it.
-            None => unsafe { libc_versions::backtrace_symbols_fd(&addr, 1, fd) },
+            None => {
+                if let Some(theirs) = BACKTRACE_SYMBOLS_FD.get() {
+                    // SAFETY: libc's backtrace_symbols_fd (resolved by name),
+                    // one address, as glibc takes it.
+                    unsafe { std::mem::transmute::<usize, BacktraceSymbolsFdFn>(theirs)(&addr, 1, fd) }
+                }
+            }
         }
     }
 }
 
-/// The functions above by the name the image calls them with.
+/// The functions above by the name the image calls them with. Looks up
+/// the libc versions they fall back on, so that they can run in signal
+/// handlers later.
 pub fn host_function(name: &str) -> Option<usize> {
     Some(match name {
         "dladdr" => jitrun_dladdr as *const () as usize,
         "dladdr1" => jitrun_dladdr1 as *const () as usize,
-        "backtrace_symbols" => jitrun_backtrace_symbols as *const () as usize,
-        "backtrace_symbols_fd" => jitrun_backtrace_symbols_fd as *const () as usize,
+        "backtrace_symbols" => {
+            BACKTRACE_SYMBOLS.resolve()?;
+            jitrun_backtrace_symbols as *const () as usize
+        }
+        "backtrace_symbols_fd" => {
+            BACKTRACE_SYMBOLS_FD.resolve()?;
+            jitrun_backtrace_symbols_fd as *const () as usize
+        }
         _ => return None,
     })
 }

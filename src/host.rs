@@ -118,6 +118,40 @@ pub fn lookup_global(name: &CStr) -> Option<u64> {
     (!addr.is_null()).then_some(addr as u64)
 }
 
+/// A libc function jitrun calls only on behalf of loaded code (see
+/// `crate::dladdr`, `crate::selfexe`), found with `dlsym` when an image
+/// first needs it rather than imported: jitrun binds its imports at start
+/// (`BIND_NOW`), and ten more imports cost every run 13 page faults.
+pub struct LazyLibcFunction {
+    name: &'static CStr,
+    address: std::sync::atomic::AtomicUsize,
+}
+
+impl LazyLibcFunction {
+    pub const fn new(name: &'static CStr) -> LazyLibcFunction {
+        LazyLibcFunction { name, address: std::sync::atomic::AtomicUsize::new(0) }
+    }
+
+    /// Looks the function up unless done before (not async-signal-safe).
+    pub fn resolve(&self) -> Option<usize> {
+        use std::sync::atomic::Ordering;
+        match self.address.load(Ordering::Acquire) {
+            0 => {
+                let address = lookup_global(self.name)? as usize;
+                self.address.store(address, Ordering::Release);
+                Some(address)
+            }
+            address => Some(address),
+        }
+    }
+
+    /// The address if [`LazyLibcFunction::resolve`] found it
+    /// (async-signal-safe).
+    pub fn get(&self) -> Option<usize> {
+        Some(self.address.load(std::sync::atomic::Ordering::Acquire)).filter(|&a| a != 0)
+    }
+}
+
 /// `dladdr1` flag asking for the symbol table entry (glibc's `<dlfcn.h>`).
 const RTLD_DL_SYMENT: libc::c_int = 1;
 

@@ -16,6 +16,8 @@
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::OnceLock;
 
+use crate::host::LazyLibcFunction;
+
 /// The program's own executable as `readlink("/proc/self/exe")` gives it.
 static SELF_EXE: OnceLock<CString> = OnceLock::new();
 
@@ -80,8 +82,11 @@ pub unsafe extern "C" fn jitrun_readlinkat(dirfd: c_int, path: *const c_char, bu
     match replacement(path) {
         // SAFETY: the caller's contract for `buf`.
         Some(target) => unsafe { fill_link(target, buf, size) },
-        // SAFETY: the caller's arguments, as libc takes them.
-        None => unsafe { libc::readlinkat(dirfd, path, buf, size) },
+        None => match READLINKAT.get() {
+            // SAFETY: libc's readlinkat (resolved by name) with the caller's arguments.
+            Some(f) => unsafe { std::mem::transmute::<usize, ReadlinkatFn>(f)(dirfd, path, buf, size) },
+            None => enosys(),
+        },
     }
 }
 
@@ -96,8 +101,15 @@ pub unsafe extern "C" fn jitrun_realpath(path: *const c_char, resolved: *mut c_c
     };
     let bytes = target.to_bytes_with_nul();
     if resolved.is_null() {
-        // SAFETY: a copy the caller frees with free(), as libc's.
-        return unsafe { libc::strdup(target.as_ptr()) };
+        // SAFETY: a copy the caller frees with free(), as libc's: malloc'd
+        // with room for the path and its NUL.
+        unsafe {
+            let copy = libc::malloc(bytes.len()) as *mut u8;
+            if !copy.is_null() {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), copy, bytes.len());
+            }
+            return copy as *mut c_char;
+        }
     }
     if bytes.len() > libc::PATH_MAX as usize {
         // SAFETY: setting errno, as realpath does for a long result.
@@ -121,8 +133,11 @@ type Argv = *const *const c_char;
 /// # Safety
 /// As `execve(2)`.
 pub unsafe extern "C" fn jitrun_execve(path: *const c_char, argv: Argv, envp: Argv) -> c_int {
-    // SAFETY: the caller's arguments, as libc takes them.
-    unsafe { libc::execve(exec_path(path), argv, envp) }
+    match EXECVE.get() {
+        // SAFETY: libc's execve (resolved by name) with the caller's arguments.
+        Some(f) => unsafe { std::mem::transmute::<usize, ExecveFn>(f)(exec_path(path), argv, envp) },
+        None => enosys(),
+    }
 }
 
 /// `execv` that runs `--self-exe` for `/proc/self/exe`.
@@ -130,8 +145,11 @@ pub unsafe extern "C" fn jitrun_execve(path: *const c_char, argv: Argv, envp: Ar
 /// # Safety
 /// As `execv(3)`.
 pub unsafe extern "C" fn jitrun_execv(path: *const c_char, argv: Argv) -> c_int {
-    // SAFETY: the caller's arguments, as libc takes them.
-    unsafe { libc::execv(exec_path(path), argv) }
+    match EXECV.get() {
+        // SAFETY: libc's execv (resolved by name) with the caller's arguments.
+        Some(f) => unsafe { std::mem::transmute::<usize, ExecvFn>(f)(exec_path(path), argv) },
+        None => enosys(),
+    }
 }
 
 /// `execvp` that runs `--self-exe` for `/proc/self/exe`.
@@ -148,9 +166,21 @@ pub unsafe extern "C" fn jitrun_execvp(file: *const c_char, argv: Argv) -> c_int
 /// # Safety
 /// As `execvpe(3)`.
 pub unsafe extern "C" fn jitrun_execvpe(file: *const c_char, argv: Argv, envp: Argv) -> c_int {
-    // SAFETY: the caller's arguments, as libc takes them.
-    unsafe { libc::execvpe(exec_path(file), argv, envp) }
+    match EXECVPE.get() {
+        // SAFETY: libc's execvpe (resolved by name) with the caller's arguments.
+        Some(f) => unsafe { std::mem::transmute::<usize, ExecveFn>(f)(exec_path(file), argv, envp) },
+        None => enosys(),
+    }
 }
+
+type SpawnFn = unsafe extern "C" fn(
+    *mut libc::pid_t,
+    *const c_char,
+    *const libc::posix_spawn_file_actions_t,
+    *const libc::posix_spawnattr_t,
+    *const *mut c_char,
+    *const *mut c_char,
+) -> c_int;
 
 /// `posix_spawn` that runs `--self-exe` for `/proc/self/exe`.
 ///
@@ -164,8 +194,13 @@ pub unsafe extern "C" fn jitrun_posix_spawn(
     argv: *const *mut c_char,
     envp: *const *mut c_char,
 ) -> c_int {
-    // SAFETY: the caller's arguments, as libc takes them.
-    unsafe { libc::posix_spawn(pid, exec_path(path), actions, attributes, argv, envp) }
+    match POSIX_SPAWN.get() {
+        // SAFETY: libc's posix_spawn (resolved by name) with the caller's arguments.
+        Some(f) => unsafe {
+            std::mem::transmute::<usize, SpawnFn>(f)(pid, exec_path(path), actions, attributes, argv, envp)
+        },
+        None => libc::ENOSYS,
+    }
 }
 
 /// `posix_spawnp` that runs `--self-exe` for `/proc/self/exe`.
@@ -180,9 +215,34 @@ pub unsafe extern "C" fn jitrun_posix_spawnp(
     argv: *const *mut c_char,
     envp: *const *mut c_char,
 ) -> c_int {
-    // SAFETY: the caller's arguments, as libc takes them.
-    unsafe { libc::posix_spawnp(pid, exec_path(file), actions, attributes, argv, envp) }
+    match POSIX_SPAWNP.get() {
+        // SAFETY: libc's posix_spawnp (resolved by name) with the caller's arguments.
+        Some(f) => unsafe {
+            std::mem::transmute::<usize, SpawnFn>(f)(pid, exec_path(file), actions, attributes, argv, envp)
+        },
+        None => libc::ENOSYS,
+    }
 }
+
+/// What a replaced call returns when libc's version was not found (it is
+/// looked up before the image can call it, so only in theory).
+fn enosys<T: From<i8>>() -> T {
+    // SAFETY: writing this thread's errno.
+    unsafe { *libc::__errno_location() = libc::ENOSYS };
+    T::from(-1)
+}
+
+/// libc's own versions of the functions not otherwise in jitrun, looked up
+/// when an image first needs them (see [`LazyLibcFunction`]).
+static READLINKAT: LazyLibcFunction = LazyLibcFunction::new(c"readlinkat");
+static EXECVE: LazyLibcFunction = LazyLibcFunction::new(c"execve");
+static EXECV: LazyLibcFunction = LazyLibcFunction::new(c"execv");
+static EXECVPE: LazyLibcFunction = LazyLibcFunction::new(c"execvpe");
+static POSIX_SPAWN: LazyLibcFunction = LazyLibcFunction::new(c"posix_spawn");
+static POSIX_SPAWNP: LazyLibcFunction = LazyLibcFunction::new(c"posix_spawnp");
+type ReadlinkatFn = unsafe extern "C" fn(c_int, *const c_char, *mut c_char, usize) -> isize;
+type ExecveFn = unsafe extern "C" fn(*const c_char, Argv, Argv) -> c_int;
+type ExecvFn = unsafe extern "C" fn(*const c_char, Argv) -> c_int;
 
 /// The functions above by the name the image calls them with, when
 /// `--self-exe` is given.
@@ -190,18 +250,22 @@ pub fn host_function(name: &str) -> Option<usize> {
     if !enabled() {
         return None;
     }
-    Some(match name {
-        "readlink" => jitrun_readlink as *const () as usize,
-        "readlinkat" => jitrun_readlinkat as *const () as usize,
-        "realpath" => jitrun_realpath as *const () as usize,
-        "execve" => jitrun_execve as *const () as usize,
-        "execv" => jitrun_execv as *const () as usize,
-        "execvp" => jitrun_execvp as *const () as usize,
-        "execvpe" => jitrun_execvpe as *const () as usize,
-        "posix_spawn" => jitrun_posix_spawn as *const () as usize,
-        "posix_spawnp" => jitrun_posix_spawnp as *const () as usize,
+    let (ours, theirs) = match name {
+        "readlink" => (jitrun_readlink as *const (), None),
+        "readlinkat" => (jitrun_readlinkat as *const (), Some(&READLINKAT)),
+        "realpath" => (jitrun_realpath as *const (), None),
+        "execve" => (jitrun_execve as *const (), Some(&EXECVE)),
+        "execv" => (jitrun_execv as *const (), Some(&EXECV)),
+        "execvp" => (jitrun_execvp as *const (), None),
+        "execvpe" => (jitrun_execvpe as *const (), Some(&EXECVPE)),
+        "posix_spawn" => (jitrun_posix_spawn as *const (), Some(&POSIX_SPAWN)),
+        "posix_spawnp" => (jitrun_posix_spawnp as *const (), Some(&POSIX_SPAWNP)),
         _ => return None,
-    })
+    };
+    if let Some(theirs) = theirs {
+        theirs.resolve()?;
+    }
+    Some(ours as usize)
 }
 
 #[cfg(test)]
