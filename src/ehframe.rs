@@ -502,6 +502,16 @@ mod tests {
         validate(bytes, &records, &edges)
     }
 
+    /// A CIE at 0 and FDEs at 20 and 40, 20 bytes each: 60 bytes.
+    fn cie_and_two_fdes() -> Vec<u8> {
+        let mut b = cie_and_fde();
+        let second = b.len() as u32;
+        b.extend_from_slice(&16u32.to_le_bytes());
+        b.extend_from_slice(&(second + 4).to_le_bytes());
+        b.extend_from_slice(&[0; 12]);
+        b
+    }
+
     #[test]
     fn validation_accepts_what_compilers_emit() {
         let b = cie_and_fde();
@@ -510,12 +520,7 @@ mod tests {
 
     #[test]
     fn padding_lengthens_the_last_record_with_nops() {
-        // A CIE and a FDE of 20 bytes each, then a second FDE: 60 bytes.
-        let mut b = cie_and_fde();
-        let second = b.len() as u32;
-        b.extend_from_slice(&16u32.to_le_bytes());
-        b.extend_from_slice(&(second + 4).to_le_bytes());
-        b.extend_from_slice(&[0; 12]);
+        let mut b = cie_and_two_fdes();
         pad_last_record(&mut b, Some(40), 8).unwrap();
         assert_eq!(b.len(), 64);
         let records = split_records(&b).unwrap();
@@ -529,12 +534,7 @@ mod tests {
 
     #[test]
     fn validation_walks_edges_across_several_fdes() {
-        // CIE at 0 (20 bytes), FDEs at 20 and 40 (20 bytes each).
-        let mut b = cie_and_fde();
-        let second = b.len() as u32;
-        b.extend_from_slice(&16u32.to_le_bytes());
-        b.extend_from_slice(&(second + 4).to_le_bytes());
-        b.extend_from_slice(&[0; 12]);
+        let b = cie_and_two_fdes();
         assert_eq!(check(&b, &[28, 32, 48, 52]), Ok(()));
         assert!(check(&b, &[28, 44]).unwrap_err().starts_with("+0x2c:"));
         assert!(check(&b, &[28, 60]).unwrap_err().contains("or no record"));

@@ -194,13 +194,8 @@ pub unsafe extern "C" fn jitrun_posix_spawn(
     argv: *const *mut c_char,
     envp: *const *mut c_char,
 ) -> c_int {
-    match POSIX_SPAWN.get() {
-        // SAFETY: libc's posix_spawn (resolved by name) with the caller's arguments.
-        Some(f) => unsafe {
-            std::mem::transmute::<usize, SpawnFn>(f)(pid, exec_path(path), actions, attributes, argv, envp)
-        },
-        None => libc::ENOSYS,
-    }
+    // SAFETY: the caller's arguments, as posix_spawn takes them.
+    unsafe { spawn_with(&POSIX_SPAWN, pid, path, actions, attributes, argv, envp) }
 }
 
 /// `posix_spawnp` that runs `--self-exe` for `/proc/self/exe`.
@@ -215,10 +210,29 @@ pub unsafe extern "C" fn jitrun_posix_spawnp(
     argv: *const *mut c_char,
     envp: *const *mut c_char,
 ) -> c_int {
-    match POSIX_SPAWNP.get() {
-        // SAFETY: libc's posix_spawnp (resolved by name) with the caller's arguments.
+    // SAFETY: the caller's arguments, as posix_spawnp takes them.
+    unsafe { spawn_with(&POSIX_SPAWNP, pid, file, actions, attributes, argv, envp) }
+}
+
+/// Calls libc's `posix_spawn` or `posix_spawnp` (`spawn`) with `path`
+/// replaced as [`exec_path`] says.
+///
+/// # Safety
+/// As `posix_spawn(3)`.
+unsafe fn spawn_with(
+    spawn: &LazyLibcFunction,
+    pid: *mut libc::pid_t,
+    path: *const c_char,
+    actions: *const libc::posix_spawn_file_actions_t,
+    attributes: *const libc::posix_spawnattr_t,
+    argv: *const *mut c_char,
+    envp: *const *mut c_char,
+) -> c_int {
+    match spawn.get() {
+        // SAFETY: libc's function of that signature (resolved by name) with
+        // the caller's arguments.
         Some(f) => unsafe {
-            std::mem::transmute::<usize, SpawnFn>(f)(pid, exec_path(file), actions, attributes, argv, envp)
+            std::mem::transmute::<usize, SpawnFn>(f)(pid, exec_path(path), actions, attributes, argv, envp)
         },
         None => libc::ENOSYS,
     }
