@@ -67,6 +67,9 @@ pub struct Image {
     /// What the link made, for maps, reports and tools.
     pub(crate) link_info: std::sync::Arc<crate::linkinfo::LinkInfo>,
     pub(crate) deferred_link_info: Option<crate::link::DeferredLinkInfo>,
+    /// When the image defines `malloc` (or another allocator function): the
+    /// libraries' GOT entries to point at its definitions while it runs.
+    pub(crate) allocator: Option<crate::interpose::AllocatorInterposition>,
 }
 
 // SAFETY: the image's memory belongs to the process, not to a thread; the
@@ -102,6 +105,7 @@ impl Image {
             argv: None,
             link_info: Default::default(),
             deferred_link_info: None,
+            allocator: None,
         }
     }
 
@@ -225,6 +229,10 @@ impl Image {
                 crate::report::RUN_CLOCK.mark(at)
             }
         };
+        // The libraries allocate from the program's malloc from here on, as natively.
+        if let Some(allocator) = &self.allocator {
+            allocator.install();
+        }
         mark(&crate::report::RUN_CLOCK.init_start);
         for f in Image::array_entries(self.preinit).chain(Image::array_entries(self.init)) {
             if f == 0 || f == u64::MAX {
@@ -391,6 +399,11 @@ extern "C" fn run_fini_array(arg: *mut c_void) {
 impl Drop for Image {
     fn drop(&mut self) {
         self.finalize();
+        // Before the allocator's code goes (blocks libc got from it stay
+        // with libc: dropping an image that replaced malloc is a risk).
+        if let Some(allocator) = &self.allocator {
+            allocator.uninstall();
+        }
         if let Some(key) = self.key.take() {
             if let Err(e) = self.mapper.deinitialize(key) {
                 log::warn!("deinitialize: {:#}", e);

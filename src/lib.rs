@@ -38,6 +38,7 @@ pub mod host;
 pub mod ifunc;
 pub mod image;
 pub mod input;
+pub mod interpose;
 pub mod layout;
 pub mod ldcache;
 pub mod libsearch;

@@ -592,6 +592,11 @@ impl Linker {
             })
             .collect::<Result<Vec<_>>>()?;
 
+        // A program with its own malloc gets it from every library too.
+        let allocator = crate::interpose::AllocatorInterposition::plan(|name| match res.globals.get(name)?.target {
+            target @ Target::Block { .. } => addrs.address_if_any(target),
+            _ => None,
+        });
         // Protections, then finalize actions (with their dealloc pairs).
         let mut actions = Vec::new();
         if let Some(module) = tls_module {
@@ -662,6 +667,7 @@ impl Linker {
         let dso_handle = symbols.address(runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
         let mut image = Image::new(mapper, base, layout.size, key, symbols, arrays, dso_handle, libraries);
         image.link_info = info;
+        image.allocator = allocator;
         if defer {
             image.deferred_link_info = Some(DeferredLinkInfo {
                 graphs,

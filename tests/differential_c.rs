@@ -56,6 +56,7 @@ c_programs! {
     malloc_heavy => "malloc_heavy.c",
     math_lm => "math_lm.c",
     one_thread => "one_thread.c",
+    own_malloc => "own_malloc.c",
     qsort_bsearch => "qsort_bsearch.c",
     recursion => "recursion.c",
     section_startstop => "section_startstop",

@@ -1,0 +1,212 @@
+//! A program's own `malloc`, as a native link gives it to every library.
+//!
+//! When an executable defines `malloc`, `free`, `calloc`, `realloc` (and
+//! perhaps `memalign`, `posix_memalign`, ...), the dynamic loader binds
+//! every library's references to those names to the executable's, so libc's
+//! own `strdup`, `getline`, `reallocarray` and stdio buffers, and
+//! libstdc++'s `operator new`, allocate from the program's allocator; glibc
+//! documents this as the way to replace malloc. The image is not in the
+//! loader's scope, so the libraries stay bound to glibc's allocator, and a
+//! block glibc allocated reaches the program's `free` (bash, built with its
+//! own malloc, aborts: "free: called with unallocated block argument").
+//!
+//! When the image defines any of these, jitrun re-points the GOT
+//! entries of every loaded library (not jitrun's own, nor the dynamic
+//! loader's, which keeps its own pointers) that refer to these names at the
+//! image's definitions, in the process that runs the program, just before
+//! its constructors; the image's drop restores them. Libraries the program
+//! loads later with `dlopen` still bind to glibc's.
+
+use std::ffi::CStr;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::copyreloc::write_protected_word;
+
+/// The functions glibc lets a program replace ("Replacing malloc").
+pub const ALLOCATOR_FUNCTIONS: [&str; 10] = [
+    "malloc",
+    "free",
+    "calloc",
+    "realloc",
+    "aligned_alloc",
+    "malloc_usable_size",
+    "memalign",
+    "posix_memalign",
+    "pvalloc",
+    "valloc",
+];
+
+/// One GOT entry to re-point: its address and the image's function.
+#[derive(Clone, Copy, Debug)]
+struct Patch {
+    slot: u64,
+    function: u64,
+}
+
+/// The GOT entries to re-point for an image that replaces the allocator.
+#[derive(Debug, Default)]
+pub struct AllocatorInterposition {
+    patches: Vec<Patch>,
+    /// The values the entries held, once installed (same order).
+    previous: std::sync::Mutex<Vec<u64>>,
+    /// The process that installed them (a forked child installs its own).
+    installed_in: AtomicU32,
+}
+
+impl AllocatorInterposition {
+    /// For an image whose definitions `defined(name)` finds: `None` unless
+    /// it defines one of [`ALLOCATOR_FUNCTIONS`] (each is bound on its own,
+    /// as the loader binds names). The loaded libraries' dynamic
+    /// relocations are read now; nothing is written until [`install`].
+    ///
+    /// [`install`]: AllocatorInterposition::install
+    pub fn plan(defined: impl Fn(&str) -> Option<u64>) -> Option<AllocatorInterposition> {
+        let replacements: Vec<(&str, u64)> =
+            ALLOCATOR_FUNCTIONS.iter().filter_map(|&name| Some((name, defined(name)?))).collect();
+        if replacements.is_empty() {
+            return None;
+        }
+        let mut patches = Vec::new();
+        crate::host::for_each_loaded_object(|module| {
+            let name = module.name.to_bytes();
+            // jitrun itself (its own allocations stay glibc's: it frees what
+            // it allocated before) and the loader (its own malloc pointers).
+            let skip = name.is_empty() || name.windows(7).any(|w| w == b"ld-linu");
+            if !skip {
+                // SAFETY: the loader describes a module of this process and
+                // holds its lock during the visit.
+                unsafe { module_slots_for(module.bias, module.headers, &replacements, &mut patches) };
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        log::debug!(
+            "the image defines {}: {} GOT entries of loaded libraries will point at them",
+            replacements.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
+            patches.len()
+        );
+        Some(AllocatorInterposition { patches, previous: Default::default(), installed_in: AtomicU32::new(0) })
+    }
+
+    /// Re-points the entries, once per process. Before that, the dynamic
+    /// loader's error message (left by jitrun's own symbol lookups, and
+    /// allocated by glibc) is cleared, so the program's `free` never gets it.
+    pub fn install(&self) {
+        let pid = std::process::id();
+        if self.installed_in.swap(pid, Ordering::AcqRel) == pid {
+            return;
+        }
+        // SAFETY: dlerror only reads and frees the loader's error state; the
+        // second call frees what the first returned.
+        unsafe { while !libc::dlerror().is_null() {} }
+        *self.previous.lock().unwrap_or_else(|e| e.into_inner()) = self
+            .patches
+            .iter()
+            .map(|p| {
+                // SAFETY: a GOT entry of a loaded module, found through its
+                // dynamic relocations.
+                let old = unsafe { std::ptr::read_volatile(p.slot as *const u64) };
+                write_protected_word(p.slot, p.function);
+                old
+            })
+            .collect();
+    }
+
+    /// Restores what [`AllocatorInterposition::install`] changed in this process.
+    pub fn uninstall(&self) {
+        if self.installed_in.swap(0, Ordering::AcqRel) != std::process::id() {
+            return;
+        }
+        let previous = self.previous.lock().unwrap_or_else(|e| e.into_inner());
+        for (patch, &old) in self.patches.iter().zip(previous.iter()) {
+            write_protected_word(patch.slot, old);
+        }
+    }
+}
+
+/// `Elf64_Dyn` as the loader keeps it in memory.
+#[repr(C)]
+struct ElfDyn {
+    d_tag: i64,
+    d_un: u64,
+}
+
+/// The GOT entries of one module whose dynamic relocation (`GLOB_DAT`,
+/// `JUMP_SLOT` or `R_X86_64_64` with no addend, in `DT_RELA` or
+/// `DT_JMPREL`) names one of `replacements`.
+///
+/// # Safety
+/// `bias` and `phdrs` describe a module loaded in this process, which the
+/// loader does not unload meanwhile (it holds its lock).
+unsafe fn module_slots_for(bias: u64, phdrs: &[libc::Elf64_Phdr], replacements: &[(&str, u64)], out: &mut Vec<Patch>) {
+    let Some(dynamic) = phdrs.iter().find(|p| p.p_type == libc::PT_DYNAMIC) else { return };
+    let mut entry = (bias + dynamic.p_vaddr) as *const ElfDyn;
+    let (mut rela, mut relasz, mut jmprel, mut pltrelsz, mut symtab, mut strtab) = (0, 0, 0, 0, 0, 0);
+    // The loader has relocated these entries for most modules; add the
+    // bias only to ones that still look unrelocated.
+    let fix = |v: u64| if v < bias { v + bias } else { v };
+    loop {
+        // SAFETY: the dynamic section of a loaded module is a
+        // DT_NULL-terminated array.
+        let d = unsafe { &*entry };
+        match d.d_tag as u32 {
+            0 => break,
+            object::elf::DT_RELA => rela = fix(d.d_un),
+            object::elf::DT_RELASZ => relasz = d.d_un,
+            object::elf::DT_JMPREL => jmprel = fix(d.d_un),
+            object::elf::DT_PLTRELSZ => pltrelsz = d.d_un,
+            object::elf::DT_SYMTAB => symtab = fix(d.d_un),
+            object::elf::DT_STRTAB => strtab = fix(d.d_un),
+            _ => {}
+        }
+        // SAFETY: still inside the array until DT_NULL.
+        entry = unsafe { entry.add(1) };
+    }
+    if symtab == 0 || strtab == 0 {
+        return;
+    }
+    for (table, size) in [(rela, relasz), (jmprel, pltrelsz)] {
+        if table == 0 {
+            continue;
+        }
+        let count = size as usize / std::mem::size_of::<libc::Elf64_Rela>();
+        // SAFETY: the module's mapped relocation table of `size` bytes.
+        let relas = unsafe { std::slice::from_raw_parts(table as *const libc::Elf64_Rela, count) };
+        for r in relas {
+            let (kind, symbol) = ((r.r_info & 0xffff_ffff) as u32, (r.r_info >> 32) as usize);
+            let by_name = matches!(
+                kind,
+                object::elf::R_X86_64_GLOB_DAT | object::elf::R_X86_64_JUMP_SLOT | object::elf::R_X86_64_64
+            );
+            if !by_name || r.r_addend != 0 || symbol == 0 {
+                continue;
+            }
+            // SAFETY: the relocation's symbol is in the module's mapped
+            // dynamic symbol table, its name in the string table.
+            let name = unsafe {
+                let sym = &*(symtab as *const libc::Elf64_Sym).add(symbol);
+                CStr::from_ptr((strtab + u64::from(sym.st_name)) as *const libc::c_char)
+            };
+            let Ok(name) = name.to_str() else { continue };
+            if let Some(&(_, function)) = replacements.iter().find(|(n, _)| *n == name) {
+                out.push(Patch { slot: bias + r.r_offset, function });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_is_planned_for_an_image_without_allocator_functions() {
+        assert!(AllocatorInterposition::plan(|_| None).is_none());
+    }
+
+    #[test]
+    fn libc_refers_to_the_allocator_through_its_got() {
+        // Planned, not installed: libc's own references to malloc and free.
+        let plan = AllocatorInterposition::plan(|n| ["malloc", "free"].contains(&n).then_some(0x1000)).unwrap();
+        assert!(plan.patches.len() >= 2, "{:?}", plan);
+    }
+}
