@@ -252,7 +252,7 @@ pub struct Cli {
 
     /// The program's argv[0] (and process name): what `./NAME` would give a native run.
     /// Default: the --self-exe path if given, else the first input's path
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
     pub argv0: Option<std::ffi::OsString>,
 
     /// What the program finds as its own executable, instead of jitrun: readlink and
@@ -587,6 +587,14 @@ mod tests {
         for args in not_plain {
             assert!(Cli::parse_plain(&os_args(args)).is_none(), "{:?} is not plain", args);
         }
+    }
+
+    /// Login shells are named `-bash`, and `exec -a -name` passes such names.
+    #[test]
+    fn argv0_may_start_with_a_hyphen() {
+        let (cli, _) = Cli::parse_ordered(["jitrun", "--argv0", "-bash", "a.o", "--", "-c", "x"]).unwrap();
+        assert_eq!(cli.argv0.as_deref(), Some(std::ffi::OsStr::new("-bash")));
+        assert_eq!(cli.args, vec!["-c", "x"]);
     }
 
     #[test]
