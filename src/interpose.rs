@@ -66,6 +66,7 @@ impl AllocatorInterposition {
         if replacements.is_empty() {
             return None;
         }
+        load_name_service_modules();
         let mut patches = Vec::new();
         crate::host::for_each_loaded_object(|module| {
             let name = module.name.to_bytes();
@@ -120,6 +121,34 @@ impl AllocatorInterposition {
         for (patch, &old) in self.patches.iter().zip(previous.iter()) {
             write_protected_word(patch.slot, old);
         }
+    }
+}
+
+/// Loads the name-service modules `/etc/nsswitch.conf` names now, so that
+/// their GOT entries are re-pointed with the others: libc loads them the
+/// first time the program looks up a user or a host (`getpwnam`,
+/// `getaddrinfo`), and one loaded then would bind to glibc's allocator and
+/// free the program's blocks with it (bash's `~nosuchuser` crashed with
+/// `passwd: files systemd`). Natively loading them early changes nothing a
+/// program can see but the list of loaded objects. Modules built into libc
+/// (`files`, `dns`) or not installed are skipped.
+fn load_name_service_modules() {
+    let Ok(config) = std::fs::read_to_string("/etc/nsswitch.conf") else { return };
+    let mut services: Vec<&str> = config
+        .lines()
+        .filter_map(|line| line.split('#').next()?.split_once(':'))
+        .flat_map(|(_, sources)| sources.split_whitespace())
+        .filter(|s| !s.starts_with('[') && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .filter(|&s| s != "files" && s != "dns")
+        .collect();
+    services.sort_unstable();
+    services.dedup();
+    for service in services {
+        let Ok(name) = std::ffi::CString::new(format!("libnss_{}.so.2", service)) else { continue };
+        // SAFETY: loading a system library by name, as libc itself would on
+        // the first lookup; the handle is kept (libc keeps them loaded too).
+        let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL) };
+        log::debug!("name-service module {:?} {}", name, if handle.is_null() { "not found" } else { "loaded" });
     }
 }
 

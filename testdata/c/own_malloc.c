@@ -5,6 +5,7 @@
    reallocarray, stdio buffers) can go to the program's free. This one
    checks a header on every free and aborts on a block it did not make. */
 #define _GNU_SOURCE
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,5 +77,12 @@ int main(void) {
   free(line);
   printf("getline read %d lines into a block the program frees\n", lines);
   printf("frees: %s\n", frees >= 3 ? "at least 3" : "fewer");
+
+  /* libc loads name-service modules (nsswitch.conf) on the first lookup
+     that the files do not answer; they must allocate from here too. */
+  struct passwd *user = getpwnam("no-such-user-jitrun");
+  printf("a missing user: %s\n", user ? "found" : "not found");
+  user = getpwnam("root");
+  printf("root: %s\n", user ? "found" : "not found");
   return 0;
 }
