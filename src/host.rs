@@ -152,6 +152,113 @@ impl LazyLibcFunction {
     }
 }
 
+/// `name`, found at `addr` by an unversioned lookup, as a native link
+/// would bind it: by the version its definition there has (`malloc` →
+/// `malloc@GLIBC_2.2.5`), looked up again in the whole process. A library
+/// preloaded with `LD_PRELOAD` may define that version without making it
+/// the default (`libc_malloc_debug.so` defines only `malloc@GLIBC_2.2.5`),
+/// which `dlsym` skips and the loader binds every native program and libc
+/// itself to; binding to libc's own would mix two allocators (git's test
+/// suite preloads it). `None` when the definition has no version or the
+/// versioned lookup finds nothing.
+pub fn versioned_global(name: &CStr, addr: u64) -> Option<u64> {
+    let mut info: libc::Dl_info = unsafe_zeroed_dl_info();
+    let mut sym: *const libc::Elf64_Sym = std::ptr::null();
+    // SAFETY: dladdr1 only reads the process's link map; both out-pointers
+    // point to live locals of the right types.
+    let ok = unsafe {
+        libc::dladdr1(
+            addr as *const libc::c_void,
+            &mut info,
+            &mut sym as *mut *const libc::Elf64_Sym as *mut *mut libc::c_void,
+            RTLD_DL_SYMENT,
+        )
+    };
+    if ok == 0 || sym.is_null() {
+        return None;
+    }
+    let mut version: Option<CString> = None;
+    for_each_loaded_object(|object| {
+        let contains = object.headers.iter().any(|h| {
+            h.p_type == libc::PT_LOAD && (object.bias + h.p_vaddr..object.bias + h.p_vaddr + h.p_memsz).contains(&addr)
+        });
+        if !contains {
+            return std::ops::ControlFlow::Continue(());
+        }
+        // SAFETY: the loader describes a module of this process and holds
+        // its lock during the visit; `sym` points into its symbol table.
+        version = unsafe { symbol_version(object.bias, object.headers, sym) };
+        std::ops::ControlFlow::Break(())
+    });
+    let version = version?;
+    // SAFETY: RTLD_DEFAULT is a valid pseudo-handle; both strings are
+    // NUL-terminated.
+    let found = unsafe { libc::dlvsym(libc::RTLD_DEFAULT, name.as_ptr(), version.as_ptr()) };
+    (!found.is_null()).then_some(found as u64)
+}
+
+/// The version name of dynamic symbol `sym` of the module at `bias`, from
+/// its `DT_VERSYM` and `DT_VERDEF` tables.
+///
+/// # Safety
+/// `bias` and `phdrs` describe a module loaded in this process, which the
+/// loader does not unload meanwhile; `sym` points into its `DT_SYMTAB`.
+unsafe fn symbol_version(bias: u64, phdrs: &[libc::Elf64_Phdr], sym: *const libc::Elf64_Sym) -> Option<CString> {
+    let dynamic = phdrs.iter().find(|p| p.p_type == libc::PT_DYNAMIC)?;
+    let (mut symtab, mut strtab, mut versym, mut verdef, mut verdefnum) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    // Relocated by the loader for most modules; the bias is added to ones
+    // that still look unrelocated.
+    let fix = |v: u64| if v < bias { v + bias } else { v };
+    let mut entry = (bias + dynamic.p_vaddr) as *const [u64; 2];
+    loop {
+        // SAFETY: the module's dynamic section, a DT_NULL-terminated array
+        // of (tag, value) pairs.
+        let [tag, value] = unsafe { *entry };
+        match tag as u32 {
+            0 => break,
+            object::elf::DT_SYMTAB => symtab = fix(value),
+            object::elf::DT_STRTAB => strtab = fix(value),
+            object::elf::DT_VERSYM => versym = fix(value),
+            object::elf::DT_VERDEF => verdef = fix(value),
+            object::elf::DT_VERDEFNUM => verdefnum = value,
+            _ => {}
+        }
+        // SAFETY: still inside the array until DT_NULL.
+        entry = unsafe { entry.add(1) };
+    }
+    if symtab == 0 || strtab == 0 || versym == 0 || verdef == 0 || (sym as u64) < symtab {
+        return None;
+    }
+    let index = (sym as u64 - symtab) / std::mem::size_of::<libc::Elf64_Sym>() as u64;
+    // SAFETY: DT_VERSYM has one u16 per dynamic symbol.
+    let wanted = unsafe { *(versym as *const u16).add(index as usize) } & 0x7fff;
+    if wanted < 2 {
+        return None; // local or global, unversioned
+    }
+    let mut at = verdef;
+    for _ in 0..verdefnum {
+        // SAFETY: Elf64_Verdef entries of the module's DT_VERDEF chain:
+        // vd_version, vd_flags, vd_ndx, vd_cnt (u16), vd_hash, vd_aux,
+        // vd_next (u32).
+        let (ndx, aux, next) = unsafe {
+            let d = at as *const u8;
+            (*(d.add(4) as *const u16), *(d.add(12) as *const u32), *(d.add(16) as *const u32))
+        };
+        if ndx == wanted {
+            // SAFETY: the first Elf64_Verdaux: vda_name, the version's name
+            // in the string table.
+            let name = unsafe { *((at + u64::from(aux)) as *const u32) };
+            // SAFETY: a NUL-terminated string of the module's DT_STRTAB.
+            return Some(unsafe { CStr::from_ptr((strtab + u64::from(name)) as *const libc::c_char) }.to_owned());
+        }
+        if next == 0 {
+            break;
+        }
+        at += u64::from(next);
+    }
+    None
+}
+
 /// `dladdr1` flag asking for the symbol table entry (glibc's `<dlfcn.h>`).
 const RTLD_DL_SYMENT: libc::c_int = 1;
 
@@ -336,6 +443,8 @@ pub struct HostResolver {
     /// libgcc_s: `None` until a strong reference missed everywhere, then
     /// its index in `loaded` if it loaded.
     compiler_runtime: Option<Option<usize>>,
+    /// Whether `LD_PRELOAD` names anything, asked once.
+    preloading: Option<bool>,
 }
 
 /// One name being resolved, with its C form for `dlsym`.
@@ -392,13 +501,26 @@ impl HostResolver {
                         .filter(|&(i, _)| !named_given(i))
                         .find_map(|(i, lib)| lib.lookup(c_name).map(|a| (a, Some(i))))
                 })
-                .or_else(|| lookup_global(c_name).map(|a| (a, None)));
+                .or_else(|| lookup_global(c_name).map(|a| (self.as_preloaded(c_name, a), None)));
         }
         if found.is_none() && strong {
             found = self.lookup_compiler_runtime(c_name, libraries.len());
         }
         self.cache.insert(name.into(), found);
         found
+    }
+
+    /// `addr`, found for `name` in the whole process, or what a library
+    /// preloaded with `LD_PRELOAD` defines for the same versioned name
+    /// (see [`versioned_global`]). Only asked when something is preloaded:
+    /// otherwise the first default definition is the native binding.
+    fn as_preloaded(&mut self, name: &CStr, addr: u64) -> u64 {
+        let preloading =
+            *self.preloading.get_or_insert_with(|| std::env::var_os("LD_PRELOAD").is_some_and(|p| !p.is_empty()));
+        if !preloading {
+            return addr;
+        }
+        versioned_global(name, addr).unwrap_or(addr)
     }
 
     /// The named libraries, in order; a pending one that exports `name`

@@ -48,6 +48,7 @@ c_programs! {
     exit_nonzero => "exit_nonzero.c",
     fnptr_identity => "fnptr_identity.c",
     fnptr_table => "fnptr_table.c",
+    getline_grow => "getline_grow.c",
     getopt_args => "getopt_args.c",
     ifunc => "ifunc",
     hello => "hello.c",
@@ -105,4 +106,33 @@ fn a_large_image_is_written_on_several_threads() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("image written on 2 threads"), "{}", stderr);
     assert_eq!(common::shell_status(&out), 1, "{}", stderr); // (1 + 2 + 5) % 7
+}
+
+/// With a replacement allocator preloaded (`LD_PRELOAD`), the program binds
+/// `malloc` as a native link does: to the preloaded library's
+/// `malloc@GLIBC_2.2.5`, which libc itself uses too. glibc's debugging
+/// allocator defines only that non-default version, which an unversioned
+/// lookup skips; getline would then grow the program's block with the
+/// other allocator and abort.
+#[test]
+fn a_preloaded_allocator_is_the_programs_allocator_too() {
+    let Some(debug_malloc) = ["/lib/x86_64-linux-gnu/libc_malloc_debug.so.0", "/usr/lib64/libc_malloc_debug.so.0"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+    else {
+        eprintln!("note: no libc_malloc_debug.so.0 (glibc before 2.34); skipping");
+        return;
+    };
+    let dir = common::scratch("preloaded-allocator");
+    let objects = common::compile(&[common::testdata().join("c/getline_grow.c")], "-O2", &[], &dir);
+    let exe = dir.join("a.out");
+    common::link_native(&objects, "-O2", false, &[], &[], &exe);
+    let run = |cmd: &mut std::process::Command| {
+        cmd.env("LD_PRELOAD", debug_malloc).env("GLIBC_TUNABLES", "glibc.malloc.check=1");
+        common::run_with(cmd, b"", std::time::Duration::from_secs(20))
+    };
+    let native = run(&mut std::process::Command::new(&exe));
+    let jit = run(std::process::Command::new(common::jitrun_bin()).arg("--no-crash-handler").args(&objects));
+    let diffs = common::output_diffs("getline_grow.c with libc_malloc_debug preloaded", &native, &jit);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
 }
