@@ -97,13 +97,6 @@ pub(crate) fn write_protected_word(addr: u64, value: u64) -> bool {
     true
 }
 
-/// `Elf64_Dyn` as the loader keeps it in memory.
-#[repr(C)]
-struct ElfDyn {
-    d_tag: i64,
-    d_un: u64,
-}
-
 /// GOT entries (`R_X86_64_GLOB_DAT` / `R_X86_64_64` with no addend) of every
 /// loaded module that currently hold `original`, whatever name (the
 /// variable's or an alias's) their relocation uses.
@@ -124,27 +117,9 @@ fn got_slots_for(original: u64) -> Vec<u64> {
 /// `bias` and `phdrs` describe a module loaded in this process, which the
 /// loader does not unload meanwhile (it holds its lock).
 unsafe fn module_got_slots(bias: u64, phdrs: &[libc::Elf64_Phdr], original: u64, found: &mut Vec<u64>) {
-    let Some(dynamic) = phdrs.iter().find(|p| p.p_type == libc::PT_DYNAMIC) else {
-        return;
-    };
-    let mut dyn_ptr = (bias + dynamic.p_vaddr) as *const ElfDyn;
-    let (mut rela, mut relasz) = (0u64, 0u64);
-    // The loader has already relocated these entries for most modules;
-    // add the bias only to ones that still look unrelocated.
-    let fix = |v: u64| if v < bias { v + bias } else { v };
-    loop {
-        // SAFETY: the dynamic section of a loaded module (the loader's
-        // lock is held) is a DT_NULL-terminated array.
-        let d = unsafe { &*dyn_ptr };
-        match d.d_tag as u32 {
-            0 => break,
-            object::elf::DT_RELA => rela = fix(d.d_un),
-            object::elf::DT_RELASZ => relasz = d.d_un,
-            _ => {}
-        }
-        // SAFETY: still inside the array until DT_NULL.
-        dyn_ptr = unsafe { dyn_ptr.add(1) };
-    }
+    // SAFETY: the caller's contract.
+    let Some(tables) = (unsafe { crate::host::dynamic_tables(bias, phdrs) }) else { return };
+    let (rela, relasz) = (tables.rela, tables.relasz);
     if rela == 0 {
         return;
     }

@@ -152,16 +152,60 @@ impl LazyLibcFunction {
     }
 }
 
-/// `name`, found at `addr` by an unversioned lookup, as a native link
-/// would bind it: by the version its definition there has (`malloc` →
-/// `malloc@GLIBC_2.2.5`), looked up again in the whole process. A library
-/// preloaded with `LD_PRELOAD` may define that version without making it
-/// the default (`libc_malloc_debug.so` defines only `malloc@GLIBC_2.2.5`),
-/// which `dlsym` skips and the loader binds every native program and libc
-/// itself to; binding to libc's own would mix two allocators (git's test
-/// suite preloads it). `None` when the definition has no version or the
-/// versioned lookup finds nothing.
-pub fn versioned_global(name: &CStr, addr: u64) -> Option<u64> {
+/// What jitrun reads from a loaded module's dynamic section: where its
+/// relocation, symbol, string and version tables are (0 when absent).
+#[derive(Default)]
+pub(crate) struct DynamicTables {
+    pub rela: u64,
+    pub relasz: u64,
+    pub jmprel: u64,
+    pub pltrelsz: u64,
+    pub symtab: u64,
+    pub strtab: u64,
+    pub versym: u64,
+    pub verdef: u64,
+    pub verdefnum: u64,
+}
+
+/// The tables of the module at `bias` with program headers `phdrs`, or
+/// `None` if it has no dynamic section.
+///
+/// # Safety
+/// `bias` and `phdrs` describe a module loaded in this process, which the
+/// loader does not unload meanwhile.
+pub(crate) unsafe fn dynamic_tables(bias: u64, phdrs: &[libc::Elf64_Phdr]) -> Option<DynamicTables> {
+    let dynamic = phdrs.iter().find(|p| p.p_type == libc::PT_DYNAMIC)?;
+    let mut tables = DynamicTables::default();
+    // The loader has relocated the addresses for most modules; the bias is
+    // added only to ones that still look unrelocated.
+    let address = |v: u64| if v < bias { v + bias } else { v };
+    let mut entry = (bias + dynamic.p_vaddr) as *const [u64; 2];
+    loop {
+        // SAFETY: the module's dynamic section, a DT_NULL-terminated array
+        // of (tag, value) pairs (the caller's contract).
+        let [tag, value] = unsafe { *entry };
+        match tag as u32 {
+            0 => break,
+            object::elf::DT_RELA => tables.rela = address(value),
+            object::elf::DT_RELASZ => tables.relasz = value,
+            object::elf::DT_JMPREL => tables.jmprel = address(value),
+            object::elf::DT_PLTRELSZ => tables.pltrelsz = value,
+            object::elf::DT_SYMTAB => tables.symtab = address(value),
+            object::elf::DT_STRTAB => tables.strtab = address(value),
+            object::elf::DT_VERSYM => tables.versym = address(value),
+            object::elf::DT_VERDEF => tables.verdef = address(value),
+            object::elf::DT_VERDEFNUM => tables.verdefnum = value,
+            _ => {}
+        }
+        // SAFETY: still inside the array until DT_NULL.
+        entry = unsafe { entry.add(1) };
+    }
+    Some(tables)
+}
+
+/// The dynamic symbol the loader knows at `addr` (`dladdr1` with
+/// `RTLD_DL_SYMENT`): an entry of a loaded module's symbol table.
+fn symbol_entry(addr: u64) -> Option<*const libc::Elf64_Sym> {
     let mut info: libc::Dl_info = unsafe_zeroed_dl_info();
     let mut sym: *const libc::Elf64_Sym = std::ptr::null();
     // SAFETY: dladdr1 only reads the process's link map; both out-pointers
@@ -174,9 +218,20 @@ pub fn versioned_global(name: &CStr, addr: u64) -> Option<u64> {
             RTLD_DL_SYMENT,
         )
     };
-    if ok == 0 || sym.is_null() {
-        return None;
-    }
+    (ok != 0 && !sym.is_null()).then_some(sym)
+}
+
+/// `name`, found at `addr` by an unversioned lookup, as a native link
+/// would bind it: by the version its definition there has (`malloc` →
+/// `malloc@GLIBC_2.2.5`), looked up again in the whole process. A library
+/// preloaded with `LD_PRELOAD` may define that version without making it
+/// the default (`libc_malloc_debug.so` defines only `malloc@GLIBC_2.2.5`),
+/// which `dlsym` skips and the loader binds every native program and libc
+/// itself to; binding to libc's own would mix two allocators (git's test
+/// suite preloads it). `None` when the definition has no version or the
+/// versioned lookup finds nothing.
+pub fn versioned_global(name: &CStr, addr: u64) -> Option<u64> {
+    let sym = symbol_entry(addr)?;
     let mut version: Option<CString> = None;
     for_each_loaded_object(|object| {
         let contains = object.headers.iter().any(|h| {
@@ -204,28 +259,8 @@ pub fn versioned_global(name: &CStr, addr: u64) -> Option<u64> {
 /// `bias` and `phdrs` describe a module loaded in this process, which the
 /// loader does not unload meanwhile; `sym` points into its `DT_SYMTAB`.
 unsafe fn symbol_version(bias: u64, phdrs: &[libc::Elf64_Phdr], sym: *const libc::Elf64_Sym) -> Option<CString> {
-    let dynamic = phdrs.iter().find(|p| p.p_type == libc::PT_DYNAMIC)?;
-    let (mut symtab, mut strtab, mut versym, mut verdef, mut verdefnum) = (0u64, 0u64, 0u64, 0u64, 0u64);
-    // Relocated by the loader for most modules; the bias is added to ones
-    // that still look unrelocated.
-    let fix = |v: u64| if v < bias { v + bias } else { v };
-    let mut entry = (bias + dynamic.p_vaddr) as *const [u64; 2];
-    loop {
-        // SAFETY: the module's dynamic section, a DT_NULL-terminated array
-        // of (tag, value) pairs.
-        let [tag, value] = unsafe { *entry };
-        match tag as u32 {
-            0 => break,
-            object::elf::DT_SYMTAB => symtab = fix(value),
-            object::elf::DT_STRTAB => strtab = fix(value),
-            object::elf::DT_VERSYM => versym = fix(value),
-            object::elf::DT_VERDEF => verdef = fix(value),
-            object::elf::DT_VERDEFNUM => verdefnum = value,
-            _ => {}
-        }
-        // SAFETY: still inside the array until DT_NULL.
-        entry = unsafe { entry.add(1) };
-    }
+    // SAFETY: the caller's contract.
+    let DynamicTables { symtab, strtab, versym, verdef, verdefnum, .. } = unsafe { dynamic_tables(bias, phdrs) }?;
     if symtab == 0 || strtab == 0 || versym == 0 || verdef == 0 || (sym as u64) < symtab {
         return None;
     }
@@ -270,23 +305,8 @@ pub struct HostSymbolInfo {
 }
 
 pub fn symbol_info(addr: u64) -> Option<HostSymbolInfo> {
-    let mut info: libc::Dl_info = unsafe_zeroed_dl_info();
-    let mut sym: *const libc::Elf64_Sym = std::ptr::null();
-    // SAFETY: dladdr1 only reads the process's link map; both out-pointers
-    // point to live locals of the right types.
-    let ok = unsafe {
-        libc::dladdr1(
-            addr as *const libc::c_void,
-            &mut info,
-            &mut sym as *mut *const libc::Elf64_Sym as *mut *mut libc::c_void,
-            RTLD_DL_SYMENT,
-        )
-    };
-    if ok == 0 || sym.is_null() {
-        return None;
-    }
     // SAFETY: dladdr1 succeeded, so sym points into a loaded symbol table.
-    let sym = unsafe { &*sym };
+    let sym = unsafe { &*symbol_entry(addr)? };
     let st_type = sym.st_info & 0xf;
     Some(HostSymbolInfo {
         is_function: st_type == object::elf::STT_FUNC || st_type == object::elf::STT_GNU_IFUNC,

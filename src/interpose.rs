@@ -152,13 +152,6 @@ fn load_name_service_modules() {
     }
 }
 
-/// `Elf64_Dyn` as the loader keeps it in memory.
-#[repr(C)]
-struct ElfDyn {
-    d_tag: i64,
-    d_un: u64,
-}
-
 /// The GOT entries of one module whose dynamic relocation (`GLOB_DAT`,
 /// `JUMP_SLOT` or `R_X86_64_64` with no addend, in `DT_RELA` or
 /// `DT_JMPREL`) names one of `replacements`.
@@ -167,29 +160,9 @@ struct ElfDyn {
 /// `bias` and `phdrs` describe a module loaded in this process, which the
 /// loader does not unload meanwhile (it holds its lock).
 unsafe fn module_slots_for(bias: u64, phdrs: &[libc::Elf64_Phdr], replacements: &[(&str, u64)], out: &mut Vec<Patch>) {
-    let Some(dynamic) = phdrs.iter().find(|p| p.p_type == libc::PT_DYNAMIC) else { return };
-    let mut entry = (bias + dynamic.p_vaddr) as *const ElfDyn;
-    let (mut rela, mut relasz, mut jmprel, mut pltrelsz, mut symtab, mut strtab) = (0, 0, 0, 0, 0, 0);
-    // The loader has relocated these entries for most modules; add the
-    // bias only to ones that still look unrelocated.
-    let fix = |v: u64| if v < bias { v + bias } else { v };
-    loop {
-        // SAFETY: the dynamic section of a loaded module is a
-        // DT_NULL-terminated array.
-        let d = unsafe { &*entry };
-        match d.d_tag as u32 {
-            0 => break,
-            object::elf::DT_RELA => rela = fix(d.d_un),
-            object::elf::DT_RELASZ => relasz = d.d_un,
-            object::elf::DT_JMPREL => jmprel = fix(d.d_un),
-            object::elf::DT_PLTRELSZ => pltrelsz = d.d_un,
-            object::elf::DT_SYMTAB => symtab = fix(d.d_un),
-            object::elf::DT_STRTAB => strtab = fix(d.d_un),
-            _ => {}
-        }
-        // SAFETY: still inside the array until DT_NULL.
-        entry = unsafe { entry.add(1) };
-    }
+    // SAFETY: the caller's contract.
+    let Some(tables) = (unsafe { crate::host::dynamic_tables(bias, phdrs) }) else { return };
+    let crate::host::DynamicTables { rela, relasz, jmprel, pltrelsz, symtab, strtab, .. } = tables;
     if symtab == 0 || strtab == 0 {
         return;
     }
