@@ -1,7 +1,9 @@
-//! A program's own `malloc`, as a native link gives it to every library.
+//! A program's own `malloc` (or `operator new`), as a native link gives it
+//! to every library.
 //!
 //! When an executable defines `malloc`, `free`, `calloc`, `realloc` (and
-//! perhaps `memalign`, `posix_memalign`, ...), the dynamic loader binds
+//! perhaps `memalign`, `posix_memalign`, ...) or C++'s `operator new` and
+//! `operator delete`, the dynamic loader binds
 //! every library's references to those names to the executable's, so libc's
 //! own `strdup`, `getline`, `reallocarray` and stdio buffers, and
 //! libstdc++'s `operator new`, allocate from the program's allocator; glibc
@@ -22,8 +24,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::copyreloc::write_protected_word;
 
-/// The functions glibc lets a program replace ("Replacing malloc").
-pub const ALLOCATOR_FUNCTIONS: [&str; 10] = [
+/// The functions glibc lets a program replace ("Replacing malloc"), and
+/// C++'s replaceable allocation functions (`operator new`/`delete` in all
+/// their forms), which libstdc++ calls through its own GOT.
+pub const ALLOCATOR_FUNCTIONS: [&str; 30] = [
     "malloc",
     "free",
     "calloc",
@@ -34,6 +38,26 @@ pub const ALLOCATOR_FUNCTIONS: [&str; 10] = [
     "posix_memalign",
     "pvalloc",
     "valloc",
+    "_Znwm",
+    "_Znam",
+    "_ZnwmRKSt9nothrow_t",
+    "_ZnamRKSt9nothrow_t",
+    "_ZnwmSt11align_val_t",
+    "_ZnamSt11align_val_t",
+    "_ZnwmSt11align_val_tRKSt9nothrow_t",
+    "_ZnamSt11align_val_tRKSt9nothrow_t",
+    "_ZdlPv",
+    "_ZdaPv",
+    "_ZdlPvm",
+    "_ZdaPvm",
+    "_ZdlPvRKSt9nothrow_t",
+    "_ZdaPvRKSt9nothrow_t",
+    "_ZdlPvSt11align_val_t",
+    "_ZdaPvSt11align_val_t",
+    "_ZdlPvmSt11align_val_t",
+    "_ZdaPvmSt11align_val_t",
+    "_ZdlPvSt11align_val_tRKSt9nothrow_t",
+    "_ZdaPvSt11align_val_tRKSt9nothrow_t",
 ];
 
 /// One GOT entry to re-point: its address and the image's function.
@@ -66,7 +90,10 @@ impl AllocatorInterposition {
         if replacements.is_empty() {
             return None;
         }
-        load_name_service_modules();
+        // (libc's allocations: C++'s operator new alone needs none of them.)
+        if replacements.iter().any(|(name, _)| !name.starts_with("_Z")) {
+            load_name_service_modules();
+        }
         let mut patches = Vec::new();
         crate::host::for_each_loaded_object(|module| {
             let name = module.name.to_bytes();

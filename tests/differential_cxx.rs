@@ -21,6 +21,7 @@ macro_rules! cxx_programs {
 cxx_programs! {
     eh_frame_gap => "eh_frame_gap",
     exceptions => "exceptions.cpp",
+    own_operator_new => "own_operator_new.cpp",
     rtti_stl => "rtti_stl.cpp",
     registry => "registry",
     threads => "threads.cpp",
