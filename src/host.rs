@@ -246,9 +246,15 @@ pub fn versioned_global(name: &CStr, addr: u64) -> Option<u64> {
         std::ops::ControlFlow::Break(())
     });
     let version = version?;
-    // SAFETY: RTLD_DEFAULT is a valid pseudo-handle; both strings are
-    // NUL-terminated.
-    let found = unsafe { libc::dlvsym(libc::RTLD_DEFAULT, name.as_ptr(), version.as_ptr()) };
+    // Looked up, not imported: only asked when something is preloaded.
+    static DLVSYM: LazyLibcFunction = LazyLibcFunction::new(c"dlvsym");
+    type DlvsymFn =
+        unsafe extern "C" fn(*mut libc::c_void, *const libc::c_char, *const libc::c_char) -> *mut libc::c_void;
+    let dlvsym = DLVSYM.resolve()?;
+    // SAFETY: libc's dlvsym (resolved by name); RTLD_DEFAULT is a valid
+    // pseudo-handle and both strings are NUL-terminated.
+    let found =
+        unsafe { std::mem::transmute::<usize, DlvsymFn>(dlvsym)(libc::RTLD_DEFAULT, name.as_ptr(), version.as_ptr()) };
     (!found.is_null()).then_some(found as u64)
 }
 

@@ -7,7 +7,8 @@
 //! script that runs jitrun on the same inputs), the image's calls that ask
 //! for or execute `/proc/self/exe` get PATH instead: `readlink`,
 //! `readlinkat` and `realpath` of it return PATH; `execve`, `execv`,
-//! `execvp`, `execvpe`, `posix_spawn` and `posix_spawnp` of it run PATH.
+//! `execvp`, `execvpe`, `posix_spawn` and `posix_spawnp` of it run PATH;
+//! `getauxval(AT_EXECFN)` is PATH.
 //! `/proc/PID/exe` of the process's own pid and `/proc/thread-self/exe`
 //! count too. Other paths, and calls from shared libraries, go to libc.
 //! (`execl`, `execlp` and `execle` take variable arguments, which Rust
@@ -119,6 +120,19 @@ pub unsafe extern "C" fn jitrun_realpath(path: *const c_char, resolved: *mut c_c
     // SAFETY: `resolved` has room for PATH_MAX bytes (the caller's contract).
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), resolved as *mut u8, bytes.len()) };
     resolved
+}
+
+/// `getauxval` that gives `--self-exe` as `AT_EXECFN` (the file the
+/// process was started from, natively the program's).
+///
+/// # Safety
+/// As `getauxval(3)`.
+pub unsafe extern "C" fn jitrun_getauxval(kind: libc::c_ulong) -> libc::c_ulong {
+    match SELF_EXE.get() {
+        Some(path) if kind == libc::AT_EXECFN => path.as_ptr() as libc::c_ulong,
+        // SAFETY: the caller's argument, as libc takes it.
+        _ => unsafe { libc::getauxval(kind) },
+    }
 }
 
 /// The path to execute instead of `path`.
@@ -274,6 +288,7 @@ pub fn host_function(name: &str) -> Option<usize> {
         "execvpe" => (jitrun_execvpe as *const (), Some(&EXECVPE)),
         "posix_spawn" => (jitrun_posix_spawn as *const (), Some(&POSIX_SPAWN)),
         "posix_spawnp" => (jitrun_posix_spawnp as *const (), Some(&POSIX_SPAWNP)),
+        "getauxval" => (jitrun_getauxval as *const (), None),
         _ => return None,
     };
     if let Some(theirs) = theirs {

@@ -483,7 +483,8 @@ fn self_exe_is_what_proc_self_exe_gives_the_program() {
     let out = common::run_with(Command::new(&script).arg(&expected), b"", Duration::from_secs(60));
     assert_eq!(
         text(&out.stdout),
-        "readlink and realpath agree: 1\nreadlink is the expected path: 1\nchild 3\nexecv(readlink path): 3\n\
+        "readlink and realpath agree: 1\nreadlink is the expected path: 1\nAT_EXECFN is the same file: 1\n\
+         child 3\nexecv(readlink path): 3\n\
          child 4\nexecve(/proc/self/exe): 4\nchild 5\nposix_spawn(/proc/self/exe): 5\n",
         "{}",
         text(&out.stderr)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +50,8 @@ int main(int argc, char **argv) {
   const char *real = realpath("/proc/self/exe", resolved);
   printf("readlink and realpath agree: %d\n", real && strcmp(real, link) == 0);
   if (argc > 1) printf("readlink is the expected path: %d\n", strcmp(link, argv[1]) == 0);
+  const char *execfn = (const char *)getauxval(AT_EXECFN);
+  printf("AT_EXECFN is the same file: %d\n", execfn && realpath(execfn, resolved) && strcmp(resolved, link) == 0);
   printf("execv(readlink path): %d\n", run_child(link, 0, 3));
   printf("execve(/proc/self/exe): %d\n", run_child("/proc/self/exe", 1, 4));
   printf("posix_spawn(/proc/self/exe): %d\n", run_child("/proc/self/exe", 2, 5));
