@@ -16,8 +16,11 @@
 //! entries of every loaded library (not jitrun's own, nor the dynamic
 //! loader's, which keeps its own pointers) that refer to these names at the
 //! image's definitions, in the process that runs the program, just before
-//! its constructors; the image's drop restores them. Libraries the program
-//! loads later with `dlopen` still bind to glibc's.
+//! its constructors; the image's drop restores them. A library the
+//! program loads later with `dlopen` is covered when `dlopen` returns (the
+//! image's `dlopen` is [`jitrun_dlopen`]); its constructors have run with
+//! glibc's by then. Libraries libc loads itself (name-service modules) are
+//! loaded ahead.
 
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -70,6 +73,8 @@ struct Patch {
 /// The GOT entries to re-point for an image that replaces the allocator.
 #[derive(Debug, Default)]
 pub struct AllocatorInterposition {
+    /// The image's definitions, by name.
+    replacements: Vec<(&'static str, u64)>,
     patches: Vec<Patch>,
     /// The values the entries held, once installed (same order).
     previous: std::sync::Mutex<Vec<u64>>,
@@ -85,7 +90,7 @@ impl AllocatorInterposition {
     ///
     /// [`install`]: AllocatorInterposition::install
     pub fn plan(defined: impl Fn(&str) -> Option<u64>) -> Option<AllocatorInterposition> {
-        let replacements: Vec<(&str, u64)> =
+        let replacements: Vec<(&'static str, u64)> =
             ALLOCATOR_FUNCTIONS.iter().filter_map(|&name| Some((name, defined(name)?))).collect();
         if replacements.is_empty() {
             return None;
@@ -96,11 +101,7 @@ impl AllocatorInterposition {
         }
         let mut patches = Vec::new();
         crate::host::for_each_loaded_object(|module| {
-            let name = module.name.to_bytes();
-            // jitrun itself (its own allocations stay glibc's: it frees what
-            // it allocated before) and the loader (its own malloc pointers).
-            let skip = name.is_empty() || name.windows(7).any(|w| w == b"ld-linu");
-            if !skip {
+            if is_covered(module.name) {
                 // SAFETY: the loader describes a module of this process and
                 // holds its lock during the visit.
                 unsafe { module_slots_for(module.bias, module.headers, &replacements, &mut patches) };
@@ -112,7 +113,12 @@ impl AllocatorInterposition {
             replacements.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
             patches.len()
         );
-        Some(AllocatorInterposition { patches, previous: Default::default(), installed_in: AtomicU32::new(0) })
+        Some(AllocatorInterposition {
+            replacements,
+            patches,
+            previous: Default::default(),
+            installed_in: AtomicU32::new(0),
+        })
     }
 
     /// Re-points the entries, once per process. Before that, the dynamic
@@ -137,6 +143,9 @@ impl AllocatorInterposition {
                 old
             })
             .collect();
+        let mut late = LATE.lock().unwrap_or_else(|e| e.into_inner());
+        late.replacements = self.replacements.clone();
+        late.covered = self.patches.iter().map(|p| p.slot).collect();
     }
 
     /// Restores what [`AllocatorInterposition::install`] changed in this process.
@@ -148,7 +157,93 @@ impl AllocatorInterposition {
         for (patch, &old) in self.patches.iter().zip(previous.iter()) {
             write_protected_word(patch.slot, old);
         }
+        let late = std::mem::take(&mut *LATE.lock().unwrap_or_else(|e| e.into_inner()));
+        for (slot, old) in late.patched {
+            write_protected_word(slot, old);
+        }
     }
+}
+
+/// Whether the loaded module `name` gets the program's allocator: all but
+/// jitrun itself (its own allocations stay glibc's: it frees what it
+/// allocated before) and the dynamic loader (it keeps its own pointers).
+fn is_covered(name: &CStr) -> bool {
+    let name = name.to_bytes();
+    !name.is_empty() && !name.windows(b"ld-linux".len()).any(|w| w == b"ld-linux")
+}
+
+/// The installed replacements, for libraries the program loads later.
+#[derive(Default)]
+struct LateModules {
+    replacements: Vec<(&'static str, u64)>,
+    /// GOT entries already re-pointed.
+    covered: rustc_hash::FxHashSet<u64>,
+    /// (entry, old value) re-pointed after a `dlopen`, restored on uninstall.
+    patched: Vec<(u64, u64)>,
+}
+
+static LATE: std::sync::Mutex<LateModules> = std::sync::Mutex::new(LateModules {
+    replacements: Vec::new(),
+    covered: rustc_hash::FxHashSet::with_hasher(rustc_hash::FxBuildHasher),
+    patched: Vec::new(),
+});
+
+/// Set by the link when the objects define an allocator function, so that
+/// the image's `dlopen` goes through [`jitrun_dlopen`].
+static IMAGE_REPLACES_ALLOCATOR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Notes that a link's objects define one of [`ALLOCATOR_FUNCTIONS`].
+pub fn note_replacing_allocator() {
+    IMAGE_REPLACES_ALLOCATOR.store(true, Ordering::Release);
+}
+
+/// `dlopen` for a program that replaces the allocator: a library it loads
+/// gets the program's allocator too, from when `dlopen` returns (its
+/// constructors have already run with glibc's).
+///
+/// # Safety
+/// As `dlopen(3)`.
+pub unsafe extern "C" fn jitrun_dlopen(file: *const libc::c_char, mode: libc::c_int) -> *mut libc::c_void {
+    // SAFETY: the caller's arguments, as libc takes them.
+    let handle = unsafe { libc::dlopen(file, mode) };
+    if !handle.is_null() {
+        cover_late_modules();
+    }
+    handle
+}
+
+/// Re-points the entries of modules loaded since [`AllocatorInterposition::install`].
+fn cover_late_modules() {
+    let mut late = LATE.lock().unwrap_or_else(|e| e.into_inner());
+    if late.replacements.is_empty() {
+        return;
+    }
+    let mut found = Vec::new();
+    crate::host::for_each_loaded_object(|module| {
+        if is_covered(module.name) {
+            // SAFETY: the loader describes a module of this process and
+            // holds its lock during the visit.
+            unsafe { module_slots_for(module.bias, module.headers, &late.replacements, &mut found) };
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    for patch in found {
+        if late.covered.insert(patch.slot) {
+            // SAFETY: a GOT entry of a loaded module, found through its
+            // dynamic relocations.
+            let old = unsafe { std::ptr::read_volatile(patch.slot as *const u64) };
+            if write_protected_word(patch.slot, patch.function) {
+                late.patched.push((patch.slot, old));
+            }
+        }
+    }
+}
+
+/// [`jitrun_dlopen`] for the image's `dlopen`, when its objects replace
+/// the allocator.
+pub fn host_function(name: &str) -> Option<usize> {
+    (name == "dlopen" && IMAGE_REPLACES_ALLOCATOR.load(Ordering::Acquire))
+        .then_some(jitrun_dlopen as *const () as usize)
 }
 
 /// Loads the name-service modules `/etc/nsswitch.conf` names now, so that

@@ -417,6 +417,9 @@ impl Linker {
         if graphs.is_empty() {
             bail!("no input objects (archive members load only when something needs them; see --whole-archive)");
         }
+        if crate::interpose::ALLOCATOR_FUNCTIONS.iter().any(|name| table.is_defined(name)) {
+            crate::interpose::note_replacing_allocator();
+        }
         let needed: HashSet<&str> = table.undefined_names().filter(|n| runtime::provides(n)).collect();
         let runtime_graph = runtime::build(&needed);
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;

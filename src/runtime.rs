@@ -163,7 +163,9 @@ pub fn provides(name: &str) -> bool {
 
 /// jitrun's own version of `name`, which the image calls instead of libc's.
 fn host_function(name: &str) -> Option<usize> {
-    crate::dladdr::host_function(name).or_else(|| crate::selfexe::host_function(name))
+    crate::dladdr::host_function(name)
+        .or_else(|| crate::selfexe::host_function(name))
+        .or_else(|| crate::interpose::host_function(name))
 }
 
 /// `movabs $address, %r11; jmp *%r11`: a jump to one of jitrun's own

@@ -546,3 +546,19 @@ fn plugins_reach_the_program_with_export_dynamic() {
         assert_eq!(stdout_of(&out), "dlopen failed\n", "without the option the program exports nothing");
     }
 }
+
+/// A program that replaces malloc and frees what a plugin it `dlopen`s
+/// allocated: natively the plugin's malloc binds to the program's, and
+/// under jitrun the program's `dlopen` re-points the new library's GOT.
+#[test]
+fn plugins_allocate_with_the_programs_own_malloc() {
+    let dir = scratch("archives-alloc-plugin");
+    let plugin = dir.join("alloc_plugin.so");
+    run_checked(Command::new("cc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&plugin).arg(source("alloc_plugin.c")));
+    let obj = compile(&[source("alloc_plugin_host.c")], "-O2", &[], &dir).remove(0);
+    let exe = dir.join("alloc-plugin-host");
+    link_native(std::slice::from_ref(&obj), "-O2", false, &["-ldl".into()], &[], &exe);
+    let diffs =
+        compare_with_native("plugin allocating for a program with its own malloc", &exe, &[s(&obj)], &[&s(&plugin)]);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+}
