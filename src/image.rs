@@ -109,6 +109,14 @@ impl Image {
         }
     }
 
+    /// From here on the libraries allocate with the program's own malloc
+    /// (if it has one), as natively; once per process.
+    pub(crate) fn install_allocator(&self) {
+        if let Some(allocator) = &self.allocator {
+            allocator.install();
+        }
+    }
+
     /// Address of a global symbol defined by the image.
     pub fn lookup(&self, name: &str) -> Option<u64> {
         self.symbols.address(name)
@@ -229,10 +237,7 @@ impl Image {
                 crate::report::RUN_CLOCK.mark(at)
             }
         };
-        // The libraries allocate from the program's malloc from here on, as natively.
-        if let Some(allocator) = &self.allocator {
-            allocator.install();
-        }
+        self.install_allocator();
         mark(&crate::report::RUN_CLOCK.init_start);
         for f in Image::array_entries(self.preinit).chain(Image::array_entries(self.init)) {
             if f == 0 || f == u64::MAX {

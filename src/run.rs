@@ -425,6 +425,7 @@ impl Image {
             // SAFETY: checked writable image memory (prepare_run); no run is in progress.
             unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), *addr as *mut u8, bytes.len()) };
         }
+        self.install_allocator();
         apply_env(&prepared).map_err(|e| anyhow!(e))?;
         let started = Instant::now();
         let status = self.run_main_with_os_args(&spec.entry, &spec.argv0, &spec.args)?;
@@ -1389,6 +1390,9 @@ fn child_main(
     if let Some(cpus) = original_cpus {
         CpuPin::restore(cpus);
     }
+    // Before the run's environment: libc allocates it, and the program
+    // (if it replaces malloc) reallocates it with its own allocator.
+    image.install_allocator();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| child_setup(run, &ends, parent_fds, mask)));
     let failure = match result {
         Ok(Ok(())) => None,

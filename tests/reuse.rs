@@ -493,3 +493,22 @@ fn self_exe_is_what_proc_self_exe_gives_the_program() {
     let out = jitrun(&[object.to_str().unwrap()], b"");
     assert!(text(&out.stdout).contains("execve(/proc/self/exe): 125"), "{}", text(&out.stdout));
 }
+
+/// A program with its own malloc in a batch run with "env": the child sets
+/// the environment after the libraries got the program's allocator, so the
+/// program's setenv can grow the array libc made (as it grows the kernel's
+/// natively) instead of meeting a block of glibc's.
+#[test]
+fn a_batch_environment_is_made_with_the_programs_own_malloc() {
+    let dir = common::scratch("reuse-own-malloc");
+    let object = common::compile(&[common::testdata().join("c/own_malloc.c")], "-O2 -fno-builtin", &[], &dir).remove(0);
+    let plan = dir.join("runs.jsonl");
+    std::fs::write(&plan, "{\"id\":\"with-env\",\"env\":{\"K\":\"v\"}}\n{\"id\":\"plain\"}\n").unwrap();
+    let out = jitrun(&[object.to_str().unwrap(), "--batch", plan.to_str().unwrap()], b"");
+    let lines: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{}", text(&out.stdout));
+    for line in &lines {
+        assert_eq!(line["status"], "exited", "{}", line);
+        assert!(line["stdout"].as_str().unwrap().contains("environment grown: yes"), "{}", line);
+    }
+}

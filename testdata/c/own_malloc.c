@@ -78,6 +78,16 @@ int main(void) {
   printf("getline read %d lines into a block the program frees\n", lines);
   printf("frees: %s\n", frees >= 3 ? "at least 3" : "fewer");
 
+  /* libc grows the environment with realloc: the array it started from
+     (the kernel's, or one a batch's "env" made) must be this allocator's. */
+  for (int i = 0; i < 40; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "OWN_MALLOC_%d", i);
+    setenv(name, "set", 1);
+  }
+  unsetenv("OWN_MALLOC_3");
+  printf("environment grown: %s\n", getenv("OWN_MALLOC_39") ? "yes" : "no");
+
   /* libc loads name-service modules (nsswitch.conf) on the first lookup
      that the files do not answer; they must allocate from here too. */
   struct passwd *user = getpwnam("no-such-user-jitrun");
