@@ -119,25 +119,16 @@ fn got_slots_for(original: u64) -> Vec<u64> {
 unsafe fn module_got_slots(bias: u64, phdrs: &[libc::Elf64_Phdr], original: u64, found: &mut Vec<u64>) {
     // SAFETY: the caller's contract.
     let Some(tables) = (unsafe { crate::host::dynamic_tables(bias, phdrs) }) else { return };
-    let (rela, relasz) = (tables.rela, tables.relasz);
-    if rela == 0 {
-        return;
-    }
-    let count = relasz as usize / std::mem::size_of::<libc::Elf64_Rela>();
-    // SAFETY: DT_RELA/DT_RELASZ describe the module's mapped relocation table.
-    let relas = unsafe { std::slice::from_raw_parts(rela as *const libc::Elf64_Rela, count) };
-    for r in relas {
-        let r_type = (r.r_info & 0xffff_ffff) as u32;
-        if (r_type != object::elf::R_X86_64_GLOB_DAT && r_type != object::elf::R_X86_64_64) || r.r_addend != 0 {
-            continue;
-        }
-        let slot = bias + r.r_offset;
+    // A variable's entries are GLOB_DAT or R_X86_64_64.
+    let holds_original = |slot: u64, kind: u32, _| {
         // SAFETY: r_offset of a loaded module's dynamic relocation is mapped.
-        let value = unsafe { std::ptr::read_volatile(slot as *const u64) };
-        if value == original {
+        if kind != object::elf::R_X86_64_JUMP_SLOT && unsafe { std::ptr::read_volatile(slot as *const u64) } == original
+        {
             found.push(slot);
         }
-    }
+    };
+    // SAFETY: the caller's contract.
+    unsafe { tables.for_each_got_entry(bias, holds_original) };
 }
 
 #[cfg(test)]

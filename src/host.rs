@@ -203,6 +203,55 @@ pub(crate) unsafe fn dynamic_tables(bias: u64, phdrs: &[libc::Elf64_Phdr]) -> Op
     Some(tables)
 }
 
+impl DynamicTables {
+    /// Calls `visit(slot, kind, symbol)` for each address-sized entry the
+    /// module's dynamic relocations fill with a symbol's address and no
+    /// addend (`GLOB_DAT`, `JUMP_SLOT`, `R_X86_64_64`; `DT_RELA`, then
+    /// `DT_JMPREL`): its GOT entries, which copy relocations and allocator
+    /// interposition re-point.
+    ///
+    /// # Safety
+    /// The tables are those of a module loaded at `bias` in this process,
+    /// which the loader does not unload meanwhile.
+    pub(crate) unsafe fn for_each_got_entry(&self, bias: u64, mut visit: impl FnMut(u64, u32, usize)) {
+        for (table, size) in [(self.rela, self.relasz), (self.jmprel, self.pltrelsz)] {
+            if table == 0 {
+                continue;
+            }
+            let count = size as usize / std::mem::size_of::<libc::Elf64_Rela>();
+            // SAFETY: the module's mapped relocation table of `size` bytes.
+            let relas = unsafe { std::slice::from_raw_parts(table as *const libc::Elf64_Rela, count) };
+            for r in relas {
+                let (kind, symbol) = ((r.r_info & 0xffff_ffff) as u32, (r.r_info >> 32) as usize);
+                let address_sized = matches!(
+                    kind,
+                    object::elf::R_X86_64_GLOB_DAT | object::elf::R_X86_64_JUMP_SLOT | object::elf::R_X86_64_64
+                );
+                if address_sized && r.r_addend == 0 {
+                    visit(bias + r.r_offset, kind, symbol);
+                }
+            }
+        }
+    }
+
+    /// The name of dynamic symbol `index`, if the module has a symbol table.
+    ///
+    /// # Safety
+    /// As for [`DynamicTables::for_each_got_entry`]; `index` is a symbol
+    /// index from the module's own relocations.
+    pub(crate) unsafe fn symbol_name(&self, index: usize) -> Option<&CStr> {
+        if self.symtab == 0 || self.strtab == 0 || index == 0 {
+            return None;
+        }
+        // SAFETY: the symbol is in the module's mapped dynamic symbol table,
+        // its name in the string table (the caller's contract).
+        Some(unsafe {
+            let sym = &*(self.symtab as *const libc::Elf64_Sym).add(index);
+            CStr::from_ptr((self.strtab + u64::from(sym.st_name)) as *const libc::c_char)
+        })
+    }
+}
+
 /// The dynamic symbol the loader knows at `addr` (`dladdr1` with
 /// `RTLD_DL_SYMENT`): an entry of a loaded module's symbol table.
 fn symbol_entry(addr: u64) -> Option<*const libc::Elf64_Sym> {
@@ -232,20 +281,9 @@ fn symbol_entry(addr: u64) -> Option<*const libc::Elf64_Sym> {
 /// versioned lookup finds nothing.
 pub fn versioned_global(name: &CStr, addr: u64) -> Option<u64> {
     let sym = symbol_entry(addr)?;
-    let mut version: Option<CString> = None;
-    for_each_loaded_object(|object| {
-        let contains = object.headers.iter().any(|h| {
-            h.p_type == libc::PT_LOAD && (object.bias + h.p_vaddr..object.bias + h.p_vaddr + h.p_memsz).contains(&addr)
-        });
-        if !contains {
-            return std::ops::ControlFlow::Continue(());
-        }
-        // SAFETY: the loader describes a module of this process and holds
-        // its lock during the visit; `sym` points into its symbol table.
-        version = unsafe { symbol_version(object.bias, object.headers, sym) };
-        std::ops::ControlFlow::Break(())
-    });
-    let version = version?;
+    // SAFETY: the loader describes a module of this process and holds its
+    // lock during the visit; `sym` points into its symbol table.
+    let version = visit_object_containing(addr, |object| unsafe { symbol_version(object.bias, object.headers, sym) })??;
     // Looked up, not imported: only asked when something is preloaded.
     static DLVSYM: LazyLibcFunction = LazyLibcFunction::new(c"dlvsym");
     type DlvsymFn =
@@ -392,7 +430,18 @@ pub fn for_each_loaded_object(mut visit: impl FnMut(&LoadedObject) -> std::ops::
 /// `dladdr`, searches no symbols). `None` for the executable itself.
 fn object_containing(addr: u64) -> Option<(PathBuf, u64)> {
     use std::os::unix::ffi::OsStrExt;
-    let mut found = None;
+    visit_object_containing(addr, |object| {
+        (!object.name.is_empty())
+            .then(|| (PathBuf::from(std::ffi::OsStr::from_bytes(object.name.to_bytes())), object.bias))
+    })
+    .flatten()
+}
+
+/// `visit`'s answer for the loaded object whose segments contain `addr`
+/// (the loader's lock is held meanwhile), `None` if no object does.
+fn visit_object_containing<T>(addr: u64, visit: impl FnOnce(&LoadedObject) -> T) -> Option<T> {
+    let mut visit = Some(visit);
+    let mut answer = None;
     for_each_loaded_object(|object| {
         let contains = object.headers.iter().any(|h| {
             let start = object.bias.wrapping_add(h.p_vaddr);
@@ -401,12 +450,10 @@ fn object_containing(addr: u64) -> Option<(PathBuf, u64)> {
         if !contains {
             return std::ops::ControlFlow::Continue(());
         }
-        if !object.name.is_empty() {
-            found = Some((PathBuf::from(std::ffi::OsStr::from_bytes(object.name.to_bytes())), object.bias));
-        }
+        answer = visit.take().map(|visit| visit(object));
         std::ops::ControlFlow::Break(())
     });
-    found
+    answer
 }
 
 fn unsafe_zeroed_dl_info() -> libc::Dl_info {

@@ -188,15 +188,6 @@ static LATE: std::sync::Mutex<LateModules> = std::sync::Mutex::new(LateModules {
     patched: Vec::new(),
 });
 
-/// Set by the link when the objects define an allocator function, so that
-/// the image's `dlopen` goes through [`jitrun_dlopen`].
-static IMAGE_REPLACES_ALLOCATOR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Notes that a link's objects define one of [`ALLOCATOR_FUNCTIONS`].
-pub fn note_replacing_allocator() {
-    IMAGE_REPLACES_ALLOCATOR.store(true, Ordering::Release);
-}
-
 /// `dlopen` for a program that replaces the allocator: a library it loads
 /// gets the program's allocator too, from when `dlopen` returns (its
 /// constructors have already run with glibc's).
@@ -240,10 +231,9 @@ fn cover_late_modules() {
 }
 
 /// [`jitrun_dlopen`] for the image's `dlopen`, when its objects replace
-/// the allocator.
-pub fn host_function(name: &str) -> Option<usize> {
-    (name == "dlopen" && IMAGE_REPLACES_ALLOCATOR.load(Ordering::Acquire))
-        .then_some(jitrun_dlopen as *const () as usize)
+/// the allocator (`replaces_allocator`).
+pub fn host_function(name: &str, replaces_allocator: bool) -> Option<usize> {
+    (name == "dlopen" && replaces_allocator).then_some(jitrun_dlopen as *const () as usize)
 }
 
 /// Loads the name-service modules `/etc/nsswitch.conf` names now, so that
@@ -284,38 +274,15 @@ fn load_name_service_modules() {
 unsafe fn module_slots_for(bias: u64, phdrs: &[libc::Elf64_Phdr], replacements: &[(&str, u64)], out: &mut Vec<Patch>) {
     // SAFETY: the caller's contract.
     let Some(tables) = (unsafe { crate::host::dynamic_tables(bias, phdrs) }) else { return };
-    let crate::host::DynamicTables { rela, relasz, jmprel, pltrelsz, symtab, strtab, .. } = tables;
-    if symtab == 0 || strtab == 0 {
-        return;
-    }
-    for (table, size) in [(rela, relasz), (jmprel, pltrelsz)] {
-        if table == 0 {
-            continue;
+    let names_a_replacement = |slot: u64, _, symbol: usize| {
+        // SAFETY: the symbol index comes from the module's own relocations.
+        let Some(name) = (unsafe { tables.symbol_name(symbol) }).and_then(|n| n.to_str().ok()) else { return };
+        if let Some(&(_, function)) = replacements.iter().find(|(n, _)| *n == name) {
+            out.push(Patch { slot, function });
         }
-        let count = size as usize / std::mem::size_of::<libc::Elf64_Rela>();
-        // SAFETY: the module's mapped relocation table of `size` bytes.
-        let relas = unsafe { std::slice::from_raw_parts(table as *const libc::Elf64_Rela, count) };
-        for r in relas {
-            let (kind, symbol) = ((r.r_info & 0xffff_ffff) as u32, (r.r_info >> 32) as usize);
-            let by_name = matches!(
-                kind,
-                object::elf::R_X86_64_GLOB_DAT | object::elf::R_X86_64_JUMP_SLOT | object::elf::R_X86_64_64
-            );
-            if !by_name || r.r_addend != 0 || symbol == 0 {
-                continue;
-            }
-            // SAFETY: the relocation's symbol is in the module's mapped
-            // dynamic symbol table, its name in the string table.
-            let name = unsafe {
-                let sym = &*(symtab as *const libc::Elf64_Sym).add(symbol);
-                CStr::from_ptr((strtab + u64::from(sym.st_name)) as *const libc::c_char)
-            };
-            let Ok(name) = name.to_str() else { continue };
-            if let Some(&(_, function)) = replacements.iter().find(|(n, _)| *n == name) {
-                out.push(Patch { slot: bias + r.r_offset, function });
-            }
-        }
-    }
+    };
+    // SAFETY: the caller's contract.
+    unsafe { tables.for_each_got_entry(bias, names_a_replacement) };
 }
 
 #[cfg(test)]

@@ -417,11 +417,10 @@ impl Linker {
         if graphs.is_empty() {
             bail!("no input objects (archive members load only when something needs them; see --whole-archive)");
         }
-        if crate::interpose::ALLOCATOR_FUNCTIONS.iter().any(|name| table.is_defined(name)) {
-            crate::interpose::note_replacing_allocator();
-        }
-        let needed: HashSet<&str> = table.undefined_names().filter(|n| runtime::provides(n)).collect();
-        let runtime_graph = runtime::build(&needed);
+        let replaces_allocator = crate::interpose::ALLOCATOR_FUNCTIONS.iter().any(|name| table.is_defined(name));
+        let needed: HashSet<&str> =
+            table.undefined_names().filter(|n| runtime::provides(n, replaces_allocator)).collect();
+        let runtime_graph = runtime::build(&needed, replaces_allocator);
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
         graphs.push(runtime_graph);
         let named_libraries: Vec<NamedLibrary> = named_libraries.into_iter().map(|(_, named)| named).collect();

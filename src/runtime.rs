@@ -153,19 +153,20 @@ const PIECES: &[Piece] = &[
     },
 ];
 
-/// Names the runtime can define.
-pub fn provides(name: &str) -> bool {
+/// Names the runtime can define for a link whose objects define an
+/// allocator function or not (`replaces_allocator`, see [`crate::interpose`]).
+pub fn provides(name: &str, replaces_allocator: bool) -> bool {
     name == DSO_HANDLE
         || name == STACK_CHK_GUARD
         || PIECES.iter().any(|p| p.name == name)
-        || host_function(name).is_some()
+        || host_function(name, replaces_allocator).is_some()
 }
 
 /// jitrun's own version of `name`, which the image calls instead of libc's.
-fn host_function(name: &str) -> Option<usize> {
+fn host_function(name: &str, replaces_allocator: bool) -> Option<usize> {
     crate::dladdr::host_function(name)
         .or_else(|| crate::selfexe::host_function(name))
-        .or_else(|| crate::interpose::host_function(name))
+        .or_else(|| crate::interpose::host_function(name, replaces_allocator))
 }
 
 /// `movabs $address, %r11; jmp *%r11`: a jump to one of jitrun's own
@@ -179,7 +180,7 @@ fn jump_to_host(address: usize) -> Vec<u8> {
 }
 
 /// Builds the runtime object with `__dso_handle` and the pieces in `needed`.
-pub fn build(needed: &HashSet<&str>) -> LinkGraph {
+pub fn build(needed: &HashSet<&str>, replaces_allocator: bool) -> LinkGraph {
     let mut graph = LinkGraph::new(RUNTIME_OBJECT.to_string(), None);
     let data = graph.add_section(".data", SectionKind::Data);
     // Eight bytes so the handle is a real, unique address in this image.
@@ -204,7 +205,7 @@ pub fn build(needed: &HashSet<&str>) -> LinkGraph {
     let mut needed_host: Vec<&str> = needed.iter().copied().collect();
     needed_host.sort_unstable();
     for name in needed_host {
-        let Some(address) = host_function(name) else { continue };
+        let Some(address) = host_function(name, replaces_allocator) else { continue };
         let code = jump_to_host(address);
         let size = code.len() as u64;
         let block = graph.add_block(text, Content::Owned(code), size, 16);
