@@ -165,6 +165,7 @@ pub(crate) struct DynamicTables {
     pub versym: u64,
     pub verdef: u64,
     pub verdefnum: u64,
+    pub gnu_hash: u64,
 }
 
 /// The tables of the module at `bias` with program headers `phdrs`, or
@@ -195,6 +196,7 @@ pub(crate) unsafe fn dynamic_tables(bias: u64, phdrs: &[libc::Elf64_Phdr]) -> Op
             object::elf::DT_VERSYM => tables.versym = address(value),
             object::elf::DT_VERDEF => tables.verdef = address(value),
             object::elf::DT_VERDEFNUM => tables.verdefnum = value,
+            object::elf::DT_GNU_HASH => tables.gnu_hash = address(value),
             _ => {}
         }
         // SAFETY: still inside the array until DT_NULL.
@@ -230,6 +232,56 @@ impl DynamicTables {
                 if address_sized && r.r_addend == 0 {
                     visit(bias + r.r_offset, kind, symbol);
                 }
+            }
+        }
+    }
+
+    /// The first dynamic symbol named `name` that `accept(symbol, index)`
+    /// takes, found through the module's `DT_GNU_HASH` table: a few probes,
+    /// where `dladdr1` scans the whole symbol table (~30,000 instructions a
+    /// call in libc). `None` if the module has no such table or no such
+    /// symbol.
+    ///
+    /// # Safety
+    /// As for [`DynamicTables::for_each_got_entry`].
+    pub(crate) unsafe fn gnu_hash_find(
+        &self,
+        name: &CStr,
+        mut accept: impl FnMut(&libc::Elf64_Sym, usize) -> bool,
+    ) -> Option<*const libc::Elf64_Sym> {
+        if self.gnu_hash == 0 || self.symtab == 0 || self.strtab == 0 {
+            return None;
+        }
+        let hash = name.to_bytes().iter().fold(5381u32, |h, &c| h.wrapping_mul(33).wrapping_add(u32::from(c)));
+        // SAFETY: the module's mapped DT_GNU_HASH section: nbuckets,
+        // symoffset, bloom_size, bloom_shift (u32), the bloom filter
+        // (bloom_size u64), the buckets (nbuckets u32), then one chain word
+        // per symbol from symoffset on, the last of a chain with bit 0 set.
+        unsafe {
+            let header = self.gnu_hash as *const u32;
+            let (nbuckets, symoffset, bloom_size) = (*header, *header.add(1), *header.add(2));
+            if nbuckets == 0 {
+                return None;
+            }
+            let buckets = header.add(4 + 2 * bloom_size as usize);
+            let chains = buckets.add(nbuckets as usize);
+            let mut index = *buckets.add((hash % nbuckets) as usize);
+            if index < symoffset {
+                return None;
+            }
+            loop {
+                let chain = *chains.add((index - symoffset) as usize);
+                if chain | 1 == hash | 1 {
+                    let sym = (self.symtab as *const libc::Elf64_Sym).add(index as usize);
+                    let sym_name = CStr::from_ptr((self.strtab + u64::from((*sym).st_name)) as *const libc::c_char);
+                    if sym_name == name && accept(&*sym, index as usize) {
+                        return Some(sym);
+                    }
+                }
+                if chain & 1 != 0 {
+                    return None;
+                }
+                index += 1;
             }
         }
     }
@@ -280,10 +332,29 @@ fn symbol_entry(addr: u64) -> Option<*const libc::Elf64_Sym> {
 /// suite preloads it). `None` when the definition has no version or the
 /// versioned lookup finds nothing.
 pub fn versioned_global(name: &CStr, addr: u64) -> Option<u64> {
-    let sym = symbol_entry(addr)?;
-    // SAFETY: the loader describes a module of this process and holds its
-    // lock during the visit; `sym` points into its symbol table.
-    let version = visit_object_containing(addr, |object| unsafe { symbol_version(object.bias, object.headers, sym) })??;
+    // SAFETY (both visits): the loader describes a module of this process
+    // and holds its lock during the visit; the symbol points into its
+    // symbol table.
+    let by_hash = visit_object_containing(addr, |object| unsafe {
+        let tables = dynamic_tables(object.bias, object.headers)?;
+        // The definition at `addr`, or for an IFUNC (whose resolver's
+        // answer `addr` is) the default version's.
+        let is_default = |index: usize| tables.versym != 0 && *(tables.versym as *const u16).add(index) & 0x8000 == 0;
+        let value = addr.wrapping_sub(object.bias);
+        let sym = tables.gnu_hash_find(name, |sym, index| {
+            sym.st_value == value || (sym.st_info & 0xf == object::elf::STT_GNU_IFUNC && is_default(index))
+        })?;
+        Some(symbol_version(object.bias, object.headers, sym))
+    })?;
+    let version = match by_hash {
+        Some(version) => version?,
+        // No hash table: dladdr1 (outside the visit, which holds a lock of
+        // the loader's that dladdr1 must not be called under).
+        None => {
+            let sym = symbol_entry(addr)?;
+            visit_object_containing(addr, |object| unsafe { symbol_version(object.bias, object.headers, sym) })??
+        }
+    };
     // Looked up, not imported: only asked when something is preloaded.
     static DLVSYM: LazyLibcFunction = LazyLibcFunction::new(c"dlvsym");
     type DlvsymFn =

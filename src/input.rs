@@ -31,35 +31,42 @@ pub enum InputData {
 }
 
 /// The whole of `file` if it is shorter than `limit` bytes, else `None`.
-/// One read(2) into a buffer kept per thread: a larger file's first
-/// `limit` bytes cost a copy there, not fresh pages; a smaller one is then
-/// copied out at its size. Not for pipes or terminals, whose reads may
-/// return less before their end.
+/// One read(2) into a `limit`-byte buffer that, for a file that fits,
+/// shrinks in place to the file's size and is returned (no copy: malloc
+/// splits the block); a full buffer means a larger file, and the buffer is
+/// kept per thread for the next probe rather than paid for again in fresh
+/// pages. Not for pipes or terminals, whose reads may return less before
+/// their end.
 fn read_if_smaller_than(file: &File, limit: usize) -> std::io::Result<Option<Vec<u8>>> {
     use std::os::fd::AsRawFd;
     thread_local! {
-        static PROBE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        static SPARE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    PROBE.with_borrow_mut(|probe| {
-        probe.clear();
-        probe.reserve(limit);
-        let n = loop {
-            // SAFETY: read(2) writes at most `limit` bytes into the vector's
-            // spare capacity, which has room for them; they count as
-            // initialized (set_len) only once the kernel wrote them.
-            let n = unsafe { libc::read(file.as_raw_fd(), probe.as_mut_ptr() as *mut libc::c_void, limit) };
-            if n >= 0 {
-                break n as usize;
-            }
-            let error = std::io::Error::last_os_error();
-            if error.kind() != std::io::ErrorKind::Interrupted {
-                return Err(error);
-            }
-        };
-        // SAFETY: the kernel initialized the first `n` bytes.
-        unsafe { probe.set_len(n) };
-        Ok((n < limit).then(|| probe.clone()))
-    })
+    let mut buffer = SPARE.with_borrow_mut(std::mem::take);
+    buffer.clear();
+    buffer.reserve(limit);
+    let n = loop {
+        // SAFETY: read(2) writes at most `limit` bytes into the vector's
+        // spare capacity, which has room for them; they count as
+        // initialized (set_len) only once the kernel wrote them.
+        let n = unsafe { libc::read(file.as_raw_fd(), buffer.as_mut_ptr() as *mut libc::c_void, limit) };
+        if n >= 0 {
+            break n as usize;
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            SPARE.with_borrow_mut(|spare| *spare = buffer);
+            return Err(error);
+        }
+    };
+    // SAFETY: the kernel initialized the first `n` bytes.
+    unsafe { buffer.set_len(n) };
+    if n < limit {
+        buffer.shrink_to_fit();
+        return Ok(Some(buffer));
+    }
+    SPARE.with_borrow_mut(|spare| *spare = buffer);
+    Ok(None)
 }
 
 impl InputData {
