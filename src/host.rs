@@ -304,6 +304,26 @@ impl DynamicTables {
     }
 }
 
+/// The values of the GOT entries through which the module containing
+/// `addr` refers to its symbol `name`: where its code finds the variable,
+/// which a copy relocation may have moved.
+pub(crate) fn got_values_of(addr: u64, name: &CStr) -> Vec<u64> {
+    let mut values = Vec::new();
+    visit_object_containing(addr, |object| {
+        // SAFETY: the loader describes a module of this process and holds
+        // its lock during the visit; its relocations' slots are mapped.
+        unsafe {
+            let Some(tables) = dynamic_tables(object.bias, object.headers) else { return };
+            tables.for_each_got_entry(object.bias, |slot, kind, symbol| {
+                if kind != object::elf::R_X86_64_JUMP_SLOT && tables.symbol_name(symbol) == Some(name) {
+                    values.push(std::ptr::read_volatile(slot as *const u64));
+                }
+            });
+        }
+    });
+    values
+}
+
 /// The dynamic symbol the loader knows at `addr` (`dladdr1` with
 /// `RTLD_DL_SYMENT`): an entry of a loaded module's symbol table.
 fn symbol_entry(addr: u64) -> Option<*const libc::Elf64_Sym> {

@@ -594,6 +594,34 @@ pub fn wait_until_thread_is_gone(tid: i32) {
     }
 }
 
+/// Tells glibc that the calling thread is again the process's only one,
+/// as it is in a native process that never started a thread. glibc's fork
+/// then skips locking every malloc arena and stdio's list (fewer
+/// copy-on-write faults in each isolated run), malloc and system-call
+/// wrappers take their single-threaded paths, and the program, libstdc++'s
+/// reference counts included, sees the value a native program would.
+///
+/// Like glibc's own `pthread_create`, which clears it, this writes libc's
+/// `__libc_single_threaded` and, through libc's GOT, the copy a program
+/// built without `-fPIC` reads (a copy relocation in the image).
+///
+/// # Safety
+/// No other thread of this process runs user code, now or until one is
+/// created again (which clears the flag): the link thread is gone
+/// ([`wait_until_thread_is_gone`]) and scoped helpers are joined.
+pub unsafe fn declare_single_threaded() {
+    // Looked up, not imported: an import's GOT entry is one a copy
+    // relocation re-points, and the compiler assumes it never changes.
+    static FLAG: crate::host::LazyLibcFunction = crate::host::LazyLibcFunction::new(c"__libc_single_threaded");
+    let Some(own) = FLAG.resolve() else { return };
+    let copies = crate::host::got_values_of(own as u64, c"__libc_single_threaded");
+    for flag in std::iter::once(own as u64).chain(copies) {
+        // SAFETY: a byte of libc's or of the image's copy of it; the
+        // caller guarantees that no other thread reads or writes it.
+        unsafe { *(flag as *mut libc::c_char) = 1 };
+    }
+}
+
 /// An image's global symbols in three allocations: the entries, their
 /// names, and an open-addressing index of the entries by name hash. A hash
 /// map of the link's shared names kept pages of the linker's freed memory

@@ -94,6 +94,8 @@ fn real_main() {
         }
     };
     jitrun::image::wait_until_thread_is_gone(link_thread_id);
+    // SAFETY: the link thread is gone, and its helpers were joined.
+    unsafe { jitrun::image::declare_single_threaded() };
     let result = linked.and_then(|outcome| match outcome {
         Linked::Done(code) => Ok(code),
         Linked::Run(image, crash_table_coming) => run(&cli, *image, crash_table_coming),

@@ -305,6 +305,22 @@ fn isolated_runs_see_the_original_cpu_affinity() {
     assert_eq!(text(&isolated.stdout), expected.repeat(3), "in process: {}", expected);
 }
 
+/// Each isolated run starts as a native process does, with glibc knowing
+/// it has one thread (the parent declared it so once its link thread was
+/// gone): the same output in every mode, and the native one.
+#[test]
+fn isolated_runs_start_single_threaded() {
+    let dir = common::scratch("reuse-one-thread");
+    let object = common::compile(&[common::testdata().join("c/one_thread.c")], "-O2", &[], &dir).remove(0);
+    let object = object.to_str().unwrap();
+    let in_process = jitrun(&[object], b"");
+    let isolated = jitrun(&[object, "--isolate", "--repeat", "2"], b"");
+    assert!(in_process.status.success() && isolated.status.success());
+    let expected = text(&in_process.stdout);
+    assert!(expected.contains("single-threaded at start: 1"), "in process: {}", expected);
+    assert_eq!(text(&isolated.stdout), expected.repeat(2), "in process: {}", expected);
+}
+
 #[test]
 fn argv0_names_the_program_in_every_mode() {
     let dir = common::scratch("reuse-argv0");
