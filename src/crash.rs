@@ -121,7 +121,14 @@ impl Ranges {
 
     /// Sorts the ranges and ends each size-less one at the next symbol.
     pub(crate) fn finish(&mut self) {
-        self.ranges.sort_unstable_by_key(|r| (r.start, r.end, r.name));
+        // By start alone (cheaper to compare), then the few symbols that
+        // share a start by end and name.
+        self.ranges.sort_unstable_by_key(|r| r.start);
+        for run in self.ranges.chunk_by_mut(|a, b| a.start == b.start) {
+            if run.len() > 1 {
+                run.sort_unstable_by_key(|r| (r.end, r.name));
+            }
+        }
         for i in 0..self.ranges.len() {
             if !self.ranges[i].open_end {
                 continue;
