@@ -12,6 +12,13 @@ use memmap2::Mmap;
 /// ([`InputData::release`]).
 const RELEASE_AT_LEAST: usize = 256 << 10;
 
+/// Mapped files smaller than this keep their pages until they are unmapped
+/// ([`InputData::release_except`]): giving back a SQLite-sized object's
+/// pages after translation, only to fault them back in when its contents
+/// are copied, cost more than the memory it saved for the short while
+/// until the inputs are dropped.
+const RELEASE_FILES_FROM: usize = 1 << 20;
+
 /// Files smaller than this are read rather than mapped: for a page or
 /// two, `read` costs less than `mmap` + a page fault + `munmap` (which
 /// shows with hundreds of small objects).
@@ -109,6 +116,9 @@ impl InputData {
     /// stay in the page cache and read back the same if touched again.
     pub fn release_except(&self, keep: impl Iterator<Item = Range<usize>>) {
         let InputData::Mapped(map) = self else { return };
+        if map.len() < RELEASE_FILES_FROM {
+            return;
+        }
         let page = crate::layout::page_size() as usize;
         let mut from = 0;
         let release = |start: usize, end: usize| {
@@ -225,7 +235,7 @@ mod tests {
 
     #[test]
     fn released_pages_of_a_mapped_file_read_back_unchanged() {
-        let bytes: Vec<u8> = (0..(READ_BELOW as usize * 4)).map(|i| (i * 7 % 251) as u8).collect();
+        let bytes: Vec<u8> = (0..RELEASE_FILES_FROM + 100_000).map(|i| (i * 7 % 251) as u8).collect();
         let path = std::env::temp_dir().join(format!("jitrun-release-{}", std::process::id()));
         std::fs::write(&path, &bytes).unwrap();
         let input = InputData::open(&path).unwrap();
