@@ -284,10 +284,10 @@ impl Image {
 pub(crate) struct ProgramArgs {
     _strings: Vec<CString>,
     ptrs: Vec<*mut c_char>,
-    /// The area's new contents (the strings back to back, the rest zeroed)
-    /// and the argv pointing into it. Prepared ahead, so a forked child
-    /// only copies it.
-    in_area: Option<(Vec<u8>, Vec<*mut c_char>)>,
+    /// The area's new contents (the strings back to back, the rest zeroed),
+    /// the argv pointing into it, and the strings' length. Prepared ahead,
+    /// so a forked child only copies it.
+    in_area: Option<(Vec<u8>, Vec<*mut c_char>, usize)>,
 }
 
 impl ProgramArgs {
@@ -297,7 +297,9 @@ impl ProgramArgs {
             .map(|a| CString::new(a.as_bytes()).context("an argument contains a NUL byte"))
             .collect::<Result<_>>()?;
         let ptrs = strings.iter().map(|a| a.as_ptr() as *mut c_char).chain([std::ptr::null_mut()]).collect();
-        let in_area = ARGUMENT_AREA.get().and_then(|&area| argument_area_layout(&strings, area));
+        // (The memory map is read now, before a fork: a child only copies it.)
+        let in_area =
+            ARGUMENT_AREA.get().and_then(|&area| argument_area_layout(&strings, area, memory_map().is_some()));
         Ok(ProgramArgs { _strings: strings, ptrs, in_area })
     }
 
@@ -305,10 +307,11 @@ impl ProgramArgs {
     /// own memory; a forked child's own copy of it), else the strings'.
     pub(crate) fn install(&self) -> *mut *mut c_char {
         match (&self.in_area, ARGUMENT_AREA.get()) {
-            (Some((bytes, ptrs)), Some(&(start, _))) => {
+            (Some((bytes, ptrs, used)), Some(&(start, _))) => {
                 // SAFETY: `bytes` is exactly the area's size
                 // (argument_area_layout), and the area is writable.
                 unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), start as *mut u8, bytes.len()) };
+                fit_argument_area(*used);
                 crate::dladdr::set_program_name(ptrs[0]);
                 ptrs.as_ptr() as *mut _
             }
@@ -359,12 +362,24 @@ pub unsafe fn note_argument_area(argc: c_int, argv: *const *const c_char) {
 /// The contents of the argument area `[start, end)` for `strings` (each
 /// NUL-terminated, back to back, the rest zeroed) with the argv pointing
 /// into it, or `None` if they do not fit.
-fn argument_area_layout(strings: &[CString], (start, end): (usize, usize)) -> Option<(Vec<u8>, Vec<*mut c_char>)> {
+///
+/// With `at_end`, the strings end where the area ends (the zeros come
+/// first), right before the environment strings, as the kernel lays out a
+/// process started with these arguments; [`fit_argument_area`] then
+/// moves the process's argument bounds to them.
+fn argument_area_layout(
+    strings: &[CString],
+    (start, end): (usize, usize),
+    at_end: bool,
+) -> Option<(Vec<u8>, Vec<*mut c_char>, usize)> {
     let needed: usize = strings.iter().map(|s| s.as_bytes_with_nul().len()).sum();
     if needed > end - start {
         return None;
     }
     let mut bytes = Vec::with_capacity(end - start);
+    if at_end {
+        bytes.resize(end - start - needed, 0);
+    }
     let mut ptrs = Vec::with_capacity(strings.len() + 1);
     for s in strings {
         ptrs.push((start + bytes.len()) as *mut c_char);
@@ -372,7 +387,127 @@ fn argument_area_layout(strings: &[CString], (start, end): (usize, usize)) -> Op
     }
     bytes.resize(end - start, 0);
     ptrs.push(std::ptr::null_mut());
-    Some((bytes, ptrs))
+    Some((bytes, ptrs, needed))
+}
+
+/// The kernel's record of where this process's code, data, heap, stack,
+/// arguments and environment lie: `struct prctl_mm_map` of
+/// `<linux/prctl.h>`, which `prctl(PR_SET_MM, PR_SET_MM_MAP)` takes whole.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct MemoryMap {
+    start_code: u64,
+    end_code: u64,
+    start_data: u64,
+    end_data: u64,
+    start_brk: u64,
+    brk: u64,
+    start_stack: u64,
+    arg_start: u64,
+    arg_end: u64,
+    env_start: u64,
+    env_end: u64,
+    auxv: u64,
+    auxv_size: u32,
+    exe_fd: u32,
+}
+
+/// Reads what a run needs to show the program's own command line (see
+/// [`fit_argument_area`]), if the command line noted an argument area:
+/// call it where it costs nothing, such as on a thread waiting for the
+/// link (reading `/proc/self/stat` takes ~30 µs here).
+pub fn prepare_argument_area() {
+    if ARGUMENT_AREA.get().is_some() {
+        memory_map_as_read();
+    }
+}
+
+/// The memory map as `/proc/self/stat` gave it, read once.
+fn memory_map_as_read() -> Option<MemoryMap> {
+    static MAP: std::sync::OnceLock<Option<MemoryMap>> = std::sync::OnceLock::new();
+    *MAP.get_or_init(read_memory_map)
+}
+
+/// The memory map, if the kernel lets this process set it
+/// (`prctl(PR_SET_MM_MAP)` needs no privilege, but a kernel built with
+/// checkpoint/restore); checked once, by setting it unchanged, on the
+/// thread about to run the program (its break must not move meanwhile).
+fn memory_map() -> Option<MemoryMap> {
+    static SETTABLE: std::sync::OnceLock<Option<MemoryMap>> = std::sync::OnceLock::new();
+    *SETTABLE.get_or_init(|| memory_map_as_read().filter(|&map| set_memory_map(map)))
+}
+
+/// `map` as the process's memory map, with the current break.
+fn set_memory_map(mut map: MemoryMap) -> bool {
+    // SAFETY: brk(0) only reports the current break; PR_SET_MM_MAP reads
+    // a prctl_mm_map of the size passed.
+    unsafe {
+        map.brk = libc::syscall(libc::SYS_brk, 0) as u64;
+        libc::prctl(
+            libc::PR_SET_MM,
+            libc::PR_SET_MM_MAP as libc::c_ulong,
+            &map as *const MemoryMap as libc::c_ulong,
+            std::mem::size_of::<MemoryMap>() as libc::c_ulong,
+            0 as libc::c_ulong,
+        ) == 0
+    }
+}
+
+/// Fields 26-28 and 45-51 of `/proc/self/stat`. Read into a buffer on the
+/// stack: on the main thread, a freed allocation would be the program's
+/// first malloc's, and no longer zeroed.
+fn read_memory_map() -> Option<MemoryMap> {
+    let mut buffer = [0u8; 2048];
+    // SAFETY: open/read/close of a proc file into a local buffer of the
+    // size passed.
+    let text = unsafe {
+        let fd = libc::open(c"/proc/self/stat".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return None;
+        }
+        let n = libc::read(fd, buffer.as_mut_ptr() as *mut c_void, buffer.len());
+        libc::close(fd);
+        &buffer[..usize::try_from(n).ok()?]
+    };
+    // The command name (field 2) is in parentheses and may hold spaces;
+    // field 3, the state, follows its closing one.
+    let rest = &text[text.iter().rposition(|&b| b == b')')? + 1..];
+    let mut fields = [0u64; 52];
+    // Fields 4 to 51; those read below are addresses (some others, such
+    // as the terminal's process group, may be negative).
+    for (i, field) in rest.split(|&b| b == b' ').filter(|f| !f.is_empty()).enumerate().skip(1).take(48) {
+        fields[i + 3] = std::str::from_utf8(field).ok().and_then(|f| f.trim_end().parse().ok()).unwrap_or(0);
+    }
+    Some(MemoryMap {
+        start_code: fields[26],
+        end_code: fields[27],
+        start_stack: fields[28],
+        start_data: fields[45],
+        end_data: fields[46],
+        start_brk: fields[47],
+        arg_start: fields[48],
+        arg_end: fields[49],
+        env_start: fields[50],
+        env_end: fields[51],
+        exe_fd: u32::MAX, // unchanged
+        ..MemoryMap::default()
+    })
+    .filter(|m| m.arg_start < m.arg_end && m.env_start <= m.env_end)
+}
+
+/// Makes the process look as if the kernel had started it with the
+/// program's arguments, the last `used` bytes of the argument area
+/// ([`argument_area_layout`] put them there): `/proc/self/cmdline`, what
+/// `ps` and `pgrep -f` read, is exactly them, not jitrun's longer command
+/// line padded with empty arguments, and they end where the environment
+/// strings begin, so that a program setting its process title over argv
+/// and environ (Redis, PostgreSQL, perl's `$0`) finds the room it would
+/// natively. One `prctl`, and only if [`memory_map`] found it allowed.
+fn fit_argument_area(used: usize) {
+    let (Some(mut map), Some(&(_, end))) = (memory_map(), ARGUMENT_AREA.get()) else { return };
+    map.arg_start = (end - used) as u64;
+    map.arg_end = end as u64;
+    set_memory_map(map);
 }
 
 /// Registers `.fini_array` to run at `exit()` or `__cxa_finalize`, the way

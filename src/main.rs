@@ -84,6 +84,9 @@ fn real_main() {
         eprintln!("jitrun: error: cannot start the link thread: {}", e);
         std::process::exit(EXIT_JITRUN_ERROR);
     }
+    // Meanwhile, on this otherwise idle thread: what the program's runs
+    // need to show their own command line (reading it takes ~30 µs here).
+    jitrun::image::prepare_argument_area();
     let (cli, linked, link_thread_id) = {
         let mut slot = HANDOFF.lock().unwrap_or_else(|e| e.into_inner());
         loop {

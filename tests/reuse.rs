@@ -305,6 +305,38 @@ fn isolated_runs_see_the_original_cpu_affinity() {
     assert_eq!(text(&isolated.stdout), expected.repeat(3), "in process: {}", expected);
 }
 
+/// `/proc/self/cmdline` (what `ps` shows) is exactly the program's
+/// arguments, the environment strings follow them, and a program that sets
+/// its process title over both finds the room it would natively: the
+/// native run's output in every mode. (Needs `prctl(PR_SET_MM_MAP)`, which
+/// kernels with checkpoint/restore grant without privilege.)
+#[test]
+fn the_command_line_and_environment_are_laid_out_as_natively() {
+    let dir = common::scratch("reuse-cmdline");
+    let object = common::compile(&[common::testdata().join("reuse/cmdline_environ.c")], "-O2", &[], &dir).remove(0);
+    let native = dir.join("cmdline_environ");
+    let linked = Command::new("cc").arg(&object).arg("-o").arg(&native).status().unwrap();
+    assert!(linked.success());
+    let env = [("JITRUN_TEST_A", "1"), ("JITRUN_TEST_B", "two words")];
+    let run = |command: &mut Command| {
+        command.env_clear().envs(env).current_dir(&dir);
+        common::run_with(command, b"", Duration::from_secs(60))
+    };
+    let expected = run(Command::new("./cmdline_environ").args(["a", "bb", "ccc"]));
+    let expected = text(&expected.stdout);
+    assert!(expected.contains("environ follows argv: yes"), "native: {}", expected);
+    let object = object.to_str().unwrap();
+    for mode in [&[][..], &["--isolate"][..], &["--repeat", "2", "--isolate"][..]] {
+        let mut args = vec!["--argv0", "./cmdline_environ", object];
+        args.extend_from_slice(mode);
+        args.extend_from_slice(&["--", "a", "bb", "ccc"]);
+        let out = run(Command::new(common::jitrun_bin()).args(&args));
+        assert_eq!(common::shell_status(&out), 0, "{:?}: {}", mode, text(&out.stderr));
+        let runs = if mode.contains(&"2") { 2 } else { 1 };
+        assert_eq!(text(&out.stdout), expected.repeat(runs), "{:?}", mode);
+    }
+}
+
 /// Each isolated run starts as a native process does, with glibc knowing
 /// it has one thread (the parent declared it so once its link thread was
 /// gone): the same output in every mode, and the native one.
