@@ -11,8 +11,56 @@
 //! `getauxval(AT_EXECFN)` is PATH.
 //! `/proc/PID/exe` of the process's own pid and `/proc/thread-self/exe`
 //! count too. Other paths, and calls from shared libraries, go to libc.
-//! (`execl`, `execlp` and `execle` take variable arguments, which Rust
-//! cannot define: they still run jitrun.)
+//! `execl`, `execlp` and `execle` take variable arguments, which Rust
+//! cannot define: small assembly trampolines gather them into an argv.
+
+// The trampolines: the return address is taken off the stack and the
+// register arguments after the path (rsi, rdx, rcx, r8, r9) pushed in its
+// place, so they lie in order right below those the caller passed on the
+// stack: one array, arg0, arg1, ..., NULL (then execle's envp).
+// jitrun_exec_list(path, array, kind) runs it; if the exec fails, the
+// stack is put back as it was and its -1 returned.
+std::arch::global_asm!(
+    ".pushsection .text.jitrun_exec_list, \"ax\", @progbits",
+    ".globl jitrun_execl, jitrun_execlp, jitrun_execle",
+    ".hidden jitrun_execl, jitrun_execlp, jitrun_execle",
+    ".p2align 4",
+    "jitrun_execl:",
+    "xor eax, eax",
+    "jmp 2f",
+    ".p2align 4",
+    "jitrun_execlp:",
+    "mov eax, 1",
+    "jmp 2f",
+    ".p2align 4",
+    "jitrun_execle:",
+    "mov eax, 2",
+    "2:",
+    "pop r11",
+    "push r9",
+    "push r8",
+    "push rcx",
+    "push rdx",
+    "push rsi",
+    "mov rsi, rsp",
+    "push rbx",
+    "mov rbx, r11",
+    "mov edx, eax",
+    "call {exec_list}",
+    "mov r11, rbx",
+    "pop rbx",
+    "add rsp, 40",
+    "push r11",
+    "ret",
+    ".popsection",
+    exec_list = sym jitrun_exec_list,
+);
+
+extern "C" {
+    fn jitrun_execl();
+    fn jitrun_execlp();
+    fn jitrun_execle();
+}
 
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::OnceLock;
@@ -187,6 +235,28 @@ pub unsafe extern "C" fn jitrun_execvpe(file: *const c_char, argv: Argv, envp: A
     }
 }
 
+/// What the `execl`, `execlp` and `execle` trampolines call (`kind` 0, 1
+/// and 2) with their arguments gathered: `args` is arg0, ..., NULL, and
+/// for `execle` the environment after it.
+///
+/// # Safety
+/// As `execl(3)`: `args` is a null-terminated array of C strings, followed
+/// for `execle` by a valid environment.
+unsafe extern "C" fn jitrun_exec_list(path: *const c_char, args: Argv, kind: c_int) -> c_int {
+    // SAFETY (all three): the caller's arguments, as the exec functions take them.
+    match kind {
+        0 => unsafe { jitrun_execv(path, args) },
+        1 => unsafe { jitrun_execvp(path, args) },
+        _ => unsafe {
+            let mut n = 0;
+            while !(*args.add(n)).is_null() {
+                n += 1;
+            }
+            jitrun_execve(path, args, *args.add(n + 1) as Argv)
+        },
+    }
+}
+
 type SpawnFn = unsafe extern "C" fn(
     *mut libc::pid_t,
     *const c_char,
@@ -286,6 +356,9 @@ pub fn host_function(name: &str) -> Option<usize> {
         "execv" => (jitrun_execv as *const (), Some(&EXECV)),
         "execvp" => (jitrun_execvp as *const (), None),
         "execvpe" => (jitrun_execvpe as *const (), Some(&EXECVPE)),
+        "execl" => (jitrun_execl as *const (), Some(&EXECV)),
+        "execlp" => (jitrun_execlp as *const (), None),
+        "execle" => (jitrun_execle as *const (), Some(&EXECVE)),
         "posix_spawn" => (jitrun_posix_spawn as *const (), Some(&POSIX_SPAWN)),
         "posix_spawnp" => (jitrun_posix_spawnp as *const (), Some(&POSIX_SPAWNP)),
         "getauxval" => (jitrun_getauxval as *const (), None),

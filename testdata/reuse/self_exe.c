@@ -1,7 +1,8 @@
 /* A program that starts itself again through /proc/self/exe, as libuv's
    test runner (uv_exepath + uv_spawn), test harnesses and re-exec'ing
    servers do. Under jitrun --self-exe PATH, /proc/self/exe is PATH. With
-   "child N" it prints and exits with N; otherwise it checks every way. */
+   "child N" it prints N and its argument count and exits with N;
+   otherwise it checks every way. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <spawn.h>
@@ -31,8 +32,12 @@ static int run_child(const char *path, int how, int code) {
   }
   pid_t pid = fork();
   if (pid == 0) {
+    /* The variadic ones with more arguments than registers hold. */
     if (how == 0) execv(path, args);
-    else execve(path, args, environ);
+    else if (how == 1) execve(path, args, environ);
+    else if (how == 3) execl(path, path, "child", number, "a", "b", "c", "d", (char *)NULL);
+    else if (how == 4) execlp(path, path, "child", number, (char *)NULL);
+    else execle(path, path, "child", number, "a", "b", "c", (char *)NULL, environ);
     _exit(127);
   }
   return wait_for(pid);
@@ -40,7 +45,7 @@ static int run_child(const char *path, int how, int code) {
 
 int main(int argc, char **argv) {
   if (argc > 2 && strcmp(argv[1], "child") == 0) {
-    printf("child %s\n", argv[2]);
+    printf("child %s, %d arguments\n", argv[2], argc);
     return atoi(argv[2]);
   }
   char link[PATH_MAX];
@@ -55,5 +60,8 @@ int main(int argc, char **argv) {
   printf("execv(readlink path): %d\n", run_child(link, 0, 3));
   printf("execve(/proc/self/exe): %d\n", run_child("/proc/self/exe", 1, 4));
   printf("posix_spawn(/proc/self/exe): %d\n", run_child("/proc/self/exe", 2, 5));
+  printf("execl(/proc/self/exe): %d\n", run_child("/proc/self/exe", 3, 6));
+  printf("execlp(/proc/self/exe): %d\n", run_child("/proc/self/exe", 4, 7));
+  printf("execle(/proc/self/exe): %d\n", run_child("/proc/self/exe", 5, 8));
   return 0;
 }
