@@ -204,12 +204,20 @@ pub fn link_native(objects: &[PathBuf], flags: &str, cxx: bool, libs: &[String],
 
 /// Runs a command with stdin and a timeout; a hang is a test failure.
 pub fn run_with(cmd: &mut Command, stdin: &[u8], timeout: Duration) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{:?}: {}", cmd, e));
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // A script a test has just written is "busy" (ETXTBSY) while a child
+    // forked meanwhile by another test's thread still holds the write
+    // descriptor, until that child execs: try again shortly.
+    let mut tries = 0;
+    let mut child = loop {
+        match cmd.spawn() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            spawned => break spawned.unwrap_or_else(|e| panic!("{:?}: {}", cmd, e)),
+        }
+    };
     let mut pipe = child.stdin.take().unwrap();
     let input = stdin.to_vec();
     let writer = std::thread::spawn(move || {
