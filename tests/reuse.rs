@@ -325,12 +325,26 @@ fn the_command_line_and_environment_are_laid_out_as_natively() {
     let expected = run(Command::new("./cmdline_environ").args(["a", "bb", "ccc"]));
     let expected = text(&expected.stdout);
     assert!(expected.contains("environ follows argv: yes"), "native: {}", expected);
-    let object = object.to_str().unwrap();
+    check_every_mode("./cmdline_environ", &object, &["a", "bb", "ccc"], &expected, |args| {
+        run(Command::new(common::jitrun_bin()).args(args))
+    });
+}
+
+/// Runs `object` as `argv0` with `program_args` in process, isolated, and
+/// isolated twice, through `run`, and checks that each run printed `expected`.
+fn check_every_mode(
+    argv0: &str,
+    object: &Path,
+    program_args: &[&str],
+    expected: &str,
+    run: impl Fn(&[&str]) -> Output,
+) {
     for mode in [&[][..], &["--isolate"][..], &["--repeat", "2", "--isolate"][..]] {
-        let mut args = vec!["--argv0", "./cmdline_environ", object];
+        let mut args = vec!["--argv0", argv0, object.to_str().unwrap()];
         args.extend_from_slice(mode);
-        args.extend_from_slice(&["--", "a", "bb", "ccc"]);
-        let out = run(Command::new(common::jitrun_bin()).args(&args));
+        args.push("--");
+        args.extend_from_slice(program_args);
+        let out = run(&args);
         assert_eq!(common::shell_status(&out), 0, "{:?}: {}", mode, text(&out.stderr));
         let runs = if mode.contains(&"2") { 2 } else { 1 };
         assert_eq!(text(&out.stdout), expected.repeat(runs), "{:?}", mode);
@@ -424,17 +438,8 @@ fn isolated_runs_report_the_deciding_outcome() {
 fn the_command_line_ps_shows_is_the_programs_and_takes_its_title() {
     let dir = common::scratch("reuse-title");
     let object = common::compile(&[common::testdata().join("reuse/process_title.c")], "-O2", &[], &dir).remove(0);
-    let object = object.to_str().unwrap();
     let expected = "start: [./server a bb ccc]\ntitled: [server *:7777]\n";
-    for mode in [&[][..], &["--isolate"][..], &["--repeat", "2", "--isolate"][..]] {
-        let mut args = vec!["--argv0", "./server", object];
-        args.extend_from_slice(mode);
-        args.extend_from_slice(&["--", "a", "bb", "ccc"]);
-        let out = jitrun(&args, b"");
-        assert_eq!(common::shell_status(&out), 0, "{:?}: {}", mode, text(&out.stderr));
-        let runs = if mode.contains(&"2") { 2 } else { 1 };
-        assert_eq!(text(&out.stdout), expected.repeat(runs), "{:?}", mode);
-    }
+    check_every_mode("./server", &object, &["a", "bb", "ccc"], expected, |args| jitrun(args, b""));
 }
 
 /// A program's arguments (and argv[0]) may be any bytes but NUL, as a
