@@ -284,9 +284,9 @@ impl Image {
 pub(crate) struct ProgramArgs {
     _strings: Vec<CString>,
     ptrs: Vec<*mut c_char>,
-    /// The area's new contents (the strings back to back, the rest zeroed),
-    /// the argv pointing into it, and the strings' length. Prepared ahead,
-    /// so a forked child only copies it.
+    /// The area's new contents (the strings back to back, zeros around
+    /// them: see [`argument_area_layout`]), the argv pointing into it, and
+    /// the strings' length. Prepared ahead, so a forked child only copies it.
     in_area: Option<(Vec<u8>, Vec<*mut c_char>, usize)>,
 }
 
@@ -311,7 +311,9 @@ impl ProgramArgs {
                 // SAFETY: `bytes` is exactly the area's size
                 // (argument_area_layout), and the area is writable.
                 unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), start as *mut u8, bytes.len()) };
-                fit_argument_area(*used);
+                // SAFETY: only the command line notes an argument area, and
+                // it runs programs with no other thread of its own.
+                unsafe { fit_argument_area(*used) };
                 crate::dladdr::set_program_name(ptrs[0]);
                 ptrs.as_ptr() as *mut _
             }
@@ -434,11 +436,17 @@ fn memory_map_as_read() -> Option<MemoryMap> {
 /// thread about to run the program (its break must not move meanwhile).
 fn memory_map() -> Option<MemoryMap> {
     static SETTABLE: std::sync::OnceLock<Option<MemoryMap>> = std::sync::OnceLock::new();
-    *SETTABLE.get_or_init(|| memory_map_as_read().filter(|&map| set_memory_map(map)))
+    // SAFETY: called only where an argument area was noted, by the command
+    // line, whose other threads (the link's) are gone by then.
+    *SETTABLE.get_or_init(|| memory_map_as_read().filter(|&map| unsafe { set_memory_map(map) }))
 }
 
 /// `map` as the process's memory map, with the current break.
-fn set_memory_map(mut map: MemoryMap) -> bool {
+///
+/// # Safety
+/// No other thread moves the break (`brk`) meanwhile: the kernel would
+/// take back the break read here.
+unsafe fn set_memory_map(mut map: MemoryMap) -> bool {
     // SAFETY: brk(0) only reports the current break; PR_SET_MM_MAP reads
     // a prctl_mm_map of the size passed.
     unsafe {
@@ -503,11 +511,15 @@ fn read_memory_map() -> Option<MemoryMap> {
 /// strings begin, so that a program setting its process title over argv
 /// and environ (Redis, PostgreSQL, perl's `$0`) finds the room it would
 /// natively. One `prctl`, and only if [`memory_map`] found it allowed.
-fn fit_argument_area(used: usize) {
+///
+/// # Safety
+/// As for [`set_memory_map`].
+unsafe fn fit_argument_area(used: usize) {
     let (Some(mut map), Some(&(_, end))) = (memory_map(), ARGUMENT_AREA.get()) else { return };
     map.arg_start = (end - used) as u64;
     map.arg_end = end as u64;
-    set_memory_map(map);
+    // SAFETY: the caller's contract.
+    unsafe { set_memory_map(map) };
 }
 
 /// Registers `.fini_array` to run at `exit()` or `__cxa_finalize`, the way
