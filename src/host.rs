@@ -486,6 +486,16 @@ pub struct LoadedObject<'a> {
     pub headers: &'a [libc::Elf64_Phdr],
 }
 
+impl LoadedObject<'_> {
+    /// Whether one of the object's loaded segments holds `addr`.
+    fn contains(&self, addr: u64) -> bool {
+        self.headers.iter().any(|h| {
+            let start = self.bias.wrapping_add(h.p_vaddr);
+            h.p_type == libc::PT_LOAD && start <= addr && addr - start < h.p_memsz
+        })
+    }
+}
+
 /// Calls `visit` for each loaded object (`dl_iterate_phdr`, which holds the
 /// loader's lock meanwhile) until it breaks.
 pub fn for_each_loaded_object(mut visit: impl FnMut(&LoadedObject) -> std::ops::ControlFlow<()>) {
@@ -528,17 +538,30 @@ fn object_containing(addr: u64) -> Option<(PathBuf, u64)> {
     .flatten()
 }
 
+/// Where the object containing `addr` comes in the loader's list (the
+/// executable, preloaded libraries, then the others in load order);
+/// `usize::MAX` for an address in none.
+fn load_position(addr: u64) -> usize {
+    let mut position = 0;
+    let mut found = usize::MAX;
+    for_each_loaded_object(|object| {
+        if object.contains(addr) {
+            found = position;
+            return std::ops::ControlFlow::Break(());
+        }
+        position += 1;
+        std::ops::ControlFlow::Continue(())
+    });
+    found
+}
+
 /// `visit`'s answer for the loaded object whose segments contain `addr`
 /// (the loader's lock is held meanwhile), `None` if no object does.
 fn visit_object_containing<T>(addr: u64, visit: impl FnOnce(&LoadedObject) -> T) -> Option<T> {
     let mut visit = Some(visit);
     let mut answer = None;
     for_each_loaded_object(|object| {
-        let contains = object.headers.iter().any(|h| {
-            let start = object.bias.wrapping_add(h.p_vaddr);
-            h.p_type == libc::PT_LOAD && start <= addr && addr - start < h.p_memsz
-        });
-        if !contains {
+        if !object.contains(addr) {
             return std::ops::ControlFlow::Continue(());
         }
         answer = visit.take().map(|visit| visit(object));
@@ -665,7 +688,11 @@ impl HostResolver {
                         .filter(|&(i, _)| !named_given(i))
                         .find_map(|(i, lib)| lib.lookup(c_name).map(|a| (a, Some(i))))
                 })
-                .or_else(|| lookup_global(c_name).map(|a| (self.as_preloaded(c_name, a), None)));
+                .or_else(|| lookup_global(c_name).map(|a| (a, None)))
+                // A library's handle finds its own definitions and its
+                // dependencies' (libc's `malloc` through libz's), never
+                // those of a library preloaded before them all.
+                .map(|(addr, library)| (self.as_preloaded(c_name, addr), library));
         }
         if found.is_none() && strong {
             found = self.lookup_compiler_runtime(c_name, libraries.len());
@@ -674,17 +701,31 @@ impl HostResolver {
         found
     }
 
-    /// `addr`, found for `name` in the whole process, or what a library
-    /// preloaded with `LD_PRELOAD` defines for the same versioned name
-    /// (see [`versioned_global`]). Only asked when something is preloaded:
-    /// otherwise the first default definition is the native binding.
+    /// `addr`, found for `name`, or what a library preloaded with
+    /// `LD_PRELOAD` defines instead, as the loader binds a native
+    /// program's versioned reference: to the first object in the process's
+    /// scope that defines the name without a version (found by `dlsym`) or
+    /// in that very version (by [`versioned_global`]: `libc_malloc_debug`'s
+    /// non-default `malloc@GLIBC_2.2.5`). Only asked when something is
+    /// preloaded: otherwise the library's own answer is the native binding.
     fn as_preloaded(&mut self, name: &CStr, addr: u64) -> u64 {
         let preloading =
             *self.preloading.get_or_insert_with(|| std::env::var_os("LD_PRELOAD").is_some_and(|p| !p.is_empty()));
         if !preloading {
             return addr;
         }
-        versioned_global(name, addr).unwrap_or(addr)
+        let plain = lookup_global(name).filter(|&a| a != addr);
+        let versioned = versioned_global(name, addr).filter(|&a| a != addr);
+        match (plain, versioned) {
+            (Some(plain), Some(versioned)) => {
+                if load_position(versioned) < load_position(plain) {
+                    versioned
+                } else {
+                    plain
+                }
+            }
+            (plain, versioned) => plain.or(versioned).unwrap_or(addr),
+        }
     }
 
     /// The named libraries, in order; a pending one that exports `name`

@@ -752,11 +752,22 @@ pub fn wait_until_thread_is_gone(tid: i32) {
 /// `__libc_single_threaded` and, through libc's GOT, the copy a program
 /// built without `-fPIC` reads (a copy relocation in the image).
 ///
+/// Nothing happens if another thread lives (one a library's constructor
+/// started).
+///
 /// # Safety
-/// No other thread of this process runs user code, now or until one is
+/// No other thread of jitrun's own runs user code, now or until one is
 /// created again (which clears the flag): the link thread is gone
 /// ([`wait_until_thread_is_gone`]) and scoped helpers are joined.
 pub unsafe fn declare_single_threaded() {
+    // A library's constructor may have started a thread of its own, which
+    // natively would have cleared the flag too (procfs counts a task
+    // directory's links as its threads plus two; a short path's stat
+    // allocates nothing).
+    use std::os::unix::fs::MetadataExt;
+    if std::fs::metadata("/proc/self/task").map_or(true, |task| task.nlink() != 3) {
+        return;
+    }
     // Looked up, not imported: an import's GOT entry is one a copy
     // relocation re-points, and the compiler assumes it never changes.
     static FLAG: crate::host::LazyLibcFunction = crate::host::LazyLibcFunction::new(c"__libc_single_threaded");

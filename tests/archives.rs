@@ -562,3 +562,45 @@ fn plugins_allocate_with_the_programs_own_malloc() {
         compare_with_native("plugin allocating for a program with its own malloc", &exe, &[s(&obj)], &[&s(&plugin)]);
     assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
 }
+
+/// A library whose constructor started a thread leaves the process
+/// multi-threaded when the program starts: jitrun must not tell glibc
+/// otherwise once its own link thread is gone.
+#[test]
+fn a_thread_a_library_started_keeps_the_process_multi_threaded() {
+    let dir = scratch("archives-thread-lib");
+    let library = dir.join("libthread_lib.so");
+    run_checked(Command::new("cc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&library).arg(source("thread_lib.c")));
+    let obj = compile(&[source("thread_lib_host.c")], "-O2", &[], &dir).remove(0);
+    let exe = dir.join("thread-lib-host");
+    let search = format!("-L{}", dir.display());
+    let rpath = format!("-Wl,-rpath,{}", dir.display());
+    link_native(std::slice::from_ref(&obj), "-O2", false, &[search.clone(), "-lthread_lib".into(), rpath], &[], &exe);
+    let jit_args = [s(&obj), search, "-lthread_lib".into()];
+    let diffs = compare_with_native("a library's constructor starts a thread", &exe, &jit_args, &[]);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+}
+
+/// A library preloaded with `LD_PRELOAD` that defines a plain `malloc`
+/// gets the program's calls, as natively, also once jitrun has loaded a
+/// library (libm) through whose handle it looks names up.
+#[test]
+fn a_preloaded_malloc_gets_the_programs_calls_after_a_library_loads() {
+    let dir = scratch("archives-preload-counter");
+    let counter = dir.join("malloc_counter.so");
+    run_checked(
+        Command::new("cc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&counter).arg(source("malloc_counter.c")),
+    );
+    let obj = compile(&[source("malloc_counter_host.c")], "-O2", &[], &dir).remove(0);
+    let exe = dir.join("malloc-counter-host");
+    link_native(std::slice::from_ref(&obj), "-O2", false, &["-lm".into()], &[], &exe);
+    let run = |command: &mut Command| {
+        command.env("LD_PRELOAD", &counter);
+        common::run_with(command, b"", std::time::Duration::from_secs(20))
+    };
+    let native = run(&mut Command::new(&exe));
+    let jit = run(Command::new(common::jitrun_bin()).arg(&obj).arg("-lm"));
+    assert!(String::from_utf8_lossy(&native.stderr).contains("saw 10 of 10"), "{:?}", native);
+    let diffs = common::output_diffs("a preloaded malloc after libm loads", &native, &jit);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+}
