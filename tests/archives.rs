@@ -523,8 +523,7 @@ fn entry_point_is_looked_up_in_archives() {
 #[test]
 fn plugins_reach_the_program_with_export_dynamic() {
     let dir = scratch("archives-plugin");
-    let plugin = dir.join("plugin.so");
-    run_checked(Command::new("cc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&plugin).arg(source("plugin.c")));
+    let plugin = shared_library(&dir, "plugin.so", "plugin.c");
     for (n, flags) in ["-O2", "-O0 -fno-pic -fno-pie"].iter().enumerate() {
         let obj_dir = dir.join(n.to_string());
         std::fs::create_dir_all(&obj_dir).unwrap();
@@ -553,8 +552,7 @@ fn plugins_reach_the_program_with_export_dynamic() {
 #[test]
 fn plugins_allocate_with_the_programs_own_malloc() {
     let dir = scratch("archives-alloc-plugin");
-    let plugin = dir.join("alloc_plugin.so");
-    run_checked(Command::new("cc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&plugin).arg(source("alloc_plugin.c")));
+    let plugin = shared_library(&dir, "alloc_plugin.so", "alloc_plugin.c");
     let obj = compile(&[source("alloc_plugin_host.c")], "-O2", &[], &dir).remove(0);
     let exe = dir.join("alloc-plugin-host");
     link_native(std::slice::from_ref(&obj), "-O2", false, &["-ldl".into()], &[], &exe);
@@ -569,8 +567,7 @@ fn plugins_allocate_with_the_programs_own_malloc() {
 #[test]
 fn a_thread_a_library_started_keeps_the_process_multi_threaded() {
     let dir = scratch("archives-thread-lib");
-    let library = dir.join("libthread_lib.so");
-    run_checked(Command::new("cc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&library).arg(source("thread_lib.c")));
+    shared_library(&dir, "libthread_lib.so", "thread_lib.c");
     let obj = compile(&[source("thread_lib_host.c")], "-O2", &[], &dir).remove(0);
     let exe = dir.join("thread-lib-host");
     let search = format!("-L{}", dir.display());
@@ -587,10 +584,7 @@ fn a_thread_a_library_started_keeps_the_process_multi_threaded() {
 #[test]
 fn a_preloaded_malloc_gets_the_programs_calls_after_a_library_loads() {
     let dir = scratch("archives-preload-counter");
-    let counter = dir.join("malloc_counter.so");
-    run_checked(
-        Command::new("cc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&counter).arg(source("malloc_counter.c")),
-    );
+    let counter = shared_library(&dir, "malloc_counter.so", "malloc_counter.c");
     let obj = compile(&[source("malloc_counter_host.c")], "-O2", &[], &dir).remove(0);
     let exe = dir.join("malloc-counter-host");
     link_native(std::slice::from_ref(&obj), "-O2", false, &["-lm".into()], &[], &exe);
@@ -603,4 +597,11 @@ fn a_preloaded_malloc_gets_the_programs_calls_after_a_library_loads() {
     assert!(String::from_utf8_lossy(&native.stderr).contains("saw 10 of 10"), "{:?}", native);
     let diffs = common::output_diffs("a preloaded malloc after libm loads", &native, &jit);
     assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+}
+
+/// Builds `source` (of testdata/archives) into the shared library `dir/name`.
+fn shared_library(dir: &Path, name: &str, source_name: &str) -> PathBuf {
+    let library = dir.join(name);
+    run_checked(Command::new("cc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&library).arg(source(source_name)));
+    library
 }
