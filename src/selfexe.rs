@@ -7,7 +7,8 @@
 //! script that runs jitrun on the same inputs), the image's calls that ask
 //! for or execute `/proc/self/exe` get PATH instead: `readlink`,
 //! `readlinkat` and `realpath` of it return PATH; `execve`, `execv`,
-//! `execvp`, `execvpe`, `posix_spawn` and `posix_spawnp` of it run PATH;
+//! `execvp`, `execvpe`, `posix_spawn` and `posix_spawnp` of it run PATH,
+//! and `fexecve` of a descriptor opened on it;
 //! `getauxval(AT_EXECFN)` is PATH.
 //! `/proc/PID/exe` of the process's own pid and `/proc/thread-self/exe`
 //! count too. Other paths, and calls from shared libraries, go to libc.
@@ -235,6 +236,28 @@ pub unsafe extern "C" fn jitrun_execvpe(file: *const c_char, argv: Argv, envp: A
     }
 }
 
+/// `fexecve` that runs `--self-exe` for a descriptor opened on
+/// `/proc/self/exe` (jitrun's own file, as the kernel opens it).
+///
+/// # Safety
+/// As `fexecve(3)`.
+pub unsafe extern "C" fn jitrun_fexecve(fd: c_int, argv: Argv, envp: Argv) -> c_int {
+    use std::os::unix::fs::MetadataExt;
+    let file = |path: &str| std::fs::metadata(path).map(|m| (m.dev(), m.ino())).ok();
+    let own = file("/proc/self/exe");
+    if own.is_some() && file(&format!("/proc/self/fd/{}", fd)) == own {
+        if let Some(path) = SELF_EXE.get() {
+            // SAFETY: the caller's arguments, as execve takes them.
+            return unsafe { jitrun_execve(path.as_ptr(), argv, envp) };
+        }
+    }
+    match FEXECVE.get() {
+        // SAFETY: libc's fexecve (resolved by name) with the caller's arguments.
+        Some(f) => unsafe { std::mem::transmute::<usize, FexecveFn>(f)(fd, argv, envp) },
+        None => enosys(),
+    }
+}
+
 /// What the `execl`, `execlp` and `execle` trampolines call (`kind` 0, 1
 /// and 2) with their arguments gathered: `args` is arg0, ..., NULL, and
 /// for `execle` the environment after it.
@@ -336,11 +359,13 @@ static READLINKAT: LazyLibcFunction = LazyLibcFunction::new(c"readlinkat");
 static EXECVE: LazyLibcFunction = LazyLibcFunction::new(c"execve");
 static EXECV: LazyLibcFunction = LazyLibcFunction::new(c"execv");
 static EXECVPE: LazyLibcFunction = LazyLibcFunction::new(c"execvpe");
+static FEXECVE: LazyLibcFunction = LazyLibcFunction::new(c"fexecve");
 static POSIX_SPAWN: LazyLibcFunction = LazyLibcFunction::new(c"posix_spawn");
 static POSIX_SPAWNP: LazyLibcFunction = LazyLibcFunction::new(c"posix_spawnp");
 type ReadlinkatFn = unsafe extern "C" fn(c_int, *const c_char, *mut c_char, usize) -> isize;
 type ExecveFn = unsafe extern "C" fn(*const c_char, Argv, Argv) -> c_int;
 type ExecvFn = unsafe extern "C" fn(*const c_char, Argv) -> c_int;
+type FexecveFn = unsafe extern "C" fn(c_int, Argv, Argv) -> c_int;
 
 /// The functions above by the name the image calls them with, when
 /// `--self-exe` is given.
@@ -359,6 +384,7 @@ pub fn host_function(name: &str) -> Option<usize> {
         "execl" => (jitrun_execl as *const (), Some(&EXECV)),
         "execlp" => (jitrun_execlp as *const (), None),
         "execle" => (jitrun_execle as *const (), Some(&EXECVE)),
+        "fexecve" => (jitrun_fexecve as *const (), Some(&FEXECVE)),
         "posix_spawn" => (jitrun_posix_spawn as *const (), Some(&POSIX_SPAWN)),
         "posix_spawnp" => (jitrun_posix_spawnp as *const (), Some(&POSIX_SPAWNP)),
         "getauxval" => (jitrun_getauxval as *const (), None),

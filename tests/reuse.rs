@@ -540,7 +540,8 @@ fn self_exe_is_what_proc_self_exe_gives_the_program() {
          child 3, 3 arguments\nexecv(readlink path): 3\n\
          child 4, 3 arguments\nexecve(/proc/self/exe): 4\nchild 5, 3 arguments\nposix_spawn(/proc/self/exe): 5\n\
          child 6, 7 arguments\nexecl(/proc/self/exe): 6\nchild 7, 3 arguments\nexeclp(/proc/self/exe): 7\n\
-         child 8, 6 arguments\nexecle(/proc/self/exe): 8\n",
+         child 8, 6 arguments\nexecle(/proc/self/exe): 8\n\
+         child 9, 3 arguments\nfexecve(open(/proc/self/exe)): 9\n",
         "{}",
         text(&out.stderr)
     );

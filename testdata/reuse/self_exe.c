@@ -4,6 +4,7 @@
    "child N" it prints N and its argument count and exits with N;
    otherwise it checks every way. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ static int run_child(const char *path, int how, int code) {
     else if (how == 1) execve(path, args, environ);
     else if (how == 3) execl(path, path, "child", number, "a", "b", "c", "d", (char *)NULL);
     else if (how == 4) execlp(path, path, "child", number, (char *)NULL);
+    else if (how == 6) fexecve(open(path, O_RDONLY | O_CLOEXEC), args, environ);
     else execle(path, path, "child", number, "a", "b", "c", (char *)NULL, environ);
     _exit(127);
   }
@@ -63,5 +65,6 @@ int main(int argc, char **argv) {
   printf("execl(/proc/self/exe): %d\n", run_child("/proc/self/exe", 3, 6));
   printf("execlp(/proc/self/exe): %d\n", run_child("/proc/self/exe", 4, 7));
   printf("execle(/proc/self/exe): %d\n", run_child("/proc/self/exe", 5, 8));
+  printf("fexecve(open(/proc/self/exe)): %d\n", run_child("/proc/self/exe", 6, 9));
   return 0;
 }
