@@ -282,7 +282,8 @@ impl Image {
 /// same arguments laid out for the process's argument area when it has
 /// room for them (see [`ARGUMENT_AREA`]).
 pub(crate) struct ProgramArgs {
-    _strings: Vec<CString>,
+    /// The strings back to back, each with its NUL, which `ptrs` point into.
+    strings: Vec<u8>,
     ptrs: Vec<*mut c_char>,
     /// The area's new contents (the strings back to back, zeros around
     /// them: see [`argument_area_layout`]), the argv pointing into it, and
@@ -296,11 +297,18 @@ impl ProgramArgs {
             .chain(args.iter().map(AsRef::as_ref))
             .map(|a| CString::new(a.as_bytes()).context("an argument contains a NUL byte"))
             .collect::<Result<_>>()?;
-        let ptrs = strings.iter().map(|a| a.as_ptr() as *mut c_char).chain([std::ptr::null_mut()]).collect();
         // (The memory map is read now, before a fork: a child only copies it.)
         let in_area =
             ARGUMENT_AREA.get().and_then(|&area| argument_area_layout(&strings, area, memory_map().is_some()));
-        Ok(ProgramArgs { _strings: strings, ptrs, in_area })
+        let packed: Vec<u8> = strings.iter().flat_map(|s| s.as_bytes_with_nul()).copied().collect();
+        let mut ptrs = Vec::with_capacity(strings.len() + 1);
+        let mut offset = 0;
+        for s in &strings {
+            ptrs.push(packed[offset..].as_ptr() as *mut c_char);
+            offset += s.as_bytes_with_nul().len();
+        }
+        ptrs.push(std::ptr::null_mut());
+        Ok(ProgramArgs { strings: packed, ptrs, in_area })
     }
 
     /// The argv to pass: in the argument area, written now (the process's
@@ -317,7 +325,14 @@ impl ProgramArgs {
                 crate::dladdr::set_program_name(ptrs[0]);
                 ptrs.as_ptr() as *mut _
             }
-            _ => {
+            (_, area) => {
+                // Too long for the area (a batch run's arguments, say):
+                // the command line shows them where they are.
+                if area.is_some() {
+                    let start = self.strings.as_ptr() as usize;
+                    // SAFETY: as above; the strings live as long as the run.
+                    unsafe { fit_arguments(start, start + self.strings.len()) };
+                }
                 crate::dladdr::set_program_name(self.ptrs[0]);
                 self.ptrs.as_ptr() as *mut _
             }
@@ -515,8 +530,19 @@ fn read_memory_map() -> Option<MemoryMap> {
 /// # Safety
 /// As for [`set_memory_map`].
 unsafe fn fit_argument_area(used: usize) {
-    let (Some(mut map), Some(&(_, end))) = (memory_map(), ARGUMENT_AREA.get()) else { return };
-    map.arg_start = (end - used) as u64;
+    let Some(&(_, end)) = ARGUMENT_AREA.get() else { return };
+    // SAFETY: the caller's contract.
+    unsafe { fit_arguments(end - used, end) };
+}
+
+/// Sets the process's argument bounds to `[start, end)`, if
+/// [`memory_map`] found that allowed.
+///
+/// # Safety
+/// As for [`set_memory_map`].
+unsafe fn fit_arguments(start: usize, end: usize) {
+    let Some(mut map) = memory_map() else { return };
+    map.arg_start = start as u64;
     map.arg_end = end as u64;
     // SAFETY: the caller's contract.
     unsafe { set_memory_map(map) };

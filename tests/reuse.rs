@@ -330,6 +330,34 @@ fn the_command_line_and_environment_are_laid_out_as_natively() {
     });
 }
 
+/// A batch run's arguments longer than jitrun's own command line are
+/// still what `/proc/self/cmdline` shows (from where they lie).
+#[test]
+fn long_arguments_of_a_batch_run_are_its_command_line() {
+    let dir = common::scratch("reuse-long-cmdline");
+    let source = "#include <fcntl.h>\n#include <stdio.h>\n#include <string.h>\n#include <unistd.h>\n\
+                  int main(int argc, char **argv) { static char buf[1 << 16]; int fd = open(\"/proc/self/cmdline\", O_RDONLY);\n\
+                  ssize_t n = 0, r; while ((r = read(fd, buf + n, sizeof buf - n)) > 0) n += r; close(fd);\n\
+                  size_t at = 0; int same = 1; for (int i = 0; i < argc; i++) { size_t len = strlen(argv[i]) + 1;\n\
+                  same &= at + len <= (size_t)n && memcmp(buf + at, argv[i], len) == 0; at += len; }\n\
+                  printf(\"%d arguments, %zu bytes, cmdline the same: %d\\n\", argc, at, same && at == (size_t)n); return 0; }\n";
+    let object = common::compile_source(&dir, "cmdline.c", source, "-O2");
+    let long = "x".repeat(5000);
+    let plan = dir.join("runs.jsonl");
+    std::fs::write(
+        &plan,
+        format!("{{\"id\":\"long\",\"args\":[\"{}\"]}}\n{{\"id\":\"short\",\"args\":[\"y\"]}}\n", long),
+    )
+    .unwrap();
+    let out = jitrun(&[object.to_str().unwrap(), "--argv0", "./prog", "--batch", plan.to_str().unwrap()], b"");
+    assert_eq!(common::shell_status(&out), 0, "{}", text(&out.stderr));
+    let results: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let stdout_of =
+        |id: &str| results.iter().find(|r| r["id"] == id).map(|r| r["stdout"].as_str().unwrap().to_string());
+    assert_eq!(stdout_of("long").unwrap(), "2 arguments, 5008 bytes, cmdline the same: 1\n");
+    assert_eq!(stdout_of("short").unwrap(), "2 arguments, 9 bytes, cmdline the same: 1\n");
+}
+
 /// Runs `object` as `argv0` with `program_args` in process, isolated, and
 /// isolated twice, through `run`, and checks that each run printed `expected`.
 fn check_every_mode(
