@@ -286,6 +286,29 @@ impl DynamicTables {
         }
     }
 
+    /// Whether dynamic symbol `index` is a hidden (non-default) version.
+    ///
+    /// # Safety
+    /// As for [`DynamicTables::for_each_got_entry`]; `index` is a symbol
+    /// index of the module.
+    pub(crate) unsafe fn is_hidden(&self, index: usize) -> bool {
+        // SAFETY: DT_VERSYM has one u16 per dynamic symbol.
+        self.versym != 0 && unsafe { *(self.versym as *const u16).add(index) } & 0x8000 != 0
+    }
+
+    /// The version index of dynamic symbol `index` (0 local, 1 global and
+    /// unversioned), 1 without a version table.
+    ///
+    /// # Safety
+    /// As for [`DynamicTables::is_hidden`].
+    pub(crate) unsafe fn version_index(&self, index: usize) -> u16 {
+        if self.versym == 0 {
+            return 1;
+        }
+        // SAFETY: DT_VERSYM has one u16 per dynamic symbol.
+        unsafe { *(self.versym as *const u16).add(index) & 0x7fff }
+    }
+
     /// The name of dynamic symbol `index`, if the module has a symbol table.
     ///
     /// # Safety
@@ -342,49 +365,79 @@ fn symbol_entry(addr: u64) -> Option<*const libc::Elf64_Sym> {
     (ok != 0 && !sym.is_null()).then_some(sym)
 }
 
-/// `name`, found at `addr` by an unversioned lookup, as a native link
-/// would bind it: by the version its definition there has (`malloc` →
-/// `malloc@GLIBC_2.2.5`), looked up again in the whole process. A library
-/// preloaded with `LD_PRELOAD` may define that version without making it
-/// the default (`libc_malloc_debug.so` defines only `malloc@GLIBC_2.2.5`),
-/// which `dlsym` skips and the loader binds every native program and libc
-/// itself to; binding to libc's own would mix two allocators (git's test
-/// suite preloads it). `None` when the definition has no version or the
-/// versioned lookup finds nothing.
-pub fn versioned_global(name: &CStr, addr: u64) -> Option<u64> {
+/// The version of `name`'s definition at `addr` (`malloc` in libc:
+/// `GLIBC_2.2.5`), the one a native link would have recorded for a
+/// reference it bound there; `None` for an unversioned definition or one
+/// not found. An IFUNC's `addr` is its resolver's answer: its default
+/// version counts.
+fn definition_version(name: &CStr, addr: u64) -> Option<CString> {
     // SAFETY (both visits): the loader describes a module of this process
     // and holds its lock during the visit; the symbol points into its
     // symbol table.
     let by_hash = visit_object_containing(addr, |object| unsafe {
         let tables = dynamic_tables(object.bias, object.headers)?;
-        // The definition at `addr`, or for an IFUNC (whose resolver's
-        // answer `addr` is) the default version's.
-        let is_default = |index: usize| tables.versym != 0 && *(tables.versym as *const u16).add(index) & 0x8000 == 0;
         let value = addr.wrapping_sub(object.bias);
         let sym = tables.gnu_hash_find(name, |sym, index| {
-            sym.st_value == value || (sym.st_info & 0xf == object::elf::STT_GNU_IFUNC && is_default(index))
+            sym.st_value == value || (sym.st_info & 0xf == object::elf::STT_GNU_IFUNC && !tables.is_hidden(index))
         })?;
         Some(symbol_version(object.bias, object.headers, sym))
     })?;
-    let version = match by_hash {
-        Some(version) => version?,
+    match by_hash {
+        Some(version) => version,
         // No hash table: dladdr1 (outside the visit, which holds a lock of
         // the loader's that dladdr1 must not be called under).
         None => {
             let sym = symbol_entry(addr)?;
-            visit_object_containing(addr, |object| unsafe { symbol_version(object.bias, object.headers, sym) })??
+            visit_object_containing(addr, |object| unsafe { symbol_version(object.bias, object.headers, sym) })?
         }
-    };
-    // Looked up, not imported: only asked when something is preloaded.
-    static DLVSYM: LazyLibcFunction = LazyLibcFunction::new(c"dlvsym");
-    type DlvsymFn =
-        unsafe extern "C" fn(*mut libc::c_void, *const libc::c_char, *const libc::c_char) -> *mut libc::c_void;
-    let dlvsym = DLVSYM.resolve()?;
-    // SAFETY: libc's dlvsym (resolved by name); RTLD_DEFAULT is a valid
-    // pseudo-handle and both strings are NUL-terminated.
-    let found =
-        unsafe { std::mem::transmute::<usize, DlvsymFn>(dlvsym)(libc::RTLD_DEFAULT, name.as_ptr(), version.as_ptr()) };
-    (!found.is_null()).then_some(found as u64)
+    }
+}
+
+/// What a library preloaded with `LD_PRELOAD` (its file name among
+/// `preloaded`) defines for a reference to `name` in version `wanted`, as
+/// the loader matches one: the first preloaded object, in load order, with
+/// a definition in that version or none, or for an unversioned reference
+/// one in its first version or not hidden. So `libc_malloc_debug.so`, which defines only
+/// the non-default `malloc@GLIBC_2.2.5` (which `dlsym` skips), gets the
+/// calls it gets natively: binding libc's then would mix two allocators
+/// (git's test suite preloads it). IFUNC definitions are left out.
+fn preloaded_definition(name: &CStr, wanted: Option<&CStr>, preloaded: &[Vec<u8>]) -> Option<u64> {
+    let mut found = None;
+    for_each_loaded_object(|object| {
+        let file = object.name.to_bytes().rsplit(|&b| b == b'/').next().unwrap_or_default();
+        if !preloaded.iter().any(|p| p.as_slice() == file) {
+            return std::ops::ControlFlow::Continue(());
+        }
+        // SAFETY: the loader describes a module of this process and holds
+        // its lock during the visit; the symbols point into its tables.
+        found = unsafe {
+            dynamic_tables(object.bias, object.headers).and_then(|tables| {
+                let sym = tables.gnu_hash_find(name, |sym, index| {
+                    let defined = sym.st_shndx != 0 && sym.st_info & 0xf != object::elf::STT_GNU_IFUNC;
+                    defined
+                        && match wanted {
+                            // As ld.so takes an unversioned reference: the
+                            // first version (index 2) even hidden, later
+                            // ones when not hidden.
+                            None => tables.version_index(index) <= 2 || !tables.is_hidden(index),
+                            Some(wanted) => {
+                                tables.version_index(index) <= 1 || {
+                                    let sym_ptr = sym as *const libc::Elf64_Sym;
+                                    symbol_version(object.bias, object.headers, sym_ptr).as_deref() == Some(wanted)
+                                }
+                            }
+                        }
+                })?;
+                Some(object.bias.wrapping_add((*sym).st_value))
+            })
+        };
+        if found.is_some() {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    found
 }
 
 /// The version name of dynamic symbol `sym` of the module at `bias`, from
@@ -538,23 +591,6 @@ fn object_containing(addr: u64) -> Option<(PathBuf, u64)> {
     .flatten()
 }
 
-/// Where the object containing `addr` comes in the loader's list (the
-/// executable, preloaded libraries, then the others in load order);
-/// `usize::MAX` for an address in none.
-fn load_position(addr: u64) -> usize {
-    let mut position = 0;
-    let mut found = usize::MAX;
-    for_each_loaded_object(|object| {
-        if object.contains(addr) {
-            found = position;
-            return std::ops::ControlFlow::Break(());
-        }
-        position += 1;
-        std::ops::ControlFlow::Continue(())
-    });
-    found
-}
-
 /// `visit`'s answer for the loaded object whose segments contain `addr`
 /// (the loader's lock is held meanwhile), `None` if no object does.
 fn visit_object_containing<T>(addr: u64, visit: impl FnOnce(&LoadedObject) -> T) -> Option<T> {
@@ -630,8 +666,8 @@ pub struct HostResolver {
     /// libgcc_s: `None` until a strong reference missed everywhere, then
     /// its index in `loaded` if it loaded.
     compiler_runtime: Option<Option<usize>>,
-    /// Whether `LD_PRELOAD` names anything, asked once.
-    preloading: Option<bool>,
+    /// The file names (without directories) `LD_PRELOAD` lists, read once.
+    preloaded: Option<Vec<Vec<u8>>>,
 }
 
 /// One name being resolved, with its C form for `dlsym`.
@@ -708,24 +744,23 @@ impl HostResolver {
     /// in that very version (by [`versioned_global`]: `libc_malloc_debug`'s
     /// non-default `malloc@GLIBC_2.2.5`). Only asked when something is
     /// preloaded: otherwise the library's own answer is the native binding.
+    /// Only a preloaded object's definition can win: libc's, which `dlsym`
+    /// also finds, must not over a named library's (`-ljemalloc`'s malloc).
     fn as_preloaded(&mut self, name: &CStr, addr: u64) -> u64 {
-        let preloading =
-            *self.preloading.get_or_insert_with(|| std::env::var_os("LD_PRELOAD").is_some_and(|p| !p.is_empty()));
-        if !preloading {
+        let preloaded = self.preloaded.get_or_insert_with(|| {
+            use std::os::unix::ffi::OsStrExt;
+            let list = std::env::var_os("LD_PRELOAD").unwrap_or_default();
+            list.as_bytes()
+                .split(|&b| b == b' ' || b == b':')
+                .filter(|entry| !entry.is_empty())
+                .map(|entry| entry.rsplit(|&b| b == b'/').next().unwrap_or(entry).to_vec())
+                .collect()
+        });
+        if preloaded.is_empty() {
             return addr;
         }
-        let plain = lookup_global(name).filter(|&a| a != addr);
-        let versioned = versioned_global(name, addr).filter(|&a| a != addr);
-        match (plain, versioned) {
-            (Some(plain), Some(versioned)) => {
-                if load_position(versioned) < load_position(plain) {
-                    versioned
-                } else {
-                    plain
-                }
-            }
-            (plain, versioned) => plain.or(versioned).unwrap_or(addr),
-        }
+        let wanted = definition_version(name, addr);
+        preloaded_definition(name, wanted.as_deref(), preloaded).unwrap_or(addr)
     }
 
     /// The named libraries, in order; a pending one that exports `name`

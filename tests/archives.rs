@@ -599,6 +599,31 @@ fn a_preloaded_malloc_gets_the_programs_calls_after_a_library_loads() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
 }
 
+/// A `-l` library that defines `malloc` (as libjemalloc does) keeps the
+/// program's calls when something unrelated is preloaded: only a
+/// preloaded object's definition can win over it, not libc's.
+#[test]
+fn a_malloc_library_keeps_the_calls_when_something_else_is_preloaded() {
+    let dir = scratch("archives-malloc-library");
+    shared_library(&dir, "libmalloc_counter.so", "malloc_counter.c");
+    let unrelated = shared_library(&dir, "libshout.so", "shout.c");
+    let obj = compile(&[source("malloc_counter_host.c")], "-O2", &[], &dir).remove(0);
+    let exe = dir.join("malloc-library-host");
+    let search = format!("-L{}", dir.display());
+    let rpath = format!("-Wl,-rpath,{}", dir.display());
+    let libs = [search.clone(), "-lmalloc_counter".into(), "-lm".into(), rpath];
+    link_native(std::slice::from_ref(&obj), "-O2", false, &libs, &[], &exe);
+    let run = |command: &mut Command| {
+        command.env("LD_PRELOAD", &unrelated);
+        common::run_with(command, b"", std::time::Duration::from_secs(20))
+    };
+    let native = run(&mut Command::new(&exe));
+    let jit = run(Command::new(common::jitrun_bin()).arg(&obj).args([search.as_str(), "-lmalloc_counter", "-lm"]));
+    assert!(String::from_utf8_lossy(&native.stderr).contains("saw 10 of 10"), "{:?}", native);
+    let diffs = common::output_diffs("a malloc library with something else preloaded", &native, &jit);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+}
+
 /// Builds `source` (of testdata/archives) into the shared library `dir/name`.
 fn shared_library(dir: &Path, name: &str, source_name: &str) -> PathBuf {
     let library = dir.join(name);
