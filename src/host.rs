@@ -728,7 +728,10 @@ impl HostResolver {
                 // A library's handle finds its own definitions and its
                 // dependencies' (libc's `malloc` through libz's), never
                 // those of a library preloaded before them all.
-                .map(|(addr, library)| (self.as_preloaded(c_name, addr), library));
+                .map(|(addr, library)| match self.as_preloaded(c_name, addr) {
+                    bound if bound == addr => (addr, library),
+                    preloaded => (preloaded, None),
+                });
         }
         if found.is_none() && strong {
             found = self.lookup_compiler_runtime(c_name, libraries.len());

@@ -373,6 +373,10 @@ pub fn host_function(name: &str) -> Option<usize> {
     if !enabled() {
         return None;
     }
+    // (jitrun_fexecve runs libc's execve for /proc/self/exe.)
+    if name == "fexecve" {
+        EXECVE.resolve()?;
+    }
     let (ours, theirs) = match name {
         "readlink" => (jitrun_readlink as *const (), None),
         "readlinkat" => (jitrun_readlinkat as *const (), Some(&READLINKAT)),

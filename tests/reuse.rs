@@ -543,10 +543,9 @@ fn termination_signals_reach_isolated_runs_before_they_are_killed() {
 /// `--self-exe PATH`: a program that starts itself again through
 /// `/proc/self/exe` (libuv's test runner does) starts PATH, a script that
 /// runs jitrun on the same object, instead of jitrun with its arguments.
-#[test]
-fn self_exe_is_what_proc_self_exe_gives_the_program() {
-    let dir = common::scratch("reuse-self-exe");
-    let object = common::compile(&[common::testdata().join("reuse/self_exe.c")], "-O2", &[], &dir).remove(0);
+/// A script that runs jitrun on `object` with itself as `--self-exe`, as
+/// a user would set up a program that starts itself again.
+fn self_exe_script(dir: &Path, object: &Path) -> PathBuf {
     let script = dir.join("self-exe.sh");
     std::fs::write(
         &script,
@@ -560,6 +559,29 @@ fn self_exe_is_what_proc_self_exe_gives_the_program() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// A program whose only exec is `fexecve` of `/proc/self/exe` (nothing
+/// else made jitrun look libc's `execve` up) runs the `--self-exe` path.
+#[test]
+fn fexecve_of_proc_self_exe_runs_the_self_exe() {
+    let dir = common::scratch("reuse-fexecve");
+    let source = "#define _GNU_SOURCE\n#include <fcntl.h>\n#include <stdio.h>\n#include <unistd.h>\nextern char **environ;\n\
+                  int main(int argc, char **argv) { if (argc > 1) { printf(\"again: %s\\n\", argv[1]); return 0; }\n\
+                  char *args[] = {argv[0], \"yes\", 0}; fexecve(open(\"/proc/self/exe\", O_RDONLY | O_CLOEXEC), args, environ);\n\
+                  perror(\"fexecve\"); return 1; }\n";
+    let object = common::compile_source(&dir, "fexecve.c", source, "-O2");
+    let script = self_exe_script(&dir, &object);
+    let out = common::run_with(&mut Command::new(&script), b"", Duration::from_secs(60));
+    assert_eq!(text(&out.stdout), "again: yes\n", "{}", text(&out.stderr));
+}
+
+#[test]
+fn self_exe_is_what_proc_self_exe_gives_the_program() {
+    let dir = common::scratch("reuse-self-exe");
+    let object = common::compile(&[common::testdata().join("reuse/self_exe.c")], "-O2", &[], &dir).remove(0);
+    let script = self_exe_script(&dir, &object);
     let expected = std::fs::canonicalize(&script).unwrap();
     let out = common::run_with(Command::new(&script).arg(&expected), b"", Duration::from_secs(60));
     assert_eq!(
