@@ -397,10 +397,11 @@ fn definition_version(name: &CStr, addr: u64) -> Option<CString> {
 /// `preloaded`) defines for a reference to `name` in version `wanted`, as
 /// the loader matches one: the first preloaded object, in load order, with
 /// a definition in that version or none, or for an unversioned reference
-/// one in its first version or not hidden. So `libc_malloc_debug.so`, which defines only
-/// the non-default `malloc@GLIBC_2.2.5` (which `dlsym` skips), gets the
-/// calls it gets natively: binding libc's then would mix two allocators
-/// (git's test suite preloads it). IFUNC definitions are left out.
+/// one in its first version or not hidden. So `libc_malloc_debug.so`,
+/// which defines only the non-default `malloc@GLIBC_2.2.5` (which `dlsym`
+/// skips), gets the calls it gets natively: binding libc's then would mix
+/// two allocators (git's test suite preloads it). IFUNC definitions are
+/// left out.
 fn preloaded_definition(name: &CStr, wanted: Option<&CStr>, preloaded: &[Vec<u8>]) -> Option<u64> {
     let mut found = None;
     for_each_loaded_object(|object| {
