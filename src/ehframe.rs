@@ -55,7 +55,7 @@ fn has_terminator(bytes: &[u8]) -> bool {
 
 /// Removes FDEs whose function lies in a discarded section, and any
 /// zero terminators (the image gets exactly one, at the end), and keeps
-/// each block a multiple of its alignment (see [`pad_last_record`]). The
+/// each block a multiple of its alignment (see `pad_last_record`). The
 /// graph's `.eh_frame` was checked by [`check`] when it was translated.
 pub fn prune(graph: &mut LinkGraph) -> Result<()> {
     let has_discarded = graph.sections.iter().any(|s| s.discarded);
@@ -72,7 +72,8 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
         // Nearly always nothing to do: no COMDAT copy was discarded,
         // compilers write no terminator (crtend.o does) and pad their
         // records to the section's alignment.
-        let misaligned = !(bytes.len() as u64).is_multiple_of(padded_alignment(block.align));
+        let align = padded_alignment(block.align);
+        let misaligned = !(bytes.len() as u64).is_multiple_of(align);
         if !has_discarded && !has_terminator(bytes) && !misaligned {
             continue;
         }
@@ -129,7 +130,6 @@ pub fn prune(graph: &mut LinkGraph) -> Result<()> {
                 new_edges.push(Edge { offset: (u64::from(e.offset) - rec.start + start) as u32, ..*e });
             }
         }
-        let align = padded_alignment(graph.blocks[b].align);
         pad_last_record(&mut out, last_start, align)
             .map_err(|e| anyhow!("{}: section .eh_frame: {}", graph.name, e))?;
         let block = &mut graph.blocks[b];

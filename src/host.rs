@@ -248,7 +248,7 @@ impl DynamicTables {
         &self,
         name: &CStr,
         mut accept: impl FnMut(&libc::Elf64_Sym, usize) -> bool,
-    ) -> Option<*const libc::Elf64_Sym> {
+    ) -> Option<(&libc::Elf64_Sym, usize)> {
         if self.gnu_hash == 0 || self.symtab == 0 || self.strtab == 0 {
             return None;
         }
@@ -275,7 +275,7 @@ impl DynamicTables {
                     let sym = (self.symtab as *const libc::Elf64_Sym).add(index as usize);
                     let sym_name = CStr::from_ptr((self.strtab + u64::from((*sym).st_name)) as *const libc::c_char);
                     if sym_name == name && accept(&*sym, index as usize) {
-                        return Some(sym);
+                        return Some((&*sym, index as usize));
                     }
                 }
                 if chain & 1 != 0 {
@@ -307,6 +307,51 @@ impl DynamicTables {
         }
         // SAFETY: DT_VERSYM has one u16 per dynamic symbol.
         unsafe { *(self.versym as *const u16).add(index) & 0x7fff }
+    }
+
+    /// The version name of dynamic symbol `index`, from the module's
+    /// `DT_VERSYM` and `DT_VERDEF` tables; `None` if it has none.
+    ///
+    /// # Safety
+    /// As for [`DynamicTables::is_hidden`].
+    pub(crate) unsafe fn version_name(&self, index: usize) -> Option<&CStr> {
+        if self.strtab == 0 || self.verdef == 0 {
+            return None;
+        }
+        // SAFETY: the caller's contract.
+        let wanted = unsafe { self.version_index(index) };
+        if wanted < 2 {
+            return None; // local or global, unversioned
+        }
+        let mut at = self.verdef;
+        for _ in 0..self.verdefnum {
+            // SAFETY: Elf64_Verdef entries of the module's DT_VERDEF chain:
+            // vd_version, vd_flags, vd_ndx, vd_cnt (u16), vd_hash, vd_aux,
+            // vd_next (u32).
+            let (ndx, aux, next) = unsafe {
+                let d = at as *const u8;
+                (*(d.add(4) as *const u16), *(d.add(12) as *const u32), *(d.add(16) as *const u32))
+            };
+            if ndx == wanted {
+                // SAFETY: the first Elf64_Verdaux: vda_name, the version's
+                // name, a NUL-terminated string of the module's DT_STRTAB.
+                return Some(unsafe {
+                    let name = *((at + u64::from(aux)) as *const u32);
+                    CStr::from_ptr((self.strtab + u64::from(name)) as *const libc::c_char)
+                });
+            }
+            if next == 0 {
+                break;
+            }
+            at += u64::from(next);
+        }
+        None
+    }
+
+    /// The index of `sym`, an entry of the module's dynamic symbol table.
+    fn symbol_index(&self, sym: *const libc::Elf64_Sym) -> Option<usize> {
+        let offset = (sym as u64).checked_sub(self.symtab).filter(|_| self.symtab != 0)?;
+        Some((offset / std::mem::size_of::<libc::Elf64_Sym>() as u64) as usize)
     }
 
     /// The name of dynamic symbol `index`, if the module has a symbol table.
@@ -374,13 +419,15 @@ fn definition_version(name: &CStr, addr: u64) -> Option<CString> {
     // SAFETY (both visits): the loader describes a module of this process
     // and holds its lock during the visit; the symbol points into its
     // symbol table.
+    // SAFETY: `index` is a symbol of the module `tables` describe.
+    let version_of = |tables: &DynamicTables, index: usize| unsafe { tables.version_name(index).map(CStr::to_owned) };
     let by_hash = visit_object_containing(addr, |object| unsafe {
         let tables = dynamic_tables(object.bias, object.headers)?;
         let value = addr.wrapping_sub(object.bias);
-        let sym = tables.gnu_hash_find(name, |sym, index| {
+        let (_, index) = tables.gnu_hash_find(name, |sym, index| {
             sym.st_value == value || (sym.st_info & 0xf == object::elf::STT_GNU_IFUNC && !tables.is_hidden(index))
         })?;
-        Some(symbol_version(object.bias, object.headers, sym))
+        Some(version_of(&tables, index))
     })?;
     match by_hash {
         Some(version) => version,
@@ -388,7 +435,10 @@ fn definition_version(name: &CStr, addr: u64) -> Option<CString> {
         // the loader's that dladdr1 must not be called under).
         None => {
             let sym = symbol_entry(addr)?;
-            visit_object_containing(addr, |object| unsafe { symbol_version(object.bias, object.headers, sym) })?
+            visit_object_containing(addr, |object| unsafe {
+                let tables = dynamic_tables(object.bias, object.headers)?;
+                version_of(&tables, tables.symbol_index(sym)?)
+            })?
         }
     }
 }
@@ -413,7 +463,7 @@ fn preloaded_definition(name: &CStr, wanted: Option<&CStr>, preloaded: &[Vec<u8>
         // its lock during the visit; the symbols point into its tables.
         found = unsafe {
             dynamic_tables(object.bias, object.headers).and_then(|tables| {
-                let sym = tables.gnu_hash_find(name, |sym, index| {
+                let (sym, _) = tables.gnu_hash_find(name, |sym, index| {
                     let defined = sym.st_shndx != 0 && sym.st_info & 0xf != object::elf::STT_GNU_IFUNC;
                     defined
                         && match wanted {
@@ -422,14 +472,11 @@ fn preloaded_definition(name: &CStr, wanted: Option<&CStr>, preloaded: &[Vec<u8>
                             // ones when not hidden.
                             None => tables.version_index(index) <= 2 || !tables.is_hidden(index),
                             Some(wanted) => {
-                                tables.version_index(index) <= 1 || {
-                                    let sym_ptr = sym as *const libc::Elf64_Sym;
-                                    symbol_version(object.bias, object.headers, sym_ptr).as_deref() == Some(wanted)
-                                }
+                                tables.version_index(index) <= 1 || tables.version_name(index) == Some(wanted)
                             }
                         }
                 })?;
-                Some(object.bias.wrapping_add((*sym).st_value))
+                Some(object.bias.wrapping_add(sym.st_value))
             })
         };
         if found.is_some() {
@@ -439,48 +486,6 @@ fn preloaded_definition(name: &CStr, wanted: Option<&CStr>, preloaded: &[Vec<u8>
         }
     });
     found
-}
-
-/// The version name of dynamic symbol `sym` of the module at `bias`, from
-/// its `DT_VERSYM` and `DT_VERDEF` tables.
-///
-/// # Safety
-/// `bias` and `phdrs` describe a module loaded in this process, which the
-/// loader does not unload meanwhile; `sym` points into its `DT_SYMTAB`.
-unsafe fn symbol_version(bias: u64, phdrs: &[libc::Elf64_Phdr], sym: *const libc::Elf64_Sym) -> Option<CString> {
-    // SAFETY: the caller's contract.
-    let DynamicTables { symtab, strtab, versym, verdef, verdefnum, .. } = unsafe { dynamic_tables(bias, phdrs) }?;
-    if symtab == 0 || strtab == 0 || versym == 0 || verdef == 0 || (sym as u64) < symtab {
-        return None;
-    }
-    let index = (sym as u64 - symtab) / std::mem::size_of::<libc::Elf64_Sym>() as u64;
-    // SAFETY: DT_VERSYM has one u16 per dynamic symbol.
-    let wanted = unsafe { *(versym as *const u16).add(index as usize) } & 0x7fff;
-    if wanted < 2 {
-        return None; // local or global, unversioned
-    }
-    let mut at = verdef;
-    for _ in 0..verdefnum {
-        // SAFETY: Elf64_Verdef entries of the module's DT_VERDEF chain:
-        // vd_version, vd_flags, vd_ndx, vd_cnt (u16), vd_hash, vd_aux,
-        // vd_next (u32).
-        let (ndx, aux, next) = unsafe {
-            let d = at as *const u8;
-            (*(d.add(4) as *const u16), *(d.add(12) as *const u32), *(d.add(16) as *const u32))
-        };
-        if ndx == wanted {
-            // SAFETY: the first Elf64_Verdaux: vda_name, the version's name
-            // in the string table.
-            let name = unsafe { *((at + u64::from(aux)) as *const u32) };
-            // SAFETY: a NUL-terminated string of the module's DT_STRTAB.
-            return Some(unsafe { CStr::from_ptr((strtab + u64::from(name)) as *const libc::c_char) }.to_owned());
-        }
-        if next == 0 {
-            break;
-        }
-        at += u64::from(next);
-    }
-    None
 }
 
 /// `dladdr1` flag asking for the symbol table entry (glibc's `<dlfcn.h>`).
@@ -742,14 +747,11 @@ impl HostResolver {
     }
 
     /// `addr`, found for `name`, or what a library preloaded with
-    /// `LD_PRELOAD` defines instead, as the loader binds a native
-    /// program's versioned reference: to the first object in the process's
-    /// scope that defines the name without a version (found by `dlsym`) or
-    /// in that very version (by [`versioned_global`]: `libc_malloc_debug`'s
-    /// non-default `malloc@GLIBC_2.2.5`). Only asked when something is
-    /// preloaded: otherwise the library's own answer is the native binding.
-    /// Only a preloaded object's definition can win: libc's, which `dlsym`
-    /// also finds, must not over a named library's (`-ljemalloc`'s malloc).
+    /// `LD_PRELOAD` defines instead for a reference in the version of the
+    /// definition at `addr` ([`preloaded_definition`]), as the loader binds
+    /// a native program's reference. Only a preloaded object's definition
+    /// can win: libc's must not over a named library's (`-ljemalloc`'s
+    /// malloc); without `LD_PRELOAD`, `addr` is the native binding.
     fn as_preloaded(&mut self, name: &CStr, addr: u64) -> u64 {
         let preloaded = self.preloaded.get_or_insert_with(|| {
             use std::os::unix::ffi::OsStrExt;

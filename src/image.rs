@@ -285,45 +285,46 @@ pub(crate) struct ProgramArgs {
     /// The strings back to back, each with its NUL, which `ptrs` point into.
     strings: Vec<u8>,
     ptrs: Vec<*mut c_char>,
-    /// The area's new contents (the strings back to back, zeros around
-    /// them: see [`argument_area_layout`]), the argv pointing into it, and
-    /// the strings' length. Prepared ahead, so a forked child only copies it.
-    in_area: Option<(Vec<u8>, Vec<*mut c_char>, usize)>,
+    /// The area's new contents (the strings with zeros around them: see
+    /// [`argument_area_layout`]) and the argv pointing into it. Prepared
+    /// ahead, so a forked child only copies it.
+    in_area: Option<(Vec<u8>, Vec<*mut c_char>)>,
 }
 
 impl ProgramArgs {
     pub(crate) fn new<S: AsRef<OsStr>>(program: &OsStr, args: &[S]) -> Result<ProgramArgs> {
-        let strings: Vec<CString> = std::iter::once(program)
-            .chain(args.iter().map(AsRef::as_ref))
-            .map(|a| CString::new(a.as_bytes()).context("an argument contains a NUL byte"))
-            .collect::<Result<_>>()?;
-        // (The memory map is read now, before a fork: a child only copies it.)
-        let in_area =
-            ARGUMENT_AREA.get().and_then(|&area| argument_area_layout(&strings, area, memory_map().is_some()));
-        let packed: Vec<u8> = strings.iter().flat_map(|s| s.as_bytes_with_nul()).copied().collect();
-        let mut ptrs = Vec::with_capacity(strings.len() + 1);
-        let mut offset = 0;
-        for s in &strings {
-            ptrs.push(packed[offset..].as_ptr() as *mut c_char);
-            offset += s.as_bytes_with_nul().len();
+        let mut strings = Vec::new();
+        let mut offsets = Vec::with_capacity(args.len() + 1);
+        for arg in std::iter::once(program).chain(args.iter().map(AsRef::as_ref)) {
+            let arg = CString::new(arg.as_bytes()).context("an argument contains a NUL byte")?;
+            offsets.push(strings.len());
+            strings.extend_from_slice(arg.as_bytes_with_nul());
         }
-        ptrs.push(std::ptr::null_mut());
-        Ok(ProgramArgs { strings: packed, ptrs, in_area })
+        let pointers_from =
+            |first: usize| offsets.iter().map(|&o| (first + o) as *mut c_char).chain([std::ptr::null_mut()]).collect();
+        let ptrs = pointers_from(strings.as_ptr() as usize);
+        // (The memory map is read now, before a fork: a child only copies it.)
+        let in_area = ARGUMENT_AREA.get().and_then(|&area| {
+            let (bytes, first) = argument_area_layout(&strings, area, memory_map().is_some())?;
+            Some((bytes, pointers_from(first)))
+        });
+        Ok(ProgramArgs { strings, ptrs, in_area })
     }
 
     /// The argv to pass: in the argument area, written now (the process's
     /// own memory; a forked child's own copy of it), else the strings'.
+    /// Either way the process's argument bounds are set to them (see
+    /// [`fit_arguments`]).
     pub(crate) fn install(&self) -> *mut *mut c_char {
-        match (&self.in_area, ARGUMENT_AREA.get()) {
-            (Some((bytes, ptrs, used)), Some(&(start, _))) => {
+        let ptrs = match (&self.in_area, ARGUMENT_AREA.get()) {
+            (Some((bytes, ptrs)), Some(&(start, end))) => {
                 // SAFETY: `bytes` is exactly the area's size
                 // (argument_area_layout), and the area is writable.
                 unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), start as *mut u8, bytes.len()) };
                 // SAFETY: only the command line notes an argument area, and
                 // it runs programs with no other thread of its own.
-                unsafe { fit_argument_area(*used) };
-                crate::dladdr::set_program_name(ptrs[0]);
-                ptrs.as_ptr() as *mut _
+                unsafe { fit_arguments(end - self.strings.len(), end) };
+                ptrs
             }
             (_, area) => {
                 // Too long for the area (a batch run's arguments, say):
@@ -333,10 +334,11 @@ impl ProgramArgs {
                     // SAFETY: as above; the strings live as long as the run.
                     unsafe { fit_arguments(start, start + self.strings.len()) };
                 }
-                crate::dladdr::set_program_name(self.ptrs[0]);
-                self.ptrs.as_ptr() as *mut _
+                &self.ptrs
             }
-        }
+        };
+        crate::dladdr::set_program_name(ptrs[0]);
+        ptrs.as_ptr() as *mut _
     }
 
     fn argc(&self) -> c_int {
@@ -376,35 +378,21 @@ pub unsafe fn note_argument_area(argc: c_int, argv: *const *const c_char) {
     let _ = ARGUMENT_AREA.set((start, end));
 }
 
-/// The contents of the argument area `[start, end)` for `strings` (each
-/// NUL-terminated, back to back, the rest zeroed) with the argv pointing
-/// into it, or `None` if they do not fit.
+/// The contents of the argument area `[start, end)` for `strings` (NUL-
+/// terminated, back to back), zeros around them, and the address of the
+/// first string there, or `None` if they do not fit.
 ///
 /// With `at_end`, the strings end where the area ends (the zeros come
 /// first), right before the environment strings, as the kernel lays out a
-/// process started with these arguments; [`fit_argument_area`] then
-/// moves the process's argument bounds to them.
-fn argument_area_layout(
-    strings: &[CString],
-    (start, end): (usize, usize),
-    at_end: bool,
-) -> Option<(Vec<u8>, Vec<*mut c_char>, usize)> {
-    let needed: usize = strings.iter().map(|s| s.as_bytes_with_nul().len()).sum();
-    if needed > end - start {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(end - start);
-    if at_end {
-        bytes.resize(end - start - needed, 0);
-    }
-    let mut ptrs = Vec::with_capacity(strings.len() + 1);
-    for s in strings {
-        ptrs.push((start + bytes.len()) as *mut c_char);
-        bytes.extend_from_slice(s.as_bytes_with_nul());
-    }
-    bytes.resize(end - start, 0);
-    ptrs.push(std::ptr::null_mut());
-    Some((bytes, ptrs, needed))
+/// process started with these arguments; [`fit_arguments`] then moves the
+/// process's argument bounds to them.
+fn argument_area_layout(strings: &[u8], (start, end): (usize, usize), at_end: bool) -> Option<(Vec<u8>, usize)> {
+    let room = end - start;
+    let pad = room.checked_sub(strings.len())?;
+    let before = if at_end { pad } else { 0 };
+    let mut bytes = vec![0; room];
+    bytes[before..before + strings.len()].copy_from_slice(strings);
+    Some((bytes, start + before))
 }
 
 /// The kernel's record of where this process's code, data, heap, stack,
@@ -430,7 +418,7 @@ struct MemoryMap {
 }
 
 /// Reads what a run needs to show the program's own command line (see
-/// [`fit_argument_area`]), if the command line noted an argument area:
+/// `fit_arguments`), if the command line noted an argument area:
 /// call it where it costs nothing, such as on a thread waiting for the
 /// link (reading `/proc/self/stat` takes ~30 µs here).
 pub fn prepare_argument_area() {
@@ -518,25 +506,14 @@ fn read_memory_map() -> Option<MemoryMap> {
     .filter(|m| m.arg_start < m.arg_end && m.env_start <= m.env_end)
 }
 
-/// Makes the process look as if the kernel had started it with the
-/// program's arguments, the last `used` bytes of the argument area
-/// ([`argument_area_layout`] put them there): `/proc/self/cmdline`, what
-/// `ps` and `pgrep -f` read, is exactly them, not jitrun's longer command
-/// line padded with empty arguments, and they end where the environment
-/// strings begin, so that a program setting its process title over argv
-/// and environ (Redis, PostgreSQL, perl's `$0`) finds the room it would
-/// natively. One `prctl`, and only if [`memory_map`] found it allowed.
-///
-/// # Safety
-/// As for [`set_memory_map`].
-unsafe fn fit_argument_area(used: usize) {
-    let Some(&(_, end)) = ARGUMENT_AREA.get() else { return };
-    // SAFETY: the caller's contract.
-    unsafe { fit_arguments(end - used, end) };
-}
-
-/// Sets the process's argument bounds to `[start, end)`, if
-/// [`memory_map`] found that allowed.
+/// Sets the process's argument bounds to `[start, end)`, if [`memory_map`]
+/// found that allowed: the process then looks as if the kernel had started
+/// it with the program's arguments. `/proc/self/cmdline`, what `ps` and
+/// `pgrep -f` read, is exactly them, not jitrun's longer command line
+/// padded with empty arguments; in the argument area they end where the
+/// environment strings begin ([`argument_area_layout`] put them there), so
+/// that a program setting its process title over argv and environ (Redis,
+/// PostgreSQL, perl's `$0`) finds the room it would natively. One `prctl`.
 ///
 /// # Safety
 /// As for [`set_memory_map`].

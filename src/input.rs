@@ -52,28 +52,31 @@ fn read_if_smaller_than(file: &File, limit: usize) -> std::io::Result<Option<Vec
     let mut buffer = SPARE.with_borrow_mut(std::mem::take);
     buffer.clear();
     buffer.reserve(limit);
-    let n = loop {
+    let read = loop {
         // SAFETY: read(2) writes at most `limit` bytes into the vector's
         // spare capacity, which has room for them; they count as
         // initialized (set_len) only once the kernel wrote them.
         let n = unsafe { libc::read(file.as_raw_fd(), buffer.as_mut_ptr() as *mut libc::c_void, limit) };
         if n >= 0 {
-            break n as usize;
+            break Ok(n as usize);
         }
         let error = std::io::Error::last_os_error();
         if error.kind() != std::io::ErrorKind::Interrupted {
-            SPARE.with_borrow_mut(|spare| *spare = buffer);
-            return Err(error);
+            break Err(error);
         }
     };
-    // SAFETY: the kernel initialized the first `n` bytes.
-    unsafe { buffer.set_len(n) };
-    if n < limit {
-        buffer.shrink_to_fit();
-        return Ok(Some(buffer));
+    match read {
+        Ok(n) if n < limit => {
+            // SAFETY: the kernel initialized the first `n` bytes.
+            unsafe { buffer.set_len(n) };
+            buffer.shrink_to_fit();
+            Ok(Some(buffer))
+        }
+        other => {
+            SPARE.with_borrow_mut(|spare| *spare = buffer);
+            other.map(|_| None)
+        }
     }
-    SPARE.with_borrow_mut(|spare| *spare = buffer);
-    Ok(None)
 }
 
 impl InputData {

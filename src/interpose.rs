@@ -99,15 +99,7 @@ impl AllocatorInterposition {
         if replacements.iter().any(|(name, _)| !name.starts_with("_Z")) {
             load_name_service_modules();
         }
-        let mut patches = Vec::new();
-        crate::host::for_each_loaded_object(|module| {
-            if is_covered(module.name) {
-                // SAFETY: the loader describes a module of this process and
-                // holds its lock during the visit.
-                unsafe { module_slots_for(module.bias, module.headers, &replacements, &mut patches) };
-            }
-            std::ops::ControlFlow::Continue(())
-        });
+        let patches = covered_slots(&replacements);
         log::debug!(
             "the image defines {}: {} GOT entries of loaded libraries will point at them",
             replacements.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
@@ -209,16 +201,7 @@ fn cover_late_modules() {
     if late.replacements.is_empty() {
         return;
     }
-    let mut found = Vec::new();
-    crate::host::for_each_loaded_object(|module| {
-        if is_covered(module.name) {
-            // SAFETY: the loader describes a module of this process and
-            // holds its lock during the visit.
-            unsafe { module_slots_for(module.bias, module.headers, &late.replacements, &mut found) };
-        }
-        std::ops::ControlFlow::Continue(())
-    });
-    for patch in found {
+    for patch in covered_slots(&late.replacements) {
         if late.covered.insert(patch.slot) {
             // SAFETY: a GOT entry of a loaded module, found through its
             // dynamic relocations.
@@ -262,6 +245,21 @@ fn load_name_service_modules() {
         let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL) };
         log::debug!("name-service module {:?} {}", name, if handle.is_null() { "not found" } else { "loaded" });
     }
+}
+
+/// The GOT entries naming one of `replacements` in every loaded module
+/// that gets the program's allocator ([`is_covered`]).
+fn covered_slots(replacements: &[(&str, u64)]) -> Vec<Patch> {
+    let mut found = Vec::new();
+    crate::host::for_each_loaded_object(|module| {
+        if is_covered(module.name) {
+            // SAFETY: the loader describes a module of this process and
+            // holds its lock during the visit.
+            unsafe { module_slots_for(module.bias, module.headers, replacements, &mut found) };
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    found
 }
 
 /// The GOT entries of one module whose dynamic relocation (`GLOB_DAT`,

@@ -289,11 +289,13 @@ type SpawnFn = unsafe extern "C" fn(
     *const *mut c_char,
 ) -> c_int;
 
-/// `posix_spawn` that runs `--self-exe` for `/proc/self/exe`.
+/// `posix_spawn` (`SEARCH_PATH` false) or `posix_spawnp` (true) that runs
+/// `--self-exe` for `/proc/self/exe`: one body for the two C entry points,
+/// whose signatures are the same.
 ///
 /// # Safety
 /// As `posix_spawn(3)`.
-pub unsafe extern "C" fn jitrun_posix_spawn(
+pub unsafe extern "C" fn jitrun_posix_spawn<const SEARCH_PATH: bool>(
     pid: *mut libc::pid_t,
     path: *const c_char,
     actions: *const libc::posix_spawn_file_actions_t,
@@ -301,40 +303,7 @@ pub unsafe extern "C" fn jitrun_posix_spawn(
     argv: *const *mut c_char,
     envp: *const *mut c_char,
 ) -> c_int {
-    // SAFETY: the caller's arguments, as posix_spawn takes them.
-    unsafe { spawn_with(&POSIX_SPAWN, pid, path, actions, attributes, argv, envp) }
-}
-
-/// `posix_spawnp` that runs `--self-exe` for `/proc/self/exe`.
-///
-/// # Safety
-/// As `posix_spawnp(3)`.
-pub unsafe extern "C" fn jitrun_posix_spawnp(
-    pid: *mut libc::pid_t,
-    file: *const c_char,
-    actions: *const libc::posix_spawn_file_actions_t,
-    attributes: *const libc::posix_spawnattr_t,
-    argv: *const *mut c_char,
-    envp: *const *mut c_char,
-) -> c_int {
-    // SAFETY: the caller's arguments, as posix_spawnp takes them.
-    unsafe { spawn_with(&POSIX_SPAWNP, pid, file, actions, attributes, argv, envp) }
-}
-
-/// Calls libc's `posix_spawn` or `posix_spawnp` (`spawn`) with `path`
-/// replaced as [`exec_path`] says.
-///
-/// # Safety
-/// As `posix_spawn(3)`.
-unsafe fn spawn_with(
-    spawn: &LazyLibcFunction,
-    pid: *mut libc::pid_t,
-    path: *const c_char,
-    actions: *const libc::posix_spawn_file_actions_t,
-    attributes: *const libc::posix_spawnattr_t,
-    argv: *const *mut c_char,
-    envp: *const *mut c_char,
-) -> c_int {
+    let spawn = if SEARCH_PATH { &POSIX_SPAWNP } else { &POSIX_SPAWN };
     match spawn.get() {
         // SAFETY: libc's function of that signature (resolved by name) with
         // the caller's arguments.
@@ -389,8 +358,8 @@ pub fn host_function(name: &str) -> Option<usize> {
         "execlp" => (jitrun_execlp as *const (), None),
         "execle" => (jitrun_execle as *const (), Some(&EXECVE)),
         "fexecve" => (jitrun_fexecve as *const (), Some(&FEXECVE)),
-        "posix_spawn" => (jitrun_posix_spawn as *const (), Some(&POSIX_SPAWN)),
-        "posix_spawnp" => (jitrun_posix_spawnp as *const (), Some(&POSIX_SPAWNP)),
+        "posix_spawn" => (jitrun_posix_spawn::<false> as *const (), Some(&POSIX_SPAWN)),
+        "posix_spawnp" => (jitrun_posix_spawn::<true> as *const (), Some(&POSIX_SPAWNP)),
         "getauxval" => (jitrun_getauxval as *const (), None),
         _ => return None,
     };

@@ -3,7 +3,7 @@
    or jemalloc have: natively every library's malloc, free, calloc and
    realloc are the program's, so blocks libc allocates (strdup, getline,
    reallocarray, stdio buffers) can go to the program's free. This one
-   checks a header on every free and aborts on a block it did not make. */
+   (strict_allocator.h) aborts on a block it did not make. */
 #define _GNU_SOURCE
 #include <pwd.h>
 #include <stdint.h>
@@ -12,50 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAGIC 0x6a6974727531ULL
-struct header { uint64_t magic; size_t size; };
-static char arena[1 << 22];
-static size_t used;
-static volatile int mallocs, frees, reallocs;
-
-void *malloc(size_t n) {
-  size_t need = (sizeof(struct header) + n + 15) & ~(size_t)15;
-  if (used + need > sizeof arena) return NULL;
-  struct header *h = (struct header *)(arena + used);
-  used += need;
-  h->magic = MAGIC;
-  h->size = n;
-  mallocs++;
-  return h + 1;
-}
-
-void free(void *p) {
-  if (!p) return;
-  struct header *h = (struct header *)p - 1;
-  if ((char *)h < arena || (char *)h >= arena + sizeof arena || h->magic != MAGIC) {
-    static const char message[] = "free: a block this allocator did not make\n";
-    write(2, message, sizeof message - 1);
-    abort();
-  }
-  frees++;
-}
-
-void *calloc(size_t count, size_t size) {
-  void *p = malloc(count * size);
-  if (p) memset(p, 0, count * size);
-  return p;
-}
-
-void *realloc(void *p, size_t n) {
-  reallocs++;
-  void *q = malloc(n);
-  if (q && p) {
-    struct header *h = (struct header *)p - 1;
-    memcpy(q, p, h->size < n ? h->size : n);
-    free(p);
-  }
-  return q;
-}
+#include "strict_allocator.h"
 
 int main(void) {
   int before = mallocs;
