@@ -338,7 +338,7 @@ impl ProgramArgs {
             }
         };
         crate::dladdr::set_program_name(ptrs[0]);
-        ptrs.as_ptr() as *mut _
+        place_in_argument_vector(ptrs).unwrap_or(ptrs.as_ptr() as *mut _)
     }
 
     fn argc(&self) -> c_int {
@@ -353,18 +353,50 @@ impl ProgramArgs {
 /// arguments are never touched.
 static ARGUMENT_AREA: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
 
+/// jitrun's own `argv` array as the kernel laid it out on the stack, and
+/// its `argc`: the slots a program's shorter `argv` is moved into
+/// ([`place_in_argument_vector`]). Recorded by the command line only.
+static ARGUMENT_VECTOR: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
+
+/// Moves the null-terminated `ptrs` into the last slots of jitrun's own
+/// `argv` array, with the count in the slot before them, and returns where
+/// they start: natively, `argv[argc + 1]` is the first environment pointer
+/// (`envp`), and after the environment's null come the auxiliary vector's
+/// entries; programs that find their environment or auxiliary vector by
+/// walking on from argv (startup code, old portability layers) need that.
+/// `None` where no array was noted or the arguments outnumber jitrun's own.
+fn place_in_argument_vector(ptrs: &[*mut c_char]) -> Option<*mut *mut c_char> {
+    let &(vector, vector_argc) = ARGUMENT_VECTOR.get()?;
+    let argc = ptrs.len() - 1;
+    // One slot more for the count (at argv[-1] natively).
+    let first = vector_argc.checked_sub(argc).filter(|&first| first >= 1)?;
+    let slots = vector as *mut *mut c_char;
+    // SAFETY: `vector` has `vector_argc` slots and a null after them
+    // (note_argument_area's contract); `first - 1 .. vector_argc` lies
+    // inside, and the null stays. jitrun reads its own arguments only
+    // before a program runs.
+    unsafe {
+        std::ptr::copy_nonoverlapping(ptrs.as_ptr(), slots.add(first), argc);
+        *(slots.add(first - 1) as *mut usize) = argc;
+        Some(slots.add(first))
+    }
+}
+
 /// Records jitrun's own `argc`/`argv` strings as the area a program's
 /// arguments are later copied into ([`Image::run_main`]), if they are laid
-/// out back to back as the kernel does.
+/// out back to back as the kernel does, and the `argv` array itself, whose
+/// last slots the program's `argv` then takes.
 ///
 /// # Safety
 /// `argv` must be the process's `argv` from the C runtime, with `argc`
-/// valid strings, and nothing may read those strings after the program's
-/// arguments replaced them (jitrun copies its own at start-up).
+/// valid strings and a null after them, and nothing may read those strings
+/// or that array after the program's arguments replaced them (jitrun
+/// copies its own at start-up).
 pub unsafe fn note_argument_area(argc: c_int, argv: *const *const c_char) {
     if argc < 1 || argv.is_null() {
         return;
     }
+    let _ = ARGUMENT_VECTOR.set((argv as usize, argc as usize));
     // SAFETY: the caller's contract: `argc` valid C strings.
     let strings: Vec<&CStr> = (0..argc as usize).map(|i| unsafe { CStr::from_ptr(*argv.add(i)) }).collect();
     let start = strings[0].as_ptr() as usize;

@@ -307,8 +307,9 @@ fn isolated_runs_see_the_original_cpu_affinity() {
 
 /// `/proc/self/cmdline` (what `ps` shows) is exactly the program's
 /// arguments, the environment strings follow them, and a program that sets
-/// its process title over both finds the room it would natively: the
-/// native run's output in every mode. (Needs `prctl(PR_SET_MM_MAP)`, which
+/// its process title over both finds the room it would natively, and
+/// `argv`, `envp` and the auxiliary vector follow each other on the stack:
+/// the native run's output in every mode. (Needs `prctl(PR_SET_MM_MAP)`, which
 /// kernels with checkpoint/restore grant without privilege.)
 #[test]
 fn the_command_line_and_environment_are_laid_out_as_natively() {
@@ -325,6 +326,7 @@ fn the_command_line_and_environment_are_laid_out_as_natively() {
     let expected = run(Command::new("./cmdline_environ").args(["a", "bb", "ccc"]));
     let expected = text(&expected.stdout);
     assert!(expected.contains("environ follows argv: yes"), "native: {}", expected);
+    assert!(expected.contains("envp follows argv's null: yes"), "native: {}", expected);
     check_every_mode("./cmdline_environ", &object, &["a", "bb", "ccc"], &expected, |args| {
         run(Command::new(common::jitrun_bin()).args(args))
     });

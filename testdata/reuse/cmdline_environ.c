@@ -1,7 +1,10 @@
 /* What ps and /proc show of a process's command line and environment,
    and the room a process-title setter finds (Redis's setproctitle,
    PostgreSQL, perl's $0 take argv's strings and then environ's, as long
-   as each starts where the previous one ended): all as natively. */
+   as each starts where the previous one ended), and the stack's vectors
+   (argc, argv, its null, envp, its null, the auxiliary vector, as startup
+   code that walks on from argv finds them): all as natively. */
+#include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +30,16 @@ static void show_cmdline(const char *when) {
   printf("%s]\n", shown > 60 ? "..." : "");
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv, char **envp) {
   show_cmdline("start");
+  printf("argv[-1] is argc: %s\n", ((long *)argv)[-1] == argc ? "yes" : "no");
+  printf("envp follows argv's null: %s\n", argv + argc + 1 == envp && envp == environ ? "yes" : "no");
+  char **past = envp;
+  while (*past) past++;
+  long page_size = 0;
+  for (Elf64_auxv_t *aux = (Elf64_auxv_t *)(past + 1); aux->a_type != AT_NULL; aux++)
+    if (aux->a_type == AT_PAGESZ) page_size = (long)aux->a_un.a_val;
+  printf("auxv follows the environment: %s\n", page_size == sysconf(_SC_PAGESIZE) ? "yes" : "no");
   char *end = argv[0];
   for (int i = 0; i < argc && argv[i] == end; i++) end = argv[i] + strlen(argv[i]) + 1;
   printf("environ follows argv: %s\n", environ[0] && environ[0] == end ? "yes" : "no");
