@@ -53,7 +53,8 @@ CRASH REPORTS:
     When loaded code dies from SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT, jitrun prints on
     stderr the signal, the fault address, the pc as function+0xOFF (object, section) and a
     backtrace of the loaded frames (unwound with the image's .eh_frame; a stack scan marked `?`
-    when unwinding cannot start), then dies from the same signal. The handler is installed
+    when unwinding cannot start), each with `at FILE:LINE` for objects built with -g (from their
+    DWARF line tables), then dies from the same signal. The handler is installed
     before constructors run, so a handler the program installs replaces it.
     --no-crash-handler leaves these signals alone: stderr then holds exactly what a native run
     prints (the differential tests use it).

@@ -4,7 +4,8 @@
 //! for a native executable.
 //!
 //! The handler reads a sorted table of address ranges with preformatted
-//! names, published through one atomic pointer, formats into a stack
+//! names and the source lines of objects built with `-g` (see
+//! `line_table`), published through one atomic pointer, formats into a stack
 //! buffer with `core::fmt` (no allocation, no locks) and calls `write(2)`.
 //! The table is built before the program runs ([`install`]) or, by the
 //! command line, only when a crash needs it ([`build_table_when_needed`]):
@@ -29,6 +30,7 @@ use std::ffi::{c_int, c_void, CString};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 
+use crate::line_table::LineTable;
 use crate::linkinfo::LinkInfo;
 
 const SIGNALS: [c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, libc::SIGABRT];
@@ -62,6 +64,7 @@ struct CrashTable {
     ranges: Vec<Range>,
     names: String,
     places: Vec<Box<str>>,
+    lines: LineTable,
     /// Where the report's outcome goes, if `--report` was given.
     report: Option<ReportSink>,
     print: bool,
@@ -91,6 +94,8 @@ pub(crate) struct Ranges {
     places: Vec<Box<str>>,
     /// Per place: whether it is in jitrun's runtime object.
     place_is_runtime: Vec<bool>,
+    /// Source lines of the objects built with `-g`.
+    pub(crate) lines: LineTable,
 }
 
 impl Ranges {
@@ -213,8 +218,8 @@ pub(crate) fn publish(ranges: Ranges, print: bool, report: Option<ReportSink>) {
         0 => &stack_marker as *const u8 as u64,
         top => top as u64,
     };
-    let Ranges { image, code, ranges, names, places, .. } = ranges;
-    let table = Box::new(CrashTable { image, code, ranges, names, places, report, print, stack_top });
+    let Ranges { image, code, ranges, names, places, lines, .. } = ranges;
+    let table = Box::new(CrashTable { image, code, ranges, names, places, lines, report, print, stack_top });
     let old = TABLE.swap(Box::into_raw(table), Ordering::AcqRel);
     TABLE_PUBLISHED.store(1, Ordering::Release);
     futex_wake(&TABLE_PUBLISHED, i32::MAX);
@@ -524,7 +529,11 @@ impl CrashTable {
             Some((range, _)) => {
                 let name = self.names.get(range.name as usize..(range.name + range.name_len) as usize).unwrap_or("?");
                 let place = self.places.get(range.place as usize).map_or("", |p| p);
-                write!(out, "{:#x} {}+{:#x}{}", addr, name, addr - range.start, place)
+                let _ = write!(out, "{:#x} {}+{:#x}{}", addr, name, addr - range.start, place);
+                match self.lines.lookup(within) {
+                    Some((file, line)) => write!(out, " at {}:{}", file, line),
+                    None => Ok(()),
+                }
             }
             None if self.image.contains(&addr) => write!(out, "{:#x} (in the image)", addr),
             None => write!(out, "{:#x} (outside the image)", addr),

@@ -271,25 +271,56 @@ fn debugger_attached() -> bool {
 
 /// A symbol file with object `graph`'s DWARF, for source lines and
 /// variables in the debugger: its `.debug_*` sections with their
-/// relocations applied (`address_of` gives a symbol's final address, `None`
-/// for symbols outside the image, such as other debug sections, whose
-/// offsets then stay as the object has them), and its code sections as
-/// `SHF_ALLOC` sections without contents at their final addresses. `None`
-/// when the object has no `.debug_info` (or is not an ELF object).
+/// relocations applied (see [`relocated_debug_sections`]), and its code
+/// sections as `SHF_ALLOC` sections without contents at their final
+/// addresses. `None` when the object has no `.debug_info` (or is not an
+/// ELF object).
 pub fn object_debug_file(graph: &crate::model::LinkGraph, address_of: impl Fn(u32) -> Option<u64>) -> Option<Vec<u8>> {
     use object::read::elf::{FileHeader as _, SectionHeader as _, Sym as _};
+    let debug = relocated_debug_sections(graph, &address_of, |_| true)?;
+    if !debug.iter().any(|(name, _)| name == b".debug_info") {
+        return None;
+    }
+    let data = graph.input_bytes()?.bytes();
+    let endian = object::LittleEndian;
+    let header = elf::FileHeader64::<object::LittleEndian>::parse(data).ok()?;
+    let sections = header.sections(endian, data).ok()?;
+    // Code sections at their final addresses, through their section symbols.
+    let symbols = sections.symbols(endian, data, elf::SHT_SYMTAB).ok()?;
+    let mut code = Vec::new();
+    for (index, sym) in symbols.enumerate() {
+        if sym.st_type() != elf::STT_SECTION {
+            continue;
+        }
+        let Ok(section) = sections.section(object::SectionIndex(sym.st_shndx(endian) as usize)) else { continue };
+        let executable = section.sh_flags(endian) & u64::from(elf::SHF_EXECINSTR) != 0;
+        let name = sections.section_name(endian, section).ok();
+        if let (true, Some(address), Some(name)) = (executable, address_of(index.0 as u32), name) {
+            code.push((name.to_vec(), address, section.sh_size(endian)));
+        }
+    }
+    write_debug_file(&code, &debug).ok()
+}
+
+/// Object `graph`'s `.debug_*` sections that `wanted` accepts (by name),
+/// as (name, bytes) with their relocations applied: `address_of` gives a
+/// symbol's final address, `None` for symbols outside the image, such as
+/// other debug sections, whose offsets then stay as the object has them.
+/// `None` if the object is not an ELF object.
+pub(crate) fn relocated_debug_sections(
+    graph: &crate::model::LinkGraph,
+    address_of: impl Fn(u32) -> Option<u64>,
+    wanted: impl Fn(&[u8]) -> bool,
+) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
+    use object::read::elf::{FileHeader as _, SectionHeader as _};
     let data = graph.input_bytes()?.bytes();
     let endian = object::LittleEndian;
     let header = elf::FileHeader64::<object::LittleEndian>::parse(data).ok()?;
     let sections = header.sections(endian, data).ok()?;
     let name_of = |s: &elf::SectionHeader64<object::LittleEndian>| sections.section_name(endian, s).ok();
-    if !sections.iter().any(|s| name_of(s) == Some(b".debug_info")) {
-        return None;
-    }
-    // Debug sections, with their relocations applied.
     let mut debug = Vec::new();
     for (index, section) in sections.enumerate() {
-        let Some(name) = name_of(section).filter(|n| n.starts_with(b".debug_")) else { continue };
+        let Some(name) = name_of(section).filter(|n| n.starts_with(b".debug_") && wanted(n)) else { continue };
         if section.sh_flags(endian) & u64::from(elf::SHF_COMPRESSED) != 0 {
             continue; // -gz: would need zlib
         }
@@ -315,20 +346,7 @@ pub fn object_debug_file(graph: &crate::model::LinkGraph, address_of: impl Fn(u3
         }
         debug.push((name.to_vec(), bytes));
     }
-    // Code sections at their final addresses, through their section symbols.
-    let symbols = sections.symbols(endian, data, elf::SHT_SYMTAB).ok()?;
-    let mut code = Vec::new();
-    for (index, sym) in symbols.enumerate() {
-        if sym.st_type() != elf::STT_SECTION {
-            continue;
-        }
-        let Ok(section) = sections.section(object::SectionIndex(sym.st_shndx(endian) as usize)) else { continue };
-        let executable = section.sh_flags(endian) & u64::from(elf::SHF_EXECINSTR) != 0;
-        if let (true, Some(address), Some(name)) = (executable, address_of(index.0 as u32), name_of(section)) {
-            code.push((name.to_vec(), address, section.sh_size(endian)));
-        }
-    }
-    write_debug_file(&code, &debug).ok()
+    Some(debug)
 }
 
 /// The ELF file of [`object_debug_file`].

@@ -42,6 +42,7 @@ pub mod interpose;
 pub mod layout;
 pub mod ldcache;
 pub mod libsearch;
+pub(crate) mod line_table;
 pub mod link;
 pub mod linkinfo;
 pub mod map;

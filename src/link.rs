@@ -854,11 +854,15 @@ impl DeferredLinkInfo {
     }
 
     /// Frees what collecting does not read (relocations, section contents,
-    /// the inputs): kept while the program runs, they would add to its
-    /// peak memory. Call from a thread with nothing else to do.
+    /// the inputs but those with line tables): kept while the program runs,
+    /// they would add to its peak memory. Call from a thread with nothing
+    /// else to do.
     pub fn release_unneeded(&mut self) {
         for graph in &mut self.graphs {
-            graph.input = None;
+            // Line tables are read from the object itself.
+            if !graph.has_line_info {
+                graph.input = None;
+            }
             for block in &mut graph.blocks {
                 block.edges = Vec::new();
                 block.elf_relocations = None;
@@ -922,11 +926,33 @@ impl DeferredLinkInfo {
             }
         }
         ranges.finish();
+        ranges.lines = self.line_table(&addrs);
         // The model is freed before the table is published: a parent about
         // to fork isolated runs trims malloc's free memory once it has the
         // table, and every page still resident then is paid at each fork.
         drop(self);
         crate::crash::publish(ranges, print, None);
+    }
+
+    /// The source lines of the objects built with `-g`, at their final
+    /// addresses, from the line programs in their DWARF.
+    fn line_table(&self, addrs: &Addresses) -> crate::line_table::LineTable {
+        let mut table = crate::line_table::LineTable::default();
+        for (g, graph) in self.graphs.iter().enumerate().filter(|(_, graph)| graph.has_line_info) {
+            let address_of = |s: u32| self.res.targets.get(g)?.get(s as usize).and_then(|&t| addrs.address_if_any(t));
+            let wanted = |name: &[u8]| matches!(name, b".debug_line" | b".debug_line_str" | b".debug_str");
+            let Some(sections) = crate::debugger::relocated_debug_sections(graph, address_of, wanted) else {
+                continue;
+            };
+            let named = |wanted: &[u8]| sections.iter().find(|(name, _)| name == wanted).map_or(&[][..], |(_, b)| b);
+            table.add_object(&crate::line_table::LineSections {
+                debug_line: named(b".debug_line"),
+                debug_line_str: named(b".debug_line_str"),
+                debug_str: named(b".debug_str"),
+            });
+        }
+        table.finish();
+        table
     }
 
     /// Computes the link info (and frees the link model).

@@ -167,6 +167,9 @@ pub struct LinkGraph {
     /// (`--export-dynamic`). Kept aside, not in [`Symbol`], which a large
     /// program has hundreds of thousands of.
     pub hidden: Vec<SymbolId>,
+    /// The object has DWARF line tables (`.debug_line`): its input is kept
+    /// after the link for the crash report's source lines.
+    pub has_line_info: bool,
 }
 
 /// What a section is for; decides which segment its blocks land in.
@@ -343,6 +346,7 @@ impl LinkGraph {
             symbols: Vec::new(),
             comdats: Vec::new(),
             hidden: Vec::new(),
+            has_line_info: false,
         }
     }
 
@@ -456,8 +460,13 @@ impl LinkGraph {
                 let contents: usize = file_ranges().map(|r| r.len()).sum();
                 // (Relocations still to decode would need their ranges moved too.)
                 // A debugger reads the object's DWARF after the link
-                // (`debugger::object_debug_file`).
-                if contents * 2 > bytes.len() || relocation_tables().next().is_some() || crate::debugger::wanted() {
+                // (`debugger::object_debug_file`), a crash report its line
+                // tables.
+                if contents * 2 > bytes.len()
+                    || relocation_tables().next().is_some()
+                    || self.has_line_info
+                    || crate::debugger::wanted()
+                {
                     return;
                 }
                 let mut compact = Vec::with_capacity(contents);

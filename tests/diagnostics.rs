@@ -55,6 +55,39 @@ fn null_dereference_names_the_function_and_exits_139() {
     }
 }
 
+/// Objects built with `-g` get source lines in the report, from their
+/// DWARF line tables: in process, in an isolated run, and from an archive
+/// member; without `-g`, none.
+#[test]
+fn crash_reports_give_source_lines_of_objects_built_with_debug_info() {
+    for (i, flags) in ["-O0 -g", "-O2 -g", "-O2 -g -ffunction-sections -gdwarf-4"].iter().enumerate() {
+        let dir = scratch(&format!("diag-null-lines-{}", i));
+        let obj = build("null_deref.c", flags, &dir);
+        let archive = dir.join("libcrash.a");
+        let archived = Command::new("ar").arg("rcs").arg(&archive).arg(&obj).status().unwrap();
+        assert!(archived.success());
+        let runs =
+            [jitrun(&[path(&obj)]), jitrun(&["--isolate", path(&obj)]), jitrun(&["--whole-archive", path(&archive)])];
+        for out in runs {
+            let stderr = text(&out.stderr);
+            assert_eq!(shell_status(&out), 139, "{}: {}", flags, stderr);
+            let frames: Vec<&str> = stderr.lines().filter(|l| l.contains(" #")).collect();
+            let expected = ["crash_here+", "middle+", "main+"].into_iter().zip(3..=5);
+            assert_eq!(frames.len(), 3, "{}: {}", flags, stderr);
+            for (frame, (name, line)) in frames.iter().zip(expected) {
+                // The path as the compiler was given it (absolute here).
+                let at = format!("/testdata/diagnostics/null_deref.c:{}", line);
+                let located = frame.contains(") at /") && frame.ends_with(&at);
+                assert!(frame.contains(name) && located, "{}: {} should be {} at ...{}", flags, frame, name, at);
+            }
+        }
+    }
+    let dir = scratch("diag-null-no-lines");
+    let obj = build("null_deref.c", "-O2", &dir);
+    let out = jitrun(&[path(&obj)]);
+    assert!(!text(&out.stderr).contains("null_deref.c:"), "{}", text(&out.stderr));
+}
+
 #[test]
 fn an_isolated_run_reports_its_crash_the_same_way() {
     let dir = scratch("diag-null-isolated");

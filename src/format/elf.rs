@@ -76,6 +76,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         // Sections that take no memory (symbol and string tables, relocations,
         // debug info) are not loaded: skip them before decoding the name.
         if section.sh_flags(endian) & u64::from(elf::SHF_ALLOC) == 0 {
+            graph.has_line_info |= sec_name == b".debug_line";
             continue;
         }
         let sec_name = text(sec_name);
