@@ -30,9 +30,23 @@ pub struct FunctionArray {
     pub count: u64,
 }
 
-/// What the image's finalizer needs once `exit()` or `__cxa_finalize` runs it.
-struct FiniState {
-    fini: FunctionArray,
+/// What the image runs before the entry, in glibc's order for an
+/// executable: `.preinit_array`, the `.init` code (what `_init` holds:
+/// the objects' `.init` fragments between a prologue and an epilogue),
+/// `.init_array`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Initializers {
+    pub preinit: FunctionArray,
+    pub init_code: Option<u64>,
+    pub init: FunctionArray,
+}
+
+/// What the image's finalizer runs once `exit()` or `__cxa_finalize` runs
+/// it: `.fini_array` from last to first, then the `.fini` code (`_fini`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Finalizers {
+    pub fini: FunctionArray,
+    pub fini_code: Option<u64>,
 }
 
 type FiniFn = unsafe extern "C" fn();
@@ -54,12 +68,11 @@ pub struct Image {
     pub(crate) key: Option<InitKey>,
     /// Addresses and sizes (`st_size`, for `run::GlobalValue` writes) of the defined globals.
     pub(crate) symbols: SymbolMap,
-    pub(crate) preinit: FunctionArray,
-    pub(crate) init: FunctionArray,
-    pub(crate) fini: FunctionArray,
+    pub(crate) initializers: Initializers,
+    pub(crate) finalizers: Finalizers,
     pub(crate) dso_handle: u64,
     /// Boxed so its address, given to `__cxa_atexit`, stays put.
-    fini_state: Option<Box<FiniState>>,
+    fini_state: Option<Box<Finalizers>>,
     /// Closed after everything else, since destructors may call into them.
     pub(crate) _libraries: Vec<SharedLibrary>,
     /// Keeps argv alive for as long as the program may look at it.
@@ -85,20 +98,18 @@ impl Image {
         size: u64,
         key: InitKey,
         symbols: SymbolMap,
-        arrays: [FunctionArray; 3],
+        (initializers, finalizers): (Initializers, Finalizers),
         dso_handle: u64,
         libraries: Vec<SharedLibrary>,
     ) -> Image {
-        let [preinit, init, fini] = arrays;
         Image {
             mapper,
             base,
             size,
             key: Some(key),
             symbols,
-            preinit,
-            init,
-            fini,
+            initializers,
+            finalizers,
             dso_handle,
             fini_state: None,
             _libraries: libraries,
@@ -194,7 +205,7 @@ impl Image {
         let argv = self.argv.insert(ProgramArgs::new(program, args)?);
         let (argc, argv) = (argv.argc(), argv.install());
         if self.fini_state.is_none() {
-            self.fini_state = Some(register_finalizer(self.fini, self.dso_handle));
+            self.fini_state = Some(register_finalizer(self.finalizers, self.dso_handle));
         }
         // SAFETY: argv points into `self.argv` or the argument area, both
         // kept until the next run replaces them.
@@ -209,9 +220,9 @@ impl Image {
     /// child allocates nothing (each page it writes is a copy-on-write fault).
     pub(crate) fn run_main_then_exit(&self, entry: EntryCall, argv: &ProgramArgs) -> ! {
         // The image's own field: `self` stays put until the process ends.
-        let arg = &self.fini as *const FunctionArray as *mut c_void;
+        let arg = &self.finalizers as *const Finalizers as *mut c_void;
         // SAFETY: as in register_finalizer; `arg` outlives every exit handler.
-        unsafe { __cxa_atexit(run_fini_array, arg, self.dso_handle as *mut c_void) };
+        unsafe { __cxa_atexit(run_finalizers, arg, self.dso_handle as *mut c_void) };
         // SAFETY: argv's strings live in the parent's copy-on-write memory,
         // valid until the process ends; the child only reads them.
         let status = unsafe { self.call_program(entry, argv.argc(), argv.install(), false) };
@@ -219,7 +230,7 @@ impl Image {
         unsafe { libc::exit(status) }
     }
 
-    /// Runs `.preinit_array`, `.init_array`, then the entry.
+    /// Runs the initializers (see [`Initializers`]), then the entry.
     ///
     /// # Safety
     /// `argv` must hold `argc` valid C strings and a null terminator and stay
@@ -239,10 +250,14 @@ impl Image {
         };
         self.install_allocator();
         mark(&crate::report::RUN_CLOCK.init_start);
-        for f in Image::array_entries(self.preinit).chain(Image::array_entries(self.init)) {
-            if f == 0 || f == u64::MAX {
-                continue;
-            }
+        // A program starts with errno 0; jitrun's own calls leave theirs
+        // (ESRCH from checking that the link thread is gone, ENOTTY from
+        // isatty).
+        // SAFETY: __errno_location returns this thread's errno.
+        unsafe { *libc::__errno_location() = 0 };
+        let Initializers { preinit, init_code, init } = self.initializers;
+        let arrays = |array| Image::array_entries(array).filter(|&f| f != 0 && f != u64::MAX);
+        for f in arrays(preinit).chain(init_code).chain(arrays(init)) {
             // SAFETY: the address comes from the image's relocated init
             // arrays; calling it is what loading a program means.
             unsafe { call_entry(f, argc, argv, envp) };
@@ -557,29 +572,31 @@ unsafe fn fit_arguments(start: usize, end: usize) {
     unsafe { set_memory_map(map) };
 }
 
-/// Registers `.fini_array` to run at `exit()` or `__cxa_finalize`, the way
+/// Registers the finalizers to run at `exit()` or `__cxa_finalize`, the way
 /// `__libc_start_main` registers the executable's finalizer before running
 /// constructors (so it runs after atexit handlers registered later). The
 /// returned box must live until `__cxa_finalize(dso_handle)` or `exit()` ran it.
-fn register_finalizer(fini: FunctionArray, dso_handle: u64) -> Box<FiniState> {
-    let state = Box::new(FiniState { fini });
-    let arg = &*state as *const FiniState as *mut c_void;
+fn register_finalizer(finalizers: Finalizers, dso_handle: u64) -> Box<Finalizers> {
+    let state = Box::new(finalizers);
+    let arg = &*state as *const Finalizers as *mut c_void;
     // SAFETY: `arg` stays valid as long as the caller keeps the box, which
     // it does until the handlers for this image's unique `__dso_handle` ran.
-    unsafe { __cxa_atexit(run_fini_array, arg, dso_handle as *mut c_void) };
+    unsafe { __cxa_atexit(run_finalizers, arg, dso_handle as *mut c_void) };
     state
 }
 
-extern "C" fn run_fini_array(arg: *mut c_void) {
-    // SAFETY: `arg` is the FiniState registered by `register_finalizer`.
-    let state = unsafe { &*(arg as *const FiniState) };
-    for i in (0..state.fini.count).rev() {
+extern "C" fn run_finalizers(arg: *mut c_void) {
+    // SAFETY: `arg` is the Finalizers registered by `register_finalizer`
+    // (or the image's own, for a process that ends with its run).
+    let state = unsafe { &*(arg as *const Finalizers) };
+    let fini_array = (0..state.fini.count).rev().map(|i| {
         // SAFETY: inside the mapped `.fini_array`.
-        let f = unsafe { std::ptr::read((state.fini.start + 8 * i) as *const u64) };
-        if f != 0 && f != u64::MAX {
-            // SAFETY: a relocated destructor address of the image.
-            unsafe { std::mem::transmute::<u64, FiniFn>(f)() };
-        }
+        unsafe { std::ptr::read((state.fini.start + 8 * i) as *const u64) }
+    });
+    for f in fini_array.filter(|&f| f != 0 && f != u64::MAX).chain(state.fini_code) {
+        // SAFETY: a relocated destructor address of the image, or its
+        // `.fini` code, which returns like a function.
+        unsafe { std::mem::transmute::<u64, FiniFn>(f)() };
     }
 }
 

@@ -10,7 +10,7 @@ use crate::arch::x86_64::{apply_fixup, write_stub, EdgeKind, FixupValues, STUB_S
 use crate::format::archive::{self, Archive};
 use crate::format::dynamic::ExportTable;
 use crate::host::{self, HostResolver, NamedLibrary, SharedLibrary, COMPILER_RUNTIME_LIBRARY};
-use crate::image::{FunctionArray, Image};
+use crate::image::{Finalizers, FunctionArray, Image, Initializers};
 use crate::input::{detect, is_elf_shared_object, FileKind, InputData};
 use crate::layout::{self, Layout, SegmentKind, NOT_PLACED};
 use crate::linkinfo::{self, InputInfo, PhaseTimer};
@@ -418,8 +418,9 @@ impl Linker {
             bail!("no input objects (archive members load only when something needs them; see --whole-archive)");
         }
         let replaces_allocator = crate::interpose::ALLOCATOR_FUNCTIONS.iter().any(|name| table.is_defined(name));
-        let needed: HashSet<&str> =
+        let mut needed: HashSet<&str> =
             table.undefined_names().filter(|n| runtime::provides(n, replaces_allocator)).collect();
+        needed.extend(init_code_wrappers_needed(&graphs, &table));
         let runtime_graph = runtime::build(&needed, replaces_allocator);
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
         graphs.push(runtime_graph);
@@ -512,6 +513,13 @@ impl Linker {
         // Copy contents and apply every fixup; after this no edge is pending.
         let symbols = {
             let memory = mapper.prepare(base, layout.size)?;
+            // The padding between `.init` (`.fini`) fragments is run through,
+            // so it is NOPs, as ld fills it.
+            for section in [".init", ".fini"].iter().filter_map(|name| layout.section(name)) {
+                if let Some(bytes) = memory.get_mut(section.offset as usize..(section.offset + section.size) as usize) {
+                    bytes.fill(0x90);
+                }
+            }
             let written =
                 layout.segments.iter().filter(|s| s.kind != SegmentKind::Bss).map(|s| s.offset + s.size).max();
             crate::mapper::prefault_for_writing(base, written.unwrap_or(0));
@@ -665,9 +673,17 @@ impl Linker {
                 .map(|s| FunctionArray { start: base + s.offset, count: s.size / 8 })
                 .unwrap_or_default()
         };
-        let arrays = [array(".preinit_array"), array(".init_array"), array(".fini_array")];
+        // `_init`/`_fini`: jitrun's, or crti.o's when the objects include it.
+        let code = |wrapper: &str, own: &str| symbols.address(wrapper).or_else(|| symbols.address(own));
+        let initializers = Initializers {
+            preinit: array(".preinit_array"),
+            init_code: code(runtime::INIT_CODE, "_init"),
+            init: array(".init_array"),
+        };
+        let finalizers = Finalizers { fini: array(".fini_array"), fini_code: code(runtime::FINI_CODE, "_fini") };
         let dso_handle = symbols.address(runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
-        let mut image = Image::new(mapper, base, layout.size, key, symbols, arrays, dso_handle, libraries);
+        let mut image =
+            Image::new(mapper, base, layout.size, key, symbols, (initializers, finalizers), dso_handle, libraries);
         image.link_info = info;
         image.allocator = allocator;
         if defer {
@@ -780,13 +796,36 @@ fn load_static_compiler_runtime_if_needed(
 /// through its own frames without C++ (thread cancellation, `backtrace()`)
 /// gets libgcc_s now, so the image's frames are registered with it; other
 /// missing helpers load it during resolution ([`HostResolver`]).
+/// The runtime's `_init`/`_fini` wrappers the objects need: those whose
+/// `.init` (`.fini`) sections hold code, unless they define `_init`
+/// (`_fini`) themselves, as crti.o does around the same fragments.
+fn init_code_wrappers_needed(graphs: &[LinkGraph], table: &SymbolTable) -> Vec<&'static str> {
+    let has_fragments = |name: &str| {
+        graphs.iter().any(|graph| {
+            graph.sections.iter().any(|section| {
+                section.name == name
+                    && section.kind == SectionKind::Code
+                    && !section.discarded
+                    && section.blocks.iter().any(|&b| graph.blocks[b as usize].size > 0)
+            })
+        })
+    };
+    [(runtime::INIT_CODE, ".init", "_init"), (runtime::FINI_CODE, ".fini", "_fini")]
+        .into_iter()
+        .filter(|&(_, section, own)| has_fragments(section) && !table.is_defined(own))
+        .map(|(wrapper, ..)| wrapper)
+        .collect()
+}
+
 fn load_runtime_libraries_if_needed(table: &SymbolTable, named: &[NamedLibrary], libraries: &mut Vec<SharedLibrary>) {
     const UNWINDS_WITHOUT_CXX: [&str; 5] =
         ["pthread_exit", "pthread_cancel", "thrd_exit", "backtrace", "__gcc_personality_v0"];
+    // libc's, though named like the C++ ABI's (jitrun's `atexit` calls the first).
+    const LIBC_CXA: [&str; 4] = ["__cxa_atexit", "__cxa_finalize", "__cxa_at_quick_exit", "__cxa_thread_atexit_impl"];
     let (mut wants_cxx, mut wants_unwinder) = (false, false);
     for n in table.undefined_names() {
-        wants_cxx |=
-            n.starts_with("_Z") || n.starts_with("__cxa_") || n.starts_with("__gxx_") || n.starts_with("_Unwind_");
+        let cxa = n.starts_with("__cxa_") && !LIBC_CXA.contains(&n);
+        wants_cxx |= n.starts_with("_Z") || cxa || n.starts_with("__gxx_") || n.starts_with("_Unwind_");
         wants_unwinder |= UNWINDS_WITHOUT_CXX.contains(&n);
     }
     let has = |libraries: &[SharedLibrary], name: &str| {

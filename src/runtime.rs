@@ -12,6 +12,7 @@
 //! | `__stack_chk_fail_local` | tail call to `__stack_chk_fail`                      |
 //! | `__jitrun_call_entry`    | calls constructors and the entry (no unwind info)     |
 //! | `__jitrun_tlsdesc_static`| TLS descriptor function: returns the stored offset   |
+//! | `__jitrun_init`, `__jitrun_fini` | `_init`/`_fini`: prologue and epilogue around the objects' `.init`/`.fini` fragments |
 //!
 //! And jumps to jitrun's own versions of functions whose libc versions
 //! cannot know the image (see [`crate::dladdr`]): `dladdr`, `dladdr1`,
@@ -50,6 +51,14 @@ pub const TLSDESC_STATIC: &str = "__jitrun_tlsdesc_static";
 pub const TLV_GET_ADDR: &str = "__jitrun_tlv_get_addr";
 /// The stack-protector guard word Darwin code reads from memory.
 pub const STACK_CHK_GUARD: &str = "__jitrun_stack_chk_guard";
+/// The `.init` code as one function: what `crti.o` and `crtn.o` put
+/// around the objects' `.init` fragments to make `_init`.
+pub const INIT_CODE: &str = "__jitrun_init";
+/// The `.fini` code as one function (`_fini`).
+pub const FINI_CODE: &str = "__jitrun_fini";
+/// The sort key of the objects' `.init`/`.fini` fragments in their output
+/// section, between the runtime's prologue (0) and epilogue (2).
+pub const INIT_FRAGMENT_PRIORITY: u32 = 1;
 
 struct Piece {
     name: &'static str,
@@ -199,6 +208,21 @@ pub fn build(needed: &HashSet<&str>, replaces_allocator: bool) -> LinkGraph {
             let target = graph.add_external(target);
             graph.blocks[block as usize].edges.push(Edge { offset, kind, target, addend });
         }
+    }
+    // `_init`/`_fini`: the output section's fragments (which fall through
+    // from one to the next) behind `sub $8,%rsp` (the stack as a call
+    // leaves it is 8 bytes off the ABI's 16) and ahead of `add $8,%rsp;
+    // ret`. The layout orders blocks of one output section by priority.
+    for (name, section) in [(INIT_CODE, ".init"), (FINI_CODE, ".fini")] {
+        if !needed.contains(name) {
+            continue;
+        }
+        let prologue = graph.add_section(section, SectionKind::Code);
+        let block = graph.add_block(prologue, Content::Owned(vec![0x48, 0x83, 0xec, 0x08]), 4, 16);
+        define(&mut graph, name, block, SymbolKind::Function, 0);
+        let epilogue = graph.add_section(section, SectionKind::Code);
+        graph.sections[epilogue as usize].priority = INIT_FRAGMENT_PRIORITY + 1;
+        graph.add_block(epilogue, Content::Owned(vec![0x48, 0x83, 0xc4, 0x08, 0xc3]), 5, 1);
     }
     // In the image, not absolute: calls and address-taking reach them
     // like any function of the program's.

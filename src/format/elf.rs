@@ -529,7 +529,10 @@ fn classify<S: SectionHeader<Endian = LittleEndian>>(
 fn init_priority(kind: SectionKind, name: &str) -> u32 {
     const UNSUFFIXED: u32 = 65536;
     let SectionKind::InitArray(init) = kind else {
-        return 0;
+        // `.init`/`.fini` fragments go between the runtime's prologue and
+        // epilogue of `_init`/`_fini`.
+        let fragment = kind == SectionKind::Code && matches!(name, ".init" | ".fini");
+        return if fragment { crate::runtime::INIT_FRAGMENT_PRIORITY } else { 0 };
     };
     let Some(suffix) =
         name.rsplit_once('.').map(|(_, s)| s).filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))

@@ -1,6 +1,7 @@
 // jitrun-test: libs=-lm
 // errno (a thread-local in libc, reached through __errno_location) and
-// strerror/perror for failures that do not depend on the machine.
+// strerror/perror for failures that do not depend on the machine, and
+// errno's value when the program starts.
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -9,7 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
+/* errno as the program finds it: 0 before constructors run. */
+static int errno_at_start = -1;
+__attribute__((constructor)) static void record_errno(void) { errno_at_start = errno; }
+
 int main(void) {
+  printf("errno when constructors start: %d\n", errno_at_start);
   errno = 0;
   FILE *f = fopen("/nonexistent/jitrun/file", "r");
   printf("fopen: %s errno=%d (%s) ENOENT? %d\n", f ? "opened" : "NULL", errno, strerror(errno), errno == ENOENT);
