@@ -76,9 +76,10 @@ RUN REPORT (--report FILE), schema 1:
      "outcome": {"status": "exited", "exit_code"} | {"status": "signal", "signal", "signal_name",
      "exit_code"} | {"status": "timeout", "timeout_ms", "exit_code": 124} | {"status": "noexec"} |
      {"status": "error", "message"} | {"status": "running"}}
-    The file says "running" from the moment the entry is called until the process ends; a
-    process killed by a signal jitrun does not handle (SIGKILL, or with --no-crash-handler)
-    leaves it so. With --isolate or --timeout, jitrun writes the outcome of the run that
+    The file says "running" from the moment the entry is called until the process ends (by
+    exit, _exit, _Exit or quick_exit, all recorded); a process killed by a signal jitrun does
+    not handle (SIGKILL, or with --no-crash-handler) or ending with a raw exit_group system
+    call leaves it so. With --isolate or --timeout, jitrun writes the outcome of the run that
     decides its exit status (the first that failed, else success); "peak_rss_kib" is then the
     largest run's and the children's "init", "run" and "fini" are null.
 

@@ -215,6 +215,9 @@ fn print_unresolved(linker: Linker) -> Result<i32> {
 }
 
 fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
+    if cli.report.is_some() {
+        jitrun::report::intercept_immediate_exits();
+    }
     let options = LinkOptions {
         search_paths: cli.library_path.clone(),
         defines: cli.defines().map_err(anyhow::Error::msg)?,

@@ -228,6 +228,53 @@ extern "C" fn write_at_exit(status: c_int, _: *mut c_void) {
     }
 }
 
+/// Whether the program's `_exit`, `_Exit` and `quick_exit` go to
+/// [`host_function`]'s versions ([`intercept_immediate_exits`]).
+static INTERCEPT_IMMEDIATE_EXITS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes images linked from now on call jitrun's `_exit`, `_Exit` and
+/// `quick_exit`, which write the report's outcome before ending the
+/// process: those end it without the exit handlers that write it
+/// otherwise (a shell, such as BusyBox's ash, always ends with `_exit`).
+pub fn intercept_immediate_exits() {
+    INTERCEPT_IMMEDIATE_EXITS.store(true, Ordering::Release);
+}
+
+/// jitrun's own version of `name`, when [`intercept_immediate_exits`] asked.
+pub fn host_function(name: &str) -> Option<usize> {
+    if !INTERCEPT_IMMEDIATE_EXITS.load(Ordering::Acquire) {
+        return None;
+    }
+    match name {
+        "_exit" | "_Exit" => Some(jitrun_exit_now as *const () as usize),
+        "quick_exit" => QUICK_EXIT.resolve().map(|_| jitrun_quick_exit as *const () as usize),
+        _ => None,
+    }
+}
+
+static QUICK_EXIT: crate::host::LazyLibcFunction = crate::host::LazyLibcFunction::new(c"quick_exit");
+
+/// `_exit(status)` that first writes the report's outcome (in the process
+/// that armed it only: a forked or vforked child's `_exit` leaves it).
+extern "C" fn jitrun_exit_now(status: c_int) -> ! {
+    write_at_exit(status, std::ptr::null_mut());
+    // SAFETY: ends the process, as the program asked.
+    unsafe { libc::_exit(status) }
+}
+
+/// `quick_exit(status)` that first writes the report's outcome; libc's
+/// then runs the `at_quick_exit` handlers and ends the process.
+extern "C" fn jitrun_quick_exit(status: c_int) -> ! {
+    write_at_exit(status, std::ptr::null_mut());
+    if let Some(quick_exit) = QUICK_EXIT.get() {
+        // SAFETY: libc's quick_exit, resolved before host_function offered
+        // this version; it does not return.
+        unsafe { std::mem::transmute::<usize, extern "C" fn(c_int) -> !>(quick_exit)(status) }
+    }
+    // SAFETY: ends the process.
+    unsafe { libc::_exit(status) }
+}
+
 /// Prepares the report for a run: writes it with status `running`, arranges
 /// for `exit()` to rewrite it with the exit status (call this before the
 /// image registers its finalizer, so the hook runs after it), and returns

@@ -17,7 +17,8 @@
 //! And jumps to jitrun's own versions of functions whose libc versions
 //! cannot know the image (see [`crate::dladdr`]): `dladdr`, `dladdr1`,
 //! `backtrace_symbols`, `backtrace_symbols_fd`; with `--self-exe`, of those
-//! that look up or execute `/proc/self/exe` (see [`crate::selfexe`]).
+//! that look up or execute `/proc/self/exe` (see [`crate::selfexe`]); with
+//! `--report`, of `_exit`, `_Exit` and `quick_exit` (see [`crate::report`]).
 //!
 //! For Mach-O objects (see `format::macho::DARWIN_COMPAT`, which maps the
 //! Darwin names onto these):
@@ -176,6 +177,7 @@ fn host_function(name: &str, replaces_allocator: bool) -> Option<usize> {
     crate::dladdr::host_function(name)
         .or_else(|| crate::selfexe::host_function(name))
         .or_else(|| crate::interpose::host_function(name, replaces_allocator))
+        .or_else(|| crate::report::host_function(name))
 }
 
 /// `movabs $address, %r11; jmp *%r11`: a jump to one of jitrun's own

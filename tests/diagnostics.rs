@@ -220,6 +220,19 @@ fn run_report_records_inputs_counts_phases_and_outcome() {
     assert_eq!(r["outcome"]["signal_name"], "SIGSEGV");
     assert_eq!(r["outcome"]["exit_code"], 139);
 
+    // _exit, _Exit and quick_exit skip exit handlers; the outcome is still
+    // recorded, and a forked child's _exit leaves the parent's report alone.
+    let source = "#include <stdlib.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\
+                  int main(int argc, char **argv) { int s; if (fork() == 0) _exit(9); wait(&s);\n\
+                  if (argv[1][0] == 'q') quick_exit(4); if (argv[1][0] == 'E') _Exit(6); _exit(5); }\n";
+    let immediate = common::compile_source(&dir, "immediate_exit.c", source, "-O2");
+    for (how, arg, code) in [("_exit", "x", 5), ("_Exit", "E", 6), ("quick_exit", "q", 4)] {
+        let out = jitrun(&["--report", path(&report), path(&immediate), "--", arg]);
+        assert_eq!(shell_status(&out), code, "{}: {}", how, text(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        assert_eq!(r["outcome"], serde_json::json!({"status": "exited", "exit_code": code}), "{}", how);
+    }
+
     let failed = jitrun(&["--report", path(&report), path(&dir.join("missing.o"))]);
     assert_eq!(shell_status(&failed), 125);
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
