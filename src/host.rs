@@ -555,6 +555,22 @@ impl LoadedObject<'_> {
     }
 }
 
+/// The loader's name for the loaded object whose segments contain `addr`
+/// (the path it was opened by), `None` for the executable or no object.
+/// A library's handle also finds its dependencies' definitions (libc's
+/// `printf` through libm's): this says whose a found address really is.
+pub fn defining_object_name(addr: u64) -> Option<String> {
+    let mut name = None;
+    for_each_loaded_object(|object| {
+        if !object.contains(addr) {
+            return std::ops::ControlFlow::Continue(());
+        }
+        name = Some(object.name.to_string_lossy().into_owned()).filter(|n| !n.is_empty());
+        std::ops::ControlFlow::Break(())
+    });
+    name
+}
+
 /// Calls `visit` for each loaded object (`dl_iterate_phdr`, which holds the
 /// loader's lock meanwhile) until it breaks.
 pub fn for_each_loaded_object(mut visit: impl FnMut(&LoadedObject) -> std::ops::ControlFlow<()>) {

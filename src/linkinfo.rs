@@ -134,6 +134,16 @@ pub struct Counts {
     pub stubs: u64,
 }
 
+/// The library among `library_paths` that defines the external at
+/// `address`, which resolution found through library `found_through`'s
+/// handle: that handle also sees its dependencies (libc's `printf` through
+/// libm's), so the definition may be another library's or the process's.
+fn defining_library(address: u64, found_through: Option<usize>, library_paths: &[String]) -> Option<String> {
+    library_paths.get(found_through?)?;
+    let name = crate::host::defining_object_name(address)?;
+    library_paths.iter().find(|path| **path == name).cloned()
+}
+
 /// Wall-clock time per phase, in the order phases ended.
 #[derive(Default)]
 pub struct PhaseTimer {
@@ -378,7 +388,7 @@ pub(crate) fn collect(
         .map(|e| ExternalInfo {
             name: e.name.to_string(),
             address: e.address,
-            library: e.library.and_then(|i| library_paths.get(i).cloned()),
+            library: defining_library(e.address, e.library, library_paths),
         })
         .collect();
     externals.sort_by(|a, b| a.name.cmp(&b.name));

@@ -628,7 +628,8 @@ impl SymbolTable {
                 }
             } else if let Some((address, library)) = host.resolve(name, libraries, entry.strong_reference) {
                 if explain {
-                    let library = library.map(|l| host.library_path(l, libraries).display().to_string());
+                    // Through a library's handle: maybe one of its dependencies'.
+                    let library = library.and_then(|_| crate::host::defining_object_name(address));
                     provider = format!("{} at {:#x}", library.as_deref().unwrap_or("the host process"), address);
                 }
                 externals.push(External { name: name.clone(), address, library });

@@ -240,6 +240,29 @@ fn run_report_records_inputs_counts_phases_and_outcome() {
     assert!(r["outcome"]["message"].as_str().unwrap().contains("missing.o"));
 }
 
+/// The link map credits each external to the library that defines it:
+/// libc's functions found through libm's handle (which also sees libm's
+/// dependencies) are the process's, not libm's.
+#[test]
+fn the_map_names_the_library_that_defines_each_external() {
+    let dir = scratch("diag-map-libraries");
+    let source = "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n\
+                  int main(int argc, char **argv) { printf(\"%f\\n\", sin(atof(argv[0]))); puts(\"x\"); return argc; }\n";
+    let obj = common::compile_source(&dir, "libm_user.c", source, "-O2");
+    let map_file = dir.join("map.json");
+    let out = jitrun(&["--noexec", "--map-format=json", &format!("--map={}", path(&map_file)), path(&obj), "-lm"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let map: serde_json::Value = serde_json::from_slice(&std::fs::read(&map_file).unwrap()).unwrap();
+    let library_of = |name: &str| {
+        let external = map["externals"].as_array().unwrap().iter().find(|e| e["name"] == name).cloned();
+        external.unwrap_or_else(|| panic!("{} is not an external: {}", name, map["externals"]))["library"].clone()
+    };
+    assert!(library_of("sin").as_str().unwrap().contains("libm.so"), "{}", map["externals"]);
+    for libc_function in ["printf", "puts"] {
+        assert!(library_of(libc_function).is_null(), "{}: {}", libc_function, map["externals"]);
+    }
+}
+
 #[test]
 fn perf_map_lists_every_function_at_its_address() {
     let dir = scratch("diag-perf");
