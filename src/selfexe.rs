@@ -11,7 +11,7 @@
 //! and `fexecve` of a descriptor opened on it;
 //! `getauxval(AT_EXECFN)` is PATH.
 //! `/proc/PID/exe` of the process's own pid and `/proc/thread-self/exe`
-//! count too. Other paths, and calls from shared libraries, go to libc.
+//! count too, also spelled with extra `/`, `.` or `..` components. Other paths, and calls from shared libraries, go to libc.
 //! `execl`, `execlp` and `execle` take variable arguments, which Rust
 //! cannot define: small assembly trampolines gather them into an argv.
 
@@ -94,9 +94,36 @@ fn replacement(path: *const c_char) -> Option<&'static CStr> {
     }
     // SAFETY: the caller passes a C string, as the libc function requires.
     let path = unsafe { CStr::from_ptr(path) }.to_bytes();
-    let rest = path.strip_prefix(b"/proc/")?.strip_suffix(b"/exe")?;
-    let own = rest == b"self" || rest == b"thread-self" || rest == std::process::id().to_string().as_bytes();
+    let process = proc_exe_process(path)?;
+    let own = process == b"self" || process == b"thread-self" || process == std::process::id().to_string().as_bytes();
     own.then_some(self_exe.as_c_str())
+}
+
+/// Whether absolute `path` names `/proc/PROCESS/exe`, and PROCESS: empty
+/// and `.` components are dropped and `..` applied, as the kernel walks
+/// `//proc/./self/exe` or `/proc/self/../self/exe` to the same file
+/// (under `/proc`, the `..` of a process's directory is `/proc` whether it
+/// was named by pid or `self`). No allocation: an exec after `vfork` comes
+/// through here. `None` for a relative path or any other file.
+fn proc_exe_process(path: &[u8]) -> Option<&[u8]> {
+    const DEPTH: usize = 16;
+    let rest = path.strip_prefix(b"/")?;
+    let mut components: [&[u8]; DEPTH] = [&[]; DEPTH];
+    let mut depth = 0usize;
+    for component in rest.split(|&b| b == b'/') {
+        match component {
+            b"" | b"." => {}
+            b".." => depth = depth.saturating_sub(1),
+            name => {
+                *components.get_mut(depth)? = name;
+                depth += 1;
+            }
+        }
+    }
+    match components[..depth] {
+        [b"proc", process, b"exe"] => Some(process),
+        _ => None,
+    }
 }
 
 /// What `readlink` writes: the path, cut to `size`, without a NUL.
@@ -381,12 +408,21 @@ mod tests {
         let expected = std::fs::canonicalize(&script).unwrap();
         std::fs::remove_file(&script).unwrap();
         let own = format!("/proc/{}/exe", std::process::id());
-        for path in ["/proc/self/exe", "/proc/thread-self/exe", own.as_str()] {
+        let spellings = [
+            "/proc/self/exe",
+            "/proc/thread-self/exe",
+            "//proc/self/exe",
+            "/proc/./self//exe",
+            "/proc/self/../self/exe",
+        ];
+        for path in spellings.iter().copied().chain([own.as_str()]) {
             let path = CString::new(path).unwrap();
             let got = replacement(path.as_ptr()).unwrap_or_else(|| panic!("{:?}", path));
             assert_eq!(got.to_str().unwrap(), expected.to_str().unwrap());
         }
-        for path in ["/proc/1/exe", "/proc/self/cwd", "/usr/bin/env", "/proc/self/exe/x"] {
+        for path in
+            ["/proc/1/exe", "/proc/self/cwd", "/usr/bin/env", "/proc/self/exe/x", "proc/self/exe", "/proc/self/exe/.."]
+        {
             assert!(replacement(CString::new(path).unwrap().as_ptr()).is_none(), "{}", path);
         }
         let mut buf = [0 as c_char; 4];
