@@ -261,9 +261,10 @@ pub struct Cli {
     /// realpath of /proc/self/exe give PATH, exec and posix_spawn of it run PATH (a script
     /// that runs jitrun on the same inputs), for programs that start themselves again;
     /// argv[0] defaults to PATH. The absolute paths /proc/self/exe, /proc/PID/exe and
-    /// /proc/thread-self/exe count, also with extra `/`, `.` or `..` components. A script started by exec gets its own path as argv[0]
-    /// (the kernel's rule), so a program that dispatches on argv[0] (BusyBox's applets) needs
-    /// a compiled PATH that passes its argv[0] on as --argv0
+    /// /proc/thread-self/exe count, also with extra `/`, `.` or `..` components. A script
+    /// started by exec gets its own path as argv[0] (the kernel's rule), so a program that
+    /// dispatches on argv[0] (BusyBox's applets) needs a compiled PATH that passes its argv[0]
+    /// on as --argv0
     #[arg(long, value_name = "PATH")]
     pub self_exe: Option<PathBuf>,
 

@@ -560,15 +560,7 @@ impl LoadedObject<'_> {
 /// A library's handle also finds its dependencies' definitions (libc's
 /// `printf` through libm's): this says whose a found address really is.
 pub fn defining_object_name(addr: u64) -> Option<String> {
-    let mut name = None;
-    for_each_loaded_object(|object| {
-        if !object.contains(addr) {
-            return std::ops::ControlFlow::Continue(());
-        }
-        name = Some(object.name.to_string_lossy().into_owned()).filter(|n| !n.is_empty());
-        std::ops::ControlFlow::Break(())
-    });
-    name
+    visit_object_containing(addr, |object| object.name.to_string_lossy().into_owned()).filter(|n| !n.is_empty())
 }
 
 /// Calls `visit` for each loaded object (`dl_iterate_phdr`, which holds the

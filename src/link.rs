@@ -791,11 +791,6 @@ fn load_static_compiler_runtime_if_needed(
     Ok(())
 }
 
-/// `g++` links libstdc++, libm and libgcc_s; when objects need C++ runtime
-/// symbols that nothing provides, load them the same way. Code that unwinds
-/// through its own frames without C++ (thread cancellation, `backtrace()`)
-/// gets libgcc_s now, so the image's frames are registered with it; other
-/// missing helpers load it during resolution ([`HostResolver`]).
 /// The runtime's `_init`/`_fini` wrappers the objects need: those whose
 /// `.init` (`.fini`) sections hold code, unless they define `_init`
 /// (`_fini`) themselves, as crti.o does around the same fragments.
@@ -817,6 +812,11 @@ fn init_code_wrappers_needed(graphs: &[LinkGraph], table: &SymbolTable) -> Vec<&
         .collect()
 }
 
+/// `g++` links libstdc++, libm and libgcc_s; when objects need C++ runtime
+/// symbols that nothing provides, load them the same way. Code that unwinds
+/// through its own frames without C++ (thread cancellation, `backtrace()`)
+/// gets libgcc_s now, so the image's frames are registered with it; other
+/// missing helpers load it during resolution ([`HostResolver`]).
 fn load_runtime_libraries_if_needed(table: &SymbolTable, named: &[NamedLibrary], libraries: &mut Vec<SharedLibrary>) {
     const UNWINDS_WITHOUT_CXX: [&str; 5] =
         ["pthread_exit", "pthread_cancel", "thrd_exit", "backtrace", "__gcc_personality_v0"];

@@ -11,7 +11,8 @@
 //! and `fexecve` of a descriptor opened on it;
 //! `getauxval(AT_EXECFN)` is PATH.
 //! `/proc/PID/exe` of the process's own pid and `/proc/thread-self/exe`
-//! count too, also spelled with extra `/`, `.` or `..` components. Other paths, and calls from shared libraries, go to libc.
+//! count too, also spelled with extra `/`, `.` or `..` components. Other
+//! paths, and calls from shared libraries, go to libc.
 //! `execl`, `execlp` and `execle` take variable arguments, which Rust
 //! cannot define: small assembly trampolines gather them into an argv.
 
@@ -95,8 +96,15 @@ fn replacement(path: *const c_char) -> Option<&'static CStr> {
     // SAFETY: the caller passes a C string, as the libc function requires.
     let path = unsafe { CStr::from_ptr(path) }.to_bytes();
     let process = proc_exe_process(path)?;
-    let own = process == b"self" || process == b"thread-self" || process == std::process::id().to_string().as_bytes();
+    let own = process == b"self" || process == b"thread-self" || is_own_pid(process);
     own.then_some(self_exe.as_c_str())
+}
+
+/// Whether `name` is this process's pid as procfs spells it (decimal, no
+/// leading zero), without allocating.
+fn is_own_pid(name: &[u8]) -> bool {
+    let digits = !name.is_empty() && name[0] != b'0' && name.iter().all(u8::is_ascii_digit);
+    digits && std::str::from_utf8(name).ok().and_then(|n| n.parse::<u32>().ok()) == Some(std::process::id())
 }
 
 /// Whether absolute `path` names `/proc/PROCESS/exe`, and PROCESS: empty
@@ -270,9 +278,13 @@ pub unsafe extern "C" fn jitrun_execvpe(file: *const c_char, argv: Argv, envp: A
 /// As `fexecve(3)`.
 pub unsafe extern "C" fn jitrun_fexecve(fd: c_int, argv: Argv, envp: Argv) -> c_int {
     use std::os::unix::fs::MetadataExt;
-    let file = |path: &str| std::fs::metadata(path).map(|m| (m.dev(), m.ino())).ok();
-    let own = file("/proc/self/exe");
-    if own.is_some() && file(&format!("/proc/self/fd/{}", fd)) == own {
+    let own = std::fs::metadata("/proc/self/exe").map(|m| (m.dev(), m.ino())).ok();
+    // SAFETY: fstat fills the struct passed; a bad descriptor only fails.
+    let opened = unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        (libc::fstat(fd, &mut stat) == 0).then_some((stat.st_dev, stat.st_ino))
+    };
+    if own.is_some() && opened == own {
         if let Some(path) = SELF_EXE.get() {
             // SAFETY: the caller's arguments, as execve takes them.
             return unsafe { jitrun_execve(path.as_ptr(), argv, envp) };

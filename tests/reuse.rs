@@ -542,9 +542,6 @@ fn termination_signals_reach_isolated_runs_before_they_are_killed() {
     }
 }
 
-/// `--self-exe PATH`: a program that starts itself again through
-/// `/proc/self/exe` (libuv's test runner does) starts PATH, a script that
-/// runs jitrun on the same object, instead of jitrun with its arguments.
 /// A script that runs jitrun on `object` with itself as `--self-exe`, as
 /// a user would set up a program that starts itself again.
 fn self_exe_script(dir: &Path, object: &Path) -> PathBuf {
@@ -579,6 +576,9 @@ fn fexecve_of_proc_self_exe_runs_the_self_exe() {
     assert_eq!(text(&out.stdout), "again: yes\n", "{}", text(&out.stderr));
 }
 
+/// `--self-exe PATH`: a program that starts itself again through
+/// `/proc/self/exe` (libuv's test runner does) starts PATH, a script that
+/// runs jitrun on the same object, instead of jitrun with its arguments.
 #[test]
 fn self_exe_is_what_proc_self_exe_gives_the_program() {
     let dir = common::scratch("reuse-self-exe");
