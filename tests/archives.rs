@@ -462,6 +462,27 @@ fn broken_archives_get_one_clear_error() {
             ("helper.c", "int helper(void) { return 3; }\n"),
         ],
     );
+    // A GNU symbol index (the `/` member first: a big-endian count, then
+    // the members' header offsets) whose entry points past the end.
+    let indexed = archive("ar", &["rcs"], &dir.join("libindexed.a"), &objs[1..]);
+    assert_eq!(jitrun(&[s(&objs[0]), s(&indexed)]).status.code(), Some(3));
+    let mut bytes = std::fs::read(&indexed).unwrap();
+    assert_eq!(&bytes[8..10], b"/ ", "the index is the first member");
+    bytes[72..76].copy_from_slice(&0x7fff_0000u32.to_be_bytes());
+    let bad_index = dir.join("libbadindex.a");
+    std::fs::write(&bad_index, bytes).unwrap();
+    let out = jitrun(&[s(&objs[0]), s(&bad_index)]);
+    assert_eq!(out.status.code(), Some(125));
+    let err = stderr_of(&out);
+    assert!(
+        err.starts_with(&format!(
+            "jitrun: error: {}: symbol index: `helper` points to offset 0x7fff0000, where there is no member",
+            s(&bad_index)
+        )) && err.lines().count() == 1,
+        "{}",
+        err
+    );
+
     // A thin archive whose member file is gone.
     let thin = archive("ar", &["rcT"], &dir.join("libthin.a"), &objs[1..]);
     assert_eq!(jitrun(&[s(&objs[0]), s(&thin)]).status.code(), Some(3));
