@@ -31,7 +31,12 @@ SYMBOL RESOLUTION ORDER (first match wins):
     6. shared libraries from -l/-L and .so paths, in command-line order; one
        that is not loaded yet loads for a strong reference to a name it exports,
        and an unused one never loads (cc's --as-needed; see --no-as-needed)
-       (objects using C++ runtime symbols also get libstdc++, libm and libgcc_s)
+       (objects using C++ runtime symbols also get libstdc++, libm and libgcc_s;
+       as the compiler driver links them, code built with -fopenmp gets libgomp
+       (clang's: libomp), with -fsanitize=undefined libubsan, and with
+       -fsanitize=address or -fsanitize=thread libasan or libtsan, which must be
+       the first library: jitrun then restarts itself with it in LD_PRELOAD,
+       given back its original value before the program starts)
     7. the jitrun process itself: libc and the libraries already loaded
     8. libgcc_s, for strong references still missing (cc links it as needed:
        __divti3, __muldc3, ...); it is also loaded for code that unwinds

@@ -246,6 +246,8 @@ static TABLE_SOURCE: AtomicPtr<TableSource> = AtomicPtr::new(std::ptr::null_mut(
 /// prints reports (the handler prints the headline before asking for it).
 pub fn build_table_when_needed(print: bool, build: impl FnOnce() + Send + 'static) {
     LAZY_TABLE_PRINTS.store(print, Ordering::Release);
+    // Asked now: starting the builder must not look anything up.
+    crate::driver_runtime::thread_sanitizer_is_loaded();
     let source: Box<TableSource> = Box::new(Box::new(build));
     let old = TABLE_SOURCE.swap(Box::into_raw(source), Ordering::AcqRel);
     if !old.is_null() {

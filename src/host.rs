@@ -693,6 +693,18 @@ struct Query<'a> {
     strong: bool,
 }
 
+/// `LD_PRELOAD` as the process started with it, when the command line
+/// changes it before linking (see [`note_preload_at_start`]).
+static PRELOADED_AT_START: std::sync::OnceLock<std::ffi::OsString> = std::sync::OnceLock::new();
+
+/// Records the `LD_PRELOAD` the loader saw at start-up: the libraries
+/// preloaded then are what interposes on the program's references, even
+/// once the variable is given back its original value for the program
+/// (jitrun restarted with a sanitizer's runtime in it).
+pub fn note_preload_at_start(list: std::ffi::OsString) {
+    let _ = PRELOADED_AT_START.set(list);
+}
+
 /// The shared library `cc` links by default besides libc.
 pub const COMPILER_RUNTIME_LIBRARY: &str = "libgcc_s.so.1";
 
@@ -763,7 +775,7 @@ impl HostResolver {
     fn as_preloaded(&mut self, name: &CStr, addr: u64) -> u64 {
         let preloaded = self.preloaded.get_or_insert_with(|| {
             use std::os::unix::ffi::OsStrExt;
-            let list = std::env::var_os("LD_PRELOAD").unwrap_or_default();
+            let list = PRELOADED_AT_START.get().cloned().or_else(|| std::env::var_os("LD_PRELOAD")).unwrap_or_default();
             list.as_bytes()
                 .split(|&b| b == b' ' || b == b':')
                 .filter(|entry| !entry.is_empty())

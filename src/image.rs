@@ -723,9 +723,11 @@ pub fn keep_signals_off_this_thread() {
 /// and the new thread frees the box into its malloc cache, which goes back
 /// to the caller's arena when the thread ends: the program's first
 /// allocations would then find old bytes where a native program gets
-/// zeroed memory. Here the box is leaked (a few bytes), the thread is
-/// never joined (joining frees its TLS vector there too) and is named
-/// `name` for debuggers.
+/// zeroed memory. Here the box is leaked (a few bytes, kept reachable
+/// from [`LEAKED_THREAD_STARTS`]), the thread is never joined (joining
+/// frees its TLS vector there too) and is named `name` for debuggers.
+/// Under ThreadSanitizer, whose allocator keeps the program's heap apart
+/// anyway, the thread is detached: it reports unjoined threads as leaks.
 pub fn spawn_thread_leaving_heap_alone<F: FnOnce() + Send + 'static>(name: &CStr, f: F) -> std::io::Result<()> {
     struct Start<F> {
         name: [u8; 16],
@@ -750,6 +752,10 @@ pub fn spawn_thread_leaving_heap_alone<F: FnOnce() + Send + 'static>(name: &CStr
     let n = bytes.len().min(15);
     short[..n].copy_from_slice(&bytes[..n]);
     let arg = Box::into_raw(Box::new(Start { name: short, f }));
+    let slot = LEAKED_THREAD_STARTS_USED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if let Some(slot) = LEAKED_THREAD_STARTS.get(slot) {
+        slot.store(arg as usize, std::sync::atomic::Ordering::Relaxed);
+    }
     // SAFETY: attributes initialized before use and destroyed after;
     // `start::<F>` takes ownership of `arg`'s closure. If creation fails
     // the box is reclaimed here.
@@ -759,6 +765,9 @@ pub fn spawn_thread_leaving_heap_alone<F: FnOnce() + Send + 'static>(name: &CStr
         libc::pthread_attr_init(&mut attr);
         // What std gives its threads; the default (RLIMIT_STACK) is larger.
         libc::pthread_attr_setstacksize(&mut attr, 2 << 20);
+        if crate::driver_runtime::thread_sanitizer_is_loaded() {
+            libc::pthread_attr_setdetachstate(&mut attr, libc::PTHREAD_CREATE_DETACHED);
+        }
         let error = libc::pthread_create(&mut thread, &attr, start::<F>, arg as *mut c_void);
         libc::pthread_attr_destroy(&mut attr);
         if error != 0 {
@@ -768,6 +777,14 @@ pub fn spawn_thread_leaving_heap_alone<F: FnOnce() + Send + 'static>(name: &CStr
     }
     Ok(())
 }
+
+/// The start blocks [`spawn_thread_leaving_heap_alone`] leaks, so that a
+/// leak checker (LeakSanitizer, with `-fsanitize=address` code) finds them
+/// reachable rather than report jitrun's few bytes as the program's leak.
+/// jitrun starts two such threads at most (the link, a crash's table).
+static LEAKED_THREAD_STARTS: [std::sync::atomic::AtomicUsize; 4] =
+    [const { std::sync::atomic::AtomicUsize::new(0) }; 4];
+static LEAKED_THREAD_STARTS_USED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The kernel's id of the calling thread.
 pub fn current_thread_id() -> i32 {

@@ -30,6 +30,7 @@ pub mod copyreloc;
 pub mod crash;
 pub mod debugger;
 pub mod dladdr;
+pub mod driver_runtime;
 pub mod ehframe;
 pub mod exports;
 pub mod format;

@@ -425,7 +425,7 @@ impl Linker {
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
         graphs.push(runtime_graph);
         let named_libraries: Vec<NamedLibrary> = named_libraries.into_iter().map(|(_, named)| named).collect();
-        load_runtime_libraries_if_needed(&table, &named_libraries, &mut libraries);
+        load_runtime_libraries_if_needed(&table, &named_libraries, &mut libraries)?;
         let mut host = HostResolver::new(named_libraries);
         if !matches!(object_format, Some((FileKind::MachO, _))) {
             load_static_compiler_runtime_if_needed(
@@ -816,17 +816,35 @@ fn init_code_wrappers_needed(graphs: &[LinkGraph], table: &SymbolTable) -> Vec<&
 /// symbols that nothing provides, load them the same way. Code that unwinds
 /// through its own frames without C++ (thread cancellation, `backtrace()`)
 /// gets libgcc_s now, so the image's frames are registered with it; other
-/// missing helpers load it during resolution ([`HostResolver`]).
-fn load_runtime_libraries_if_needed(table: &SymbolTable, named: &[NamedLibrary], libraries: &mut Vec<SharedLibrary>) {
+/// missing helpers load it during resolution ([`HostResolver`]). Code built
+/// with `-fopenmp` or `-fsanitize=...` gets the runtime the driver would
+/// link (see [`crate::driver_runtime`]); one that must come first and is
+/// not in the process yet fails the link with
+/// [`crate::driver_runtime::RuntimeMustComeFirst`].
+/// What `g++` links besides libc.
+const CXX_RUNTIME_LIBRARIES: [&str; 3] = ["libstdc++.so.6", "libm.so.6", COMPILER_RUNTIME_LIBRARY];
+
+fn load_runtime_libraries_if_needed(
+    table: &SymbolTable,
+    named: &[NamedLibrary],
+    libraries: &mut Vec<SharedLibrary>,
+) -> Result<()> {
     const UNWINDS_WITHOUT_CXX: [&str; 5] =
         ["pthread_exit", "pthread_cancel", "thrd_exit", "backtrace", "__gcc_personality_v0"];
     // libc's, though named like the C++ ABI's (jitrun's `atexit` calls the first).
     const LIBC_CXA: [&str; 4] = ["__cxa_atexit", "__cxa_finalize", "__cxa_at_quick_exit", "__cxa_thread_atexit_impl"];
     let (mut wants_cxx, mut wants_unwinder) = (false, false);
+    // The first name that calls for each driver runtime.
+    let mut driver_runtimes: [Option<&str>; crate::driver_runtime::DRIVER_RUNTIMES.len()] = Default::default();
     for n in table.undefined_names() {
         let cxa = n.starts_with("__cxa_") && !LIBC_CXA.contains(&n);
         wants_cxx |= n.starts_with("_Z") || cxa || n.starts_with("__gxx_") || n.starts_with("_Unwind_");
         wants_unwinder |= UNWINDS_WITHOUT_CXX.contains(&n);
+        for (runtime, first_call) in crate::driver_runtime::DRIVER_RUNTIMES.iter().zip(&mut driver_runtimes) {
+            if first_call.is_none() && runtime.is_called_as(n) {
+                *first_call = Some(n);
+            }
+        }
     }
     let has = |libraries: &[SharedLibrary], name: &str| {
         let named_on_demand = named
@@ -834,20 +852,39 @@ fn load_runtime_libraries_if_needed(table: &SymbolTable, named: &[NamedLibrary],
             .any(|n| matches!(n, NamedLibrary::OnDemand { path, .. } if path.to_string_lossy().contains(name)));
         named_on_demand || libraries.iter().any(|l| l.path.to_string_lossy().contains(name))
     };
-    let wanted: &[&str] = if wants_cxx && !has(libraries, "libstdc++") {
-        &["libstdc++.so.6", "libm.so.6", COMPILER_RUNTIME_LIBRARY]
+    let mut wanted: Vec<PathBuf> = Vec::new();
+    let mut flags_served: Vec<&str> = Vec::new();
+    for (runtime, first_call) in crate::driver_runtime::DRIVER_RUNTIMES.iter().zip(driver_runtimes) {
+        let Some(symbol) = first_call else { continue };
+        if flags_served.contains(&runtime.flag) {
+            continue;
+        }
+        flags_served.push(runtime.flag);
+        if runtime.is_loaded() {
+            continue;
+        }
+        if runtime.must_come_first {
+            let with =
+                if wants_cxx { CXX_RUNTIME_LIBRARIES.map(crate::ldcache::system_library).to_vec() } else { Vec::new() };
+            let (flag, symbol, library) = (runtime.flag, symbol.to_string(), runtime.path());
+            return Err(crate::driver_runtime::RuntimeMustComeFirst { flag, symbol, library, with }.into());
+        }
+        if !has(libraries, runtime.library()) {
+            wanted.push(runtime.path());
+        }
+    }
+    if wants_cxx && !has(libraries, "libstdc++") {
+        wanted.extend(CXX_RUNTIME_LIBRARIES.map(crate::ldcache::system_library));
     } else if wants_unwinder && !has(libraries, "libgcc_s") {
-        &[COMPILER_RUNTIME_LIBRARY]
-    } else {
-        return;
-    };
-    for name in wanted {
-        let path = crate::ldcache::system_library(name);
+        wanted.push(crate::ldcache::system_library(COMPILER_RUNTIME_LIBRARY));
+    }
+    for path in wanted {
         let loaded = InputData::open(&path).and_then(|file| host::load_library(&path, file.bytes(), libraries));
         if let Err(e) = loaded {
             log::debug!("runtime library: {:#}", e);
         }
     }
+    Ok(())
 }
 
 /// Whether each copy slot is needed: the variable is out of 32-bit reach

@@ -12,10 +12,12 @@ use jitrun::resolve::UnresolvedSymbols;
 use jitrun::run::{self, StdinSource};
 use jitrun::{GlobalValue, Image, Limits, LinkOptions, Linker, RunOutcome, RunSpec, RunStatus, EXIT_JITRUN_ERROR};
 
-/// Set (to the original `GLIBC_TUNABLES`, possibly empty) when jitrun has
-/// re-executed itself with more static TLS; removed again at start-up so
-/// the program sees the environment it was given.
+/// Set when jitrun has re-executed itself with more static TLS, to the
+/// original `GLIBC_TUNABLES` (see [`reexec_with`]); removed again at
+/// start-up so the program sees the environment it was given.
 const TLS_REEXEC_ENV: &str = "JITRUN_TLS_REEXEC";
+/// The same for a sanitizer runtime put in `LD_PRELOAD`.
+const PRELOAD_REEXEC_ENV: &str = "JITRUN_PRELOAD_REEXEC";
 
 /// The C entry point, without Rust's runtime set-up: that set-up reads
 /// `/proc/self/maps` for a stack guard (allocating and freeing memory the
@@ -70,8 +72,12 @@ fn real_main() {
                     *table_coming = true;
                 }
             }
-            // The process's exit frees it: freeing it now would only delay the program.
-            Some(deferred) => std::mem::forget(deferred),
+            // The process's exit frees it: freeing it now would only delay
+            // the program. Kept reachable, so that LeakSanitizer does not
+            // report it as the program's leak.
+            Some(deferred) => {
+                KEPT_LINK_MODEL.store(Box::into_raw(Box::new(deferred)), std::sync::atomic::Ordering::Release)
+            }
             None => {}
         }
         *HANDOFF.lock().unwrap_or_else(|e| e.into_inner()) = Some((cli, linked, jitrun::image::current_thread_id()));
@@ -109,6 +115,9 @@ fn real_main() {
             if let Some(exhausted) = e.downcast_ref::<jitrun::tls::TlsExhausted>() {
                 reexec_with_more_static_tls(exhausted.needed);
             }
+            if let Some(first) = e.downcast_ref::<jitrun::driver_runtime::RuntimeMustComeFirst>() {
+                reexec_with_preloaded_runtime(first);
+            }
             let message = one_line(&format!("{:#}", e));
             if let Some(path) = &cli.report {
                 if let Err(report_error) = jitrun::report::write_error(path, &message) {
@@ -126,6 +135,10 @@ fn real_main() {
 fn one_line(message: &str) -> String {
     message.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }).collect()
 }
+
+/// The link model of a run without crash reports (see `real_main`).
+static KEPT_LINK_MODEL: std::sync::atomic::AtomicPtr<jitrun::link::DeferredLinkInfo> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
 
 /// What the link thread hands to the main thread, with its thread id.
 /// A mutex and a condition variable, not a channel: waiting on a channel
@@ -148,40 +161,97 @@ enum Linked {
 /// `glibc.rtld.optional_static_tls` tunable; the only way to get more is to
 /// start again with a larger value. Returns only if that was tried already.
 fn reexec_with_more_static_tls(needed: u64) {
-    use std::os::unix::process::CommandExt;
-    if REEXECUTED.load(std::sync::atomic::Ordering::Relaxed) {
+    if TLS_REEXECUTED.load(std::sync::atomic::Ordering::Relaxed) {
         return;
     }
-    let original = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+    let original = std::env::var_os("GLIBC_TUNABLES").unwrap_or_default();
     let size = (needed + (64 << 10)).next_power_of_two();
-    let tunable = format!("glibc.rtld.optional_static_tls={}", size);
-    let tunables = if original.is_empty() { tunable } else { format!("{}:{}", original, tunable) };
-    log::debug!("re-executing with GLIBC_TUNABLES={}", tunables);
-    let mut args = std::env::args_os();
-    let _argv0 = args.next();
-    let err = std::process::Command::new("/proc/self/exe")
-        .args(args)
-        .env("GLIBC_TUNABLES", tunables)
-        .env(TLS_REEXEC_ENV, original)
-        .exec();
-    log::warn!("cannot re-execute jitrun for more static TLS: {}", err);
+    let mut tunables = std::ffi::OsString::from(format!("glibc.rtld.optional_static_tls={}", size));
+    if !original.is_empty() {
+        tunables = [original, tunables].join(std::ffi::OsStr::new(":"));
+    }
+    reexec_with(&[("GLIBC_TUNABLES", tunables)], TLS_REEXEC_ENV);
 }
 
+/// The address and thread sanitizers' runtimes work only as the first
+/// library of the process: start again with it in `LD_PRELOAD` (before the
+/// user's own preloads). ThreadSanitizer is told to watch only the
+/// program's calls of the functions it intercepts (`memcpy`, ...), not
+/// jitrun's own, which it cannot see synchronized. Both variables get
+/// their original values back at start-up, so the program and what it runs
+/// see the environment they were given. Returns only if that was tried
+/// already.
+fn reexec_with_preloaded_runtime(first: &jitrun::driver_runtime::RuntimeMustComeFirst) {
+    if PRELOAD_REEXECUTED.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let with = |name: &str, value: std::ffi::OsString| match std::env::var_os(name).filter(|v| !v.is_empty()) {
+        Some(original) => [value, original].join(std::ffi::OsStr::new(":")),
+        None => value,
+    };
+    let runtime = std::iter::once(&first.library).chain(&first.with).map(|p| p.as_os_str());
+    let runtime = runtime.collect::<Vec<_>>().join(std::ffi::OsStr::new(":"));
+    let mut changes = vec![("LD_PRELOAD", with("LD_PRELOAD", runtime))];
+    if first.flag == "-fsanitize=thread" {
+        changes.push(("TSAN_OPTIONS", with("TSAN_OPTIONS", "ignore_noninstrumented_modules=1".into())));
+    }
+    reexec_with(&changes, PRELOAD_REEXEC_ENV);
+}
+
+/// Runs jitrun again with the same arguments and the environment
+/// `changes`. The marker `marker` records each changed variable's original
+/// value (`NAME=VALUE`, or `NAME` alone if it was unset), one per line,
+/// for [`restore_environment_after_reexec`]. Returns only if exec failed.
+fn reexec_with(changes: &[(&str, std::ffi::OsString)], marker: &str) {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    use std::os::unix::process::CommandExt;
+    let mut originals = Vec::new();
+    for (name, _) in changes {
+        originals.extend_from_slice(name.as_bytes());
+        if let Some(value) = std::env::var_os(name) {
+            originals.push(b'=');
+            originals.extend_from_slice(value.as_bytes());
+        }
+        originals.push(b'\n');
+    }
+    log::debug!("re-executing with {:?}", changes);
+    let mut args = std::env::args_os();
+    let _argv0 = args.next();
+    let mut command = std::process::Command::new("/proc/self/exe");
+    command.args(args).env(marker, std::ffi::OsString::from_vec(originals));
+    for (name, value) in changes {
+        command.env(name, value);
+    }
+    let err = command.exec();
+    log::warn!("cannot re-execute jitrun: {}", err);
+}
+
+/// Undoes what [`reexec_with`] changed in the environment, and notes which
+/// re-execution happened so that it is not tried twice.
 fn restore_environment_after_reexec() {
-    if let Some(original) = std::env::var_os(TLS_REEXEC_ENV) {
-        // SAFETY (of the environment change): still single-threaded at start-up.
-        if original.is_empty() {
-            std::env::remove_var("GLIBC_TUNABLES");
-        } else {
-            std::env::set_var("GLIBC_TUNABLES", original);
+    use std::os::unix::ffi::OsStrExt;
+    for (marker, done) in [(TLS_REEXEC_ENV, &TLS_REEXECUTED), (PRELOAD_REEXEC_ENV, &PRELOAD_REEXECUTED)] {
+        let Some(originals) = std::env::var_os(marker) else { continue };
+        if marker == PRELOAD_REEXEC_ENV {
+            jitrun::host::note_preload_at_start(std::env::var_os("LD_PRELOAD").unwrap_or_default());
+        }
+        // SAFETY (of the environment changes): still single-threaded at start-up.
+        for line in originals.as_bytes().split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            let mut parts = line.splitn(2, |&b| b == b'=');
+            let name = std::ffi::OsStr::from_bytes(parts.next().unwrap_or_default());
+            match parts.next() {
+                Some(value) => std::env::set_var(name, std::ffi::OsStr::from_bytes(value)),
+                None => std::env::remove_var(name),
+            }
         }
         // Keep the marker out of the program's view but remember the retry.
-        std::env::remove_var(TLS_REEXEC_ENV);
-        REEXECUTED.store(true, std::sync::atomic::Ordering::Relaxed);
+        std::env::remove_var(marker);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
-static REEXECUTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static TLS_REEXECUTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static PRELOAD_REEXECUTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn init_logging(verbose: u8) {
     let default = match verbose {

@@ -1,0 +1,153 @@
+//! Runtime libraries the compiler driver adds for code built with
+//! `-fopenmp` or `-fsanitize=...`: `cc -fsanitize=undefined foo.o` links
+//! libubsan, `cc -fopenmp foo.o` libgomp. jitrun sees only the objects, so
+//! it recognizes such code by the names it calls (`__ubsan_handle_*`,
+//! `GOMP_*`) and loads the same libraries.
+//!
+//! The address and thread sanitizers replace malloc and watch every
+//! thread, so their runtime must be the process's first library (loaded
+//! later, it says so and stops the process). For them the link fails with
+//! [`RuntimeMustComeFirst`], and the command line starts jitrun again with
+//! the library in `LD_PRELOAD` (restored for the program once it started).
+
+use std::ffi::CStr;
+use std::path::PathBuf;
+
+/// A runtime library that a compiler flag brings in.
+pub struct DriverRuntime {
+    /// The flag whose code calls it, for messages.
+    pub flag: &'static str,
+    /// What such code's calls into the runtime are named like.
+    prefixes: &'static [&'static str],
+    /// The library, as `ldcache::lookup` takes it (`libgomp.so` finds
+    /// `libgomp.so.1`).
+    library: &'static str,
+    /// A function the runtime defines: whether it is in the process already.
+    defines: &'static CStr,
+    /// Whether it must be loaded before everything else (`LD_PRELOAD`).
+    pub must_come_first: bool,
+}
+
+/// What `gcc` and `clang` link for each flag: GCC's shared sanitizer
+/// runtimes serve code from either. For one flag the first runtime that
+/// the code calls is the one: clang's OpenMP code (`__kmpc_*`) gets LLVM's
+/// libomp, whose `omp_*` functions it must use, not libgomp's.
+pub const DRIVER_RUNTIMES: [DriverRuntime; 5] = [
+    DriverRuntime {
+        flag: "-fopenmp",
+        prefixes: &["__kmpc_"],
+        library: "libomp.so",
+        defines: c"__kmpc_fork_call",
+        must_come_first: false,
+    },
+    DriverRuntime {
+        flag: "-fopenmp",
+        prefixes: &["GOMP_", "GOACC_", "omp_"],
+        library: "libgomp.so",
+        defines: c"GOMP_parallel",
+        must_come_first: false,
+    },
+    DriverRuntime {
+        flag: "-fsanitize=undefined",
+        prefixes: &["__ubsan_handle_"],
+        library: "libubsan.so",
+        defines: c"__ubsan_handle_add_overflow",
+        must_come_first: false,
+    },
+    DriverRuntime {
+        flag: "-fsanitize=address",
+        prefixes: &["__asan_"],
+        library: "libasan.so",
+        defines: c"__asan_init",
+        must_come_first: true,
+    },
+    DriverRuntime {
+        flag: "-fsanitize=thread",
+        prefixes: &["__tsan_"],
+        library: "libtsan.so",
+        defines: c"__tsan_init",
+        must_come_first: true,
+    },
+];
+
+impl DriverRuntime {
+    /// Whether code that calls `name` was built with this runtime's flag.
+    pub fn is_called_as(&self, name: &str) -> bool {
+        self.prefixes.iter().any(|p| name.starts_with(p))
+    }
+
+    /// Whether the runtime is in the process already (preloaded, or a
+    /// library that needed it).
+    pub fn is_loaded(&self) -> bool {
+        crate::host::lookup_global(self.defines).is_some()
+    }
+
+    /// Where the dynamic loader's cache has the library, else its bare
+    /// name for `dlopen`'s own search.
+    pub fn path(&self) -> PathBuf {
+        crate::ldcache::lookup(self.library).unwrap_or_else(|| PathBuf::from(self.library))
+    }
+
+    /// The library's name without its version (`libasan.so`).
+    pub fn library(&self) -> &'static str {
+        self.library
+    }
+}
+
+/// The link needs `runtime`, which must be the process's first library and
+/// is not loaded: start again with `library` in `LD_PRELOAD`.
+#[derive(Debug)]
+pub struct RuntimeMustComeFirst {
+    /// The flag the code was built with.
+    pub flag: &'static str,
+    /// A name the code calls, for the message.
+    pub symbol: String,
+    pub library: PathBuf,
+    /// Libraries the link loads that the runtime intercepts calls into
+    /// (the C++ runtime's `__cxa_throw`, `operator new`): it finds what it
+    /// wraps when it starts, so they must be loaded then too, after it.
+    pub with: Vec<PathBuf>,
+}
+
+impl std::fmt::Display for RuntimeMustComeFirst {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` is called by code built with {}, whose runtime {} must be loaded before any other library \
+             (as LD_PRELOAD={} would)",
+            self.symbol,
+            self.flag,
+            self.library.display(),
+            self.library.display()
+        )
+    }
+}
+
+impl std::error::Error for RuntimeMustComeFirst {}
+
+/// Whether ThreadSanitizer's runtime is in the process: it reports a
+/// thread that ended without being joined or detached as a leak. Looked up
+/// once (a preloaded runtime is there from the start): the answer is also
+/// needed where `dlsym` must not run, when a crash starts a thread.
+pub fn thread_sanitizer_is_loaded() -> bool {
+    static LOADED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *LOADED.get_or_init(|| DRIVER_RUNTIMES[4].is_loaded())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_name_their_runtime() {
+        let flag_of = |name: &str| DRIVER_RUNTIMES.iter().find(|r| r.is_called_as(name)).map(|r| r.flag);
+        assert_eq!(flag_of("GOMP_parallel"), Some("-fopenmp"));
+        assert_eq!(flag_of("omp_get_thread_num"), Some("-fopenmp"));
+        assert_eq!(flag_of("__ubsan_handle_add_overflow"), Some("-fsanitize=undefined"));
+        assert_eq!(flag_of("__asan_report_store4"), Some("-fsanitize=address"));
+        assert_eq!(flag_of("__tsan_write4"), Some("-fsanitize=thread"));
+        assert_eq!(flag_of("printf"), None);
+        assert_eq!(flag_of("__kmpc_fork_call"), Some("-fopenmp"));
+        assert!(DRIVER_RUNTIMES[4].flag.ends_with("thread"), "thread_sanitizer_is_loaded's index");
+    }
+}

@@ -1,0 +1,174 @@
+//! Code built with `-fopenmp` and `-fsanitize=...` (`testdata/sanitizers`):
+//! jitrun loads the runtime the compiler driver links for each flag, and
+//! restarts itself with the address and thread sanitizers' runtimes
+//! preloaded, which must come first. Each program is linked natively with
+//! the same flag and compared with the native run: byte for byte where the
+//! output is deterministic; for sanitizer reports, which name process ids,
+//! addresses and (natively only) the executable's frames, by exit status
+//! and the report's headline.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::{compile, jitrun_bin, output_diffs, run_checked, run_with, scratch, testdata};
+
+/// The native executable and the object of `testdata/sanitizers/NAME`,
+/// built with `flags` (passed to the native link too, as a user would).
+fn build(name: &str, flags: &str) -> (PathBuf, PathBuf) {
+    let dir = scratch(&format!("sanitizers-{}-{}", name.replace('.', "_"), flags.replace([' ', '='], "_")));
+    let object = compile(&[testdata().join("sanitizers").join(name)], &format!("-g {}", flags), &[], &dir).remove(0);
+    let exe = dir.join("a.out");
+    let driver = if name.ends_with(".cpp") { "g++" } else { "cc" };
+    run_checked(Command::new(driver).args(flags.split_whitespace()).arg(&object).arg("-o").arg(&exe));
+    (exe, object)
+}
+
+fn run(command: &mut Command) -> Output {
+    run_with(command, b"", Duration::from_secs(60))
+}
+
+fn native(exe: &PathBuf, args: &[&str]) -> Output {
+    run(Command::new(exe).args(args))
+}
+
+fn jitrun(jit_args: &[&str], object: &PathBuf, args: &[&str]) -> Output {
+    run(Command::new(jitrun_bin()).args(jit_args).arg(object).arg("--").args(args))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The sanitizer report's headline (`ERROR: AddressSanitizer: ...` without
+/// the process id and addresses): the first line naming the sanitizer,
+/// cut at " on address"/" (pid".
+fn headline(stderr: &[u8]) -> String {
+    let text = text(stderr);
+    let line = text.lines().find(|l| l.contains("Sanitizer:")).unwrap_or("").to_string();
+    let start = line.find("ERROR: ").or_else(|| line.find("WARNING: ")).unwrap_or(0);
+    let line = &line[start..];
+    let end = [" on address", " (pid", " on 0x"].iter().filter_map(|cut| line.find(cut)).min().unwrap_or(line.len());
+    line[..end].to_string()
+}
+
+#[test]
+fn openmp_code_gets_libgomp() {
+    let (exe, object) = build("openmp_sum.c", "-O2 -fopenmp");
+    let (native, jit) = (native(&exe, &[]), jitrun(&[], &object, &[]));
+    let diffs = output_diffs("openmp_sum.c", &native, &jit);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    assert_eq!(text(&jit.stdout), "sum 5000050000, threads ran\n");
+}
+
+#[test]
+fn clang_openmp_code_gets_llvms_libomp() {
+    if !common::Toolchain::Clang.available() {
+        assert!(std::env::var_os("JITRUN_REQUIRE_CLANG").is_none(), "clang-14 is required but not installed");
+        return;
+    }
+    let dir = scratch("sanitizers-clang-openmp");
+    let object = dir.join("openmp_sum.o");
+    let source = testdata().join("sanitizers").join("openmp_sum.c");
+    run_checked(Command::new("clang-14").args(["-O2", "-fopenmp", "-c"]).arg(&source).arg("-o").arg(&object));
+    let exe = dir.join("a.out");
+    run_checked(Command::new("clang-14").arg("-fopenmp").arg(&object).arg("-o").arg(&exe));
+    let (native, jit) = (native(&exe, &[]), jitrun(&["-v"], &object, &[]));
+    assert_eq!(jit.stdout, native.stdout, "{}", text(&jit.stderr));
+    assert_eq!(text(&jit.stdout), "sum 5000050000, threads ran\n");
+    assert!(jit.status.success());
+    // `omp_*` too came from libomp: libgomp's would not know its threads.
+    let log = text(&jit.stderr);
+    assert!(!log.contains("libgomp"), "{}", log);
+}
+
+#[test]
+fn undefined_behaviour_sanitizer_reports_and_goes_on() {
+    for flags in ["-O0 -fsanitize=undefined", "-O2 -fsanitize=undefined"] {
+        let (exe, object) = build("ubsan_overflow.c", flags);
+        let (native, jit) = (native(&exe, &[]), jitrun(&[], &object, &[]));
+        let diffs = output_diffs(&format!("ubsan_overflow.c [{}]", flags), &native, &jit);
+        assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+        assert!(text(&jit.stderr).contains("runtime error: signed integer overflow"), "{}", text(&jit.stderr));
+    }
+}
+
+#[test]
+fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
+    for flags in ["-O0 -fsanitize=address", "-O2 -fsanitize=address,undefined"] {
+        let (exe, object) = build("asan_heap.c", flags);
+        // A clean run: identical, and the program sees no LD_PRELOAD.
+        let (native_clean, jit_clean) = (native(&exe, &[]), jitrun(&[], &object, &[]));
+        let diffs = output_diffs(&format!("asan_heap.c [{}]", flags), &native_clean, &jit_clean);
+        assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+        assert_eq!(text(&jit_clean.stdout), "4 9\nLD_PRELOAD unset\n");
+        for (args, status, report) in [
+            (&["overflow"][..], 1, "ERROR: AddressSanitizer: heap-buffer-overflow"),
+            (&["leak"][..], 1, "ERROR: LeakSanitizer: detected memory leaks"),
+        ] {
+            let (native, jit) = (native(&exe, args), jitrun(&[], &object, args));
+            let what = format!("asan_heap.c {:?} [{}]", args, flags);
+            assert_eq!(native.status.code(), Some(status), "{}: native\n{}", what, text(&native.stderr));
+            assert_eq!(jit.status.code(), Some(status), "{}: jitrun\n{}", what, text(&jit.stderr));
+            assert_eq!(headline(&native.stderr), report, "{}", what);
+            assert_eq!(headline(&jit.stderr), report, "{}: {}", what, text(&jit.stderr));
+            assert_eq!(jit.stdout, native.stdout, "{}", what);
+        }
+        if flags.contains("-O2") {
+            // Each isolated run is a child of the restarted jitrun.
+            let jit = jitrun(&["--repeat", "3", "--isolate"], &object, &[]);
+            assert_eq!(text(&jit.stdout), "4 9\nLD_PRELOAD unset\n".repeat(3));
+            assert!(jit.status.success() && jit.stderr.is_empty(), "{}", text(&jit.stderr));
+        }
+    }
+}
+
+#[test]
+fn address_sanitizer_wraps_the_cxx_runtime_it_finds_at_start() {
+    let (exe, object) = build("asan_exceptions.cpp", "-O1 -fsanitize=address");
+    let (native, jit) = (native(&exe, &[]), jitrun(&[], &object, &[]));
+    let diffs = output_diffs("asan_exceptions.cpp", &native, &jit);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    assert!(text(&jit.stdout).ends_with("total 52\n"), "{}", text(&jit.stdout));
+}
+
+#[test]
+fn thread_sanitizer_reports_the_programs_race_and_nothing_of_jitruns() {
+    let (exe, object) = build("tsan_race.c", "-O1 -fsanitize=thread");
+    let (native, jit) = (native(&exe, &[]), jitrun(&[], &object, &[]));
+    assert_eq!(native.status.code(), Some(66), "{}", text(&native.stderr));
+    assert_eq!(jit.status.code(), Some(66), "{}", text(&jit.stderr));
+    assert_eq!(jit.stdout, native.stdout);
+    assert_eq!(text(&jit.stdout), "joined; TSAN_OPTIONS unset\n");
+    let reports = |out: &Output| text(&out.stderr).matches("WARNING: ThreadSanitizer:").count();
+    assert_eq!(headline(&jit.stderr), "WARNING: ThreadSanitizer: data race");
+    assert_eq!(reports(&jit), reports(&native), "{}", text(&jit.stderr));
+    // The user's own options reach the program unchanged.
+    let mut with_options = Command::new(jitrun_bin());
+    with_options.env("TSAN_OPTIONS", "exitcode=7").arg(&object);
+    let jit = run(&mut with_options);
+    assert_eq!(jit.status.code(), Some(7), "{}", text(&jit.stderr));
+    assert_eq!(text(&jit.stdout), "joined; TSAN_OPTIONS exitcode=7\n");
+}
+
+#[test]
+fn a_runtime_that_cannot_come_first_is_one_clear_error() {
+    let (_, object) = build("asan_heap.c", "-O0 -fsanitize=address");
+    // As if jitrun had restarted itself already and the runtime were still
+    // missing (a broken installation): no loop, one line.
+    let mut command = Command::new(jitrun_bin());
+    command.env("JITRUN_PRELOAD_REEXEC", "LD_PRELOAD").arg(&object);
+    let out = run(&mut command);
+    assert_eq!(out.status.code(), Some(125));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with("jitrun: error: `__asan_")
+            && stderr.contains("is called by code built with -fsanitize=address, whose runtime ")
+            && stderr.contains("libasan.so")
+            && stderr.lines().count() == 1,
+        "{}",
+        stderr
+    );
+}
