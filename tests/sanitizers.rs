@@ -38,6 +38,15 @@ fn jitrun(jit_args: &[&str], object: &PathBuf, args: &[&str]) -> Output {
     run(Command::new(jitrun_bin()).args(jit_args).arg(object).arg("--").args(args))
 }
 
+/// Runs the native build and jitrun with `args`; fails on any difference
+/// in stdout, stderr or exit status; returns jitrun's output.
+fn same_as_native(what: &str, exe: &PathBuf, object: &PathBuf, args: &[&str]) -> Output {
+    let (native, jit) = (native(exe, args), jitrun(&[], object, args));
+    let diffs = output_diffs(what, &native, &jit);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    jit
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -57,9 +66,7 @@ fn headline(stderr: &[u8]) -> String {
 #[test]
 fn openmp_code_gets_libgomp() {
     let (exe, object) = build("openmp_sum.c", "-O2 -fopenmp");
-    let (native, jit) = (native(&exe, &[]), jitrun(&[], &object, &[]));
-    let diffs = output_diffs("openmp_sum.c", &native, &jit);
-    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    let jit = same_as_native("openmp_sum.c", &exe, &object, &[]);
     assert_eq!(text(&jit.stdout), "sum 5000050000, threads ran\n");
 }
 
@@ -88,9 +95,7 @@ fn clang_openmp_code_gets_llvms_libomp() {
 fn undefined_behaviour_sanitizer_reports_and_goes_on() {
     for flags in ["-O0 -fsanitize=undefined", "-O2 -fsanitize=undefined"] {
         let (exe, object) = build("ubsan_overflow.c", flags);
-        let (native, jit) = (native(&exe, &[]), jitrun(&[], &object, &[]));
-        let diffs = output_diffs(&format!("ubsan_overflow.c [{}]", flags), &native, &jit);
-        assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+        let jit = same_as_native(&format!("ubsan_overflow.c [{}]", flags), &exe, &object, &[]);
         assert!(text(&jit.stderr).contains("runtime error: signed integer overflow"), "{}", text(&jit.stderr));
     }
 }
@@ -100,9 +105,7 @@ fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
     for flags in ["-O0 -fsanitize=address", "-O2 -fsanitize=address,undefined"] {
         let (exe, object) = build("asan_heap.c", flags);
         // A clean run: identical, and the program sees no LD_PRELOAD.
-        let (native_clean, jit_clean) = (native(&exe, &[]), jitrun(&[], &object, &[]));
-        let diffs = output_diffs(&format!("asan_heap.c [{}]", flags), &native_clean, &jit_clean);
-        assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+        let jit_clean = same_as_native(&format!("asan_heap.c [{}]", flags), &exe, &object, &[]);
         assert_eq!(text(&jit_clean.stdout), "4 9\nLD_PRELOAD unset\n");
         for (args, status, report) in [
             (&["overflow"][..], 1, "ERROR: AddressSanitizer: heap-buffer-overflow"),
@@ -128,9 +131,7 @@ fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
 #[test]
 fn address_sanitizer_wraps_the_cxx_runtime_it_finds_at_start() {
     let (exe, object) = build("asan_exceptions.cpp", "-O1 -fsanitize=address");
-    let (native, jit) = (native(&exe, &[]), jitrun(&[], &object, &[]));
-    let diffs = output_diffs("asan_exceptions.cpp", &native, &jit);
-    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    let jit = same_as_native("asan_exceptions.cpp", &exe, &object, &[]);
     assert!(text(&jit.stdout).ends_with("total 52\n"), "{}", text(&jit.stdout));
 }
 
