@@ -218,7 +218,13 @@ fn reexec_with(changes: &[(&str, std::ffi::OsString)], marker: &str) {
     let mut args = std::env::args_os();
     let _argv0 = args.next();
     let mut command = std::process::Command::new("/proc/self/exe");
-    command.args(args).env(marker, std::ffi::OsString::from_vec(originals));
+    command.args(args);
+    // An earlier restart's changes hold again (the runtime stays preloaded
+    // when more static TLS is needed too).
+    for carried in CARRIED_OVER.get().into_iter().flatten() {
+        command.env(carried.marker, &carried.originals).envs(carried.values.iter().map(|(n, v)| (n, v)));
+    }
+    command.env(marker, std::ffi::OsString::from_vec(originals));
     for (name, value) in changes {
         command.env(name, value);
     }
@@ -230,15 +236,18 @@ fn reexec_with(changes: &[(&str, std::ffi::OsString)], marker: &str) {
 /// re-execution happened so that it is not tried twice.
 fn restore_environment_after_reexec() {
     use std::os::unix::ffi::OsStrExt;
+    let mut carried_over = Vec::new();
     for (marker, done) in [(TLS_REEXEC_ENV, &TLS_REEXECUTED), (PRELOAD_REEXEC_ENV, &PRELOAD_REEXECUTED)] {
         let Some(originals) = std::env::var_os(marker) else { continue };
         if marker == PRELOAD_REEXEC_ENV {
             jitrun::host::note_preload_at_start(std::env::var_os("LD_PRELOAD").unwrap_or_default());
         }
+        let mut values = Vec::new();
         // SAFETY (of the environment changes): still single-threaded at start-up.
         for line in originals.as_bytes().split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             let mut parts = line.splitn(2, |&b| b == b'=');
             let name = std::ffi::OsStr::from_bytes(parts.next().unwrap_or_default());
+            values.push((name.to_os_string(), std::env::var_os(name).unwrap_or_default()));
             match parts.next() {
                 Some(value) => std::env::set_var(name, std::ffi::OsStr::from_bytes(value)),
                 None => std::env::remove_var(name),
@@ -247,8 +256,21 @@ fn restore_environment_after_reexec() {
         // Keep the marker out of the program's view but remember the retry.
         std::env::remove_var(marker);
         done.store(true, std::sync::atomic::Ordering::Relaxed);
+        carried_over.push(CarriedOver { marker, originals, values });
     }
+    let _ = CARRIED_OVER.set(carried_over);
 }
+
+/// A restart's changes to the environment, undone at start-up (see
+/// [`restore_environment_after_reexec`]), for a further restart to make again.
+struct CarriedOver {
+    marker: &'static str,
+    originals: std::ffi::OsString,
+    /// The variables as this process started with them.
+    values: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+}
+
+static CARRIED_OVER: std::sync::OnceLock<Vec<CarriedOver>> = std::sync::OnceLock::new();
 
 static TLS_REEXECUTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 static PRELOAD_REEXECUTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

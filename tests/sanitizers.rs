@@ -18,8 +18,13 @@ use common::{compile, jitrun_bin, output_diffs, run_checked, run_with, scratch, 
 /// The native executable and the object of `testdata/sanitizers/NAME`,
 /// built with `flags` (passed to the native link too, as a user would).
 fn build(name: &str, flags: &str) -> (PathBuf, PathBuf) {
+    build_from("sanitizers", name, flags)
+}
+
+/// [`build`] for `testdata/SUITE/NAME`.
+fn build_from(suite: &str, name: &str, flags: &str) -> (PathBuf, PathBuf) {
     let dir = scratch(&format!("sanitizers-{}-{}", name.replace('.', "_"), flags.replace([' ', '='], "_")));
-    let object = compile(&[testdata().join("sanitizers").join(name)], &format!("-g {}", flags), &[], &dir).remove(0);
+    let object = compile(&[testdata().join(suite).join(name)], &format!("-g {}", flags), &[], &dir).remove(0);
     let exe = dir.join("a.out");
     let driver = if name.ends_with(".cpp") { "g++" } else { "cc" };
     run_checked(Command::new(driver).args(flags.split_whitespace()).arg(&object).arg("-o").arg(&exe));
@@ -126,6 +131,13 @@ fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
             assert!(jit.status.success() && jit.stderr.is_empty(), "{}", text(&jit.stderr));
         }
     }
+}
+
+#[test]
+fn address_sanitizer_stays_preloaded_when_more_static_tls_takes_another_restart() {
+    let (exe, object) = build_from("tls", "big_static_tls.c", "-O1 -pthread -fsanitize=address");
+    let jit = same_as_native("big_static_tls.c", &exe, &object, &[]);
+    assert_eq!(text(&jit.stdout), "thread start 1 6\nmain start 0 5\n");
 }
 
 #[test]
