@@ -358,13 +358,23 @@ pub fn is_prepared() -> bool {
 }
 
 /// Installs the handler for the prepared table (async-signal-safe calls
-/// only, so a freshly forked child may call it).
+/// only, so a freshly forked child may call it). A signal that already has
+/// another handler keeps it: a sanitizer's runtime (ASan, TSan), preloaded
+/// or loaded for the program, reports crashes itself, with its own exit
+/// status, as it does natively.
 pub fn activate() {
     // Per thread: the thread that runs the program gets it.
     ensure_alternate_stack();
     for sig in SIGNALS {
-        // SAFETY: installing a handler with a zeroed, then filled sigaction.
+        // SAFETY: reading, then installing a handler with a zeroed, then
+        // filled sigaction.
         unsafe {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(sig, std::ptr::null(), &mut current);
+            let ours = handle_signal as *const () as usize;
+            if ![libc::SIG_DFL, libc::SIG_IGN, ours].contains(&current.sa_sigaction) {
+                continue;
+            }
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = handle_signal as *const () as usize;
             action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESETHAND;

@@ -641,9 +641,13 @@ pub fn prepare_process_for_program(argv0: &OsStr) {
     *current = Some(names);
 }
 
-/// SIGPIPE, SIGSEGV and SIGBUS at their defaults, as a C program starts.
+/// SIGPIPE, SIGSEGV and SIGBUS at their defaults, as a C program starts
+/// (a Rust caller's runtime ignores SIGPIPE and handles the other two).
 pub(crate) fn default_program_signals() {
     default_program_signals_but_crashes();
+    if SIGNALS_AS_STARTED.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     for signal in [libc::SIGSEGV, libc::SIGBUS] {
         // SAFETY: restoring a signal's default disposition.
         unsafe { libc::signal(signal, libc::SIG_DFL) };
@@ -653,8 +657,23 @@ pub(crate) fn default_program_signals() {
 /// SIGPIPE at its default, for a run whose crash handler is about to take
 /// SIGSEGV and SIGBUS anyway.
 pub(crate) fn default_program_signals_but_crashes() {
+    if SIGNALS_AS_STARTED.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     // SAFETY: restoring a signal's default disposition.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}
+
+/// Set by the command line, which changes none of these signals'
+/// dispositions itself: the program gets them as the process started (an
+/// ignored SIGPIPE stays ignored, as across exec) and as the libraries
+/// loaded for it set them (ASan's SIGSEGV handler), as natively.
+static SIGNALS_AS_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Leaves SIGPIPE, SIGSEGV and SIGBUS as the process has them for the
+/// program (see [`SIGNALS_AS_STARTED`]); for a caller that never changes them.
+pub fn keep_signal_dispositions_for_program() {
+    SIGNALS_AS_STARTED.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// glibc's `program_invocation_name` and `program_invocation_short_name`

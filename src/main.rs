@@ -30,6 +30,9 @@ const PRELOAD_REEXEC_ENV: &str = "JITRUN_PRELOAD_REEXEC";
 pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
     // SAFETY: the C runtime's own argc and argv, as the kernel laid them out.
     unsafe { jitrun::image::note_argument_area(argc, argv) };
+    // Without Rust's runtime set-up, nothing here changes SIGPIPE, SIGSEGV
+    // or SIGBUS: the program gets them as they are.
+    jitrun::image::keep_signal_dispositions_for_program();
     real_main();
     0
 }

@@ -137,6 +137,27 @@ fn the_programs_own_signal_handler_wins() {
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
 }
 
+#[test]
+fn an_ignored_sigpipe_stays_ignored_as_across_exec() {
+    let dir = scratch("diag-sigpipe");
+    let obj = build("sigpipe_disposition.c", "-O2", &dir);
+    let exe = dir.join("a.out");
+    common::run_checked(Command::new("cc").arg(&obj).arg("-o").arg(&exe));
+    // `trap '' PIPE` ignores SIGPIPE for what the shell then runs.
+    for ignore in ["", "trap '' PIPE; "] {
+        let script = |command: String| format!("{}exec {}", ignore, command);
+        let shell =
+            |command: String| run_with(Command::new("sh").arg("-c").arg(script(command)), b"", Duration::from_secs(60));
+        let native = shell(exe.display().to_string());
+        for mode in ["", "--isolate "] {
+            let jit = shell(format!("{} {}{}", jitrun_bin().display(), mode, obj.display()));
+            assert_eq!(text(&jit.stdout), text(&native.stdout), "{:?} {:?}: {}", ignore, mode, text(&jit.stderr));
+        }
+        let expected = if ignore.is_empty() { "SIGPIPE default\n" } else { "SIGPIPE ignored\n" };
+        assert_eq!(text(&native.stdout), expected);
+    }
+}
+
 /// Links `objects` in this process at `base` through the library API.
 fn link_in_process(objects: &[&Path], base: u64) -> jitrun::Image {
     let mut linker = jitrun::Linker::new(jitrun::LinkOptions { base: Some(base), ..Default::default() });

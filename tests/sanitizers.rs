@@ -57,14 +57,15 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// The sanitizer report's headline (`ERROR: AddressSanitizer: ...` without
-/// the process id and addresses): the first line naming the sanitizer,
-/// cut at " on address"/" (pid".
+/// the process id and addresses): the first `ERROR:` or `WARNING:` line
+/// naming a sanitizer, cut where addresses and ids begin.
 fn headline(stderr: &[u8]) -> String {
     let text = text(stderr);
-    let line = text.lines().find(|l| l.contains("Sanitizer:")).unwrap_or("").to_string();
-    let start = line.find("ERROR: ").or_else(|| line.find("WARNING: ")).unwrap_or(0);
-    let line = &line[start..];
-    let end = [" on address", " (pid", " on 0x"].iter().filter_map(|cut| line.find(cut)).min().unwrap_or(line.len());
+    let start_of = |l: &str| l.find("ERROR: ").or_else(|| l.find("WARNING: "));
+    let line = text.lines().find(|l| l.contains("Sanitizer:") && start_of(l).is_some()).unwrap_or("");
+    let line = &line[start_of(line).unwrap_or(0)..];
+    let cuts = [" on address", " on unknown address", " (pid", " on 0x"];
+    let end = cuts.iter().filter_map(|cut| line.find(cut)).min().unwrap_or(line.len());
     line[..end].to_string()
 }
 
@@ -164,6 +165,31 @@ fn thread_sanitizer_reports_the_programs_race_and_nothing_of_jitruns() {
     let jit = run(&mut with_options);
     assert_eq!(jit.status.code(), Some(7), "{}", text(&jit.stderr));
     assert_eq!(text(&jit.stdout), "joined; TSAN_OPTIONS exitcode=7\n");
+}
+
+#[test]
+fn a_sanitizer_that_handles_crashes_keeps_them() {
+    for (flags, status, report) in [
+        ("-O0 -fsanitize=address", 1, Some("ERROR: AddressSanitizer: SEGV")),
+        ("-O1 -fsanitize=thread", 66, Some("ERROR: ThreadSanitizer: SEGV")),
+        ("-O0 -fsanitize=undefined", 139, None),
+    ] {
+        let (exe, object) = build("null_read.c", flags);
+        let (native, jit) = (native(&exe, &[]), jitrun(&[], &object, &[]));
+        assert_eq!(common::shell_status(&native), status, "{}: native\n{}", flags, text(&native.stderr));
+        assert_eq!(common::shell_status(&jit), status, "{}: jitrun\n{}", flags, text(&jit.stderr));
+        assert_eq!(text(&jit.stdout), "before\n");
+        match report {
+            Some(report) => {
+                assert_eq!(headline(&native.stderr), report, "{}", flags);
+                assert_eq!(headline(&jit.stderr), report, "{}: {}", flags, text(&jit.stderr));
+                assert!(!text(&jit.stderr).contains("jitrun: the program died"), "{}: {}", flags, text(&jit.stderr));
+            }
+            // UBSan only names the null load and leaves the signal (and
+            // jitrun's crash report) alone.
+            None => assert!(text(&jit.stderr).contains("runtime error: load of null pointer"), "{}", text(&jit.stderr)),
+        }
+    }
 }
 
 #[test]
