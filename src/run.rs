@@ -65,7 +65,7 @@
 use std::ffi::{CString, OsString};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -639,8 +639,9 @@ fn apply_env(run: &PreparedRun) -> Result<(), String> {
 
 static PENDING_SIGNAL: AtomicI32 = AtomicI32::new(0);
 const TERMINATION_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
-/// The dispositions before [`stop_runs_on_termination_signals`], restored in children.
-static ORIGINAL_HANDLERS: [AtomicUsize; 3] = [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];
+/// The actions before [`stop_runs_on_termination_signals`], restored as
+/// they were (handler, flags, mask) in children.
+static ORIGINAL_ACTIONS: std::sync::OnceLock<[libc::sigaction; 3]> = std::sync::OnceLock::new();
 static HANDLERS_INSTALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 extern "C" fn note_termination_signal(signal: libc::c_int) {
@@ -657,18 +658,19 @@ pub fn stop_runs_on_termination_signals() {
     if HANDLERS_INSTALLED.swap(true, Ordering::SeqCst) {
         return;
     }
-    for (i, &signal) in TERMINATION_SIGNALS.iter().enumerate() {
+    // SAFETY: sigaction (plain data) is valid zeroed.
+    let mut originals: [libc::sigaction; 3] = unsafe { std::mem::zeroed() };
+    for (&signal, original) in TERMINATION_SIGNALS.iter().zip(&mut originals) {
         // SAFETY: installing a handler that only stores to an atomic
         // (async-signal-safe); no SA_RESTART, so poll() wakes up with EINTR.
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = note_termination_signal as *const () as usize;
             libc::sigemptyset(&mut action.sa_mask);
-            let mut old: libc::sigaction = std::mem::zeroed();
-            libc::sigaction(signal, &action, &mut old);
-            ORIGINAL_HANDLERS[i].store(old.sa_sigaction, Ordering::SeqCst);
+            libc::sigaction(signal, &action, original);
         }
     }
+    let _ = ORIGINAL_ACTIONS.set(originals);
 }
 
 // ---------------------------------------------------------------------------
@@ -1429,11 +1431,10 @@ fn child_setup(run: &PreparedRun, ends: &ChildEnds, parent_fds: &[RawFd], mask: 
                 }
             }
         }
-        // The caller's termination handlers are not the program's.
-        if HANDLERS_INSTALLED.load(Ordering::SeqCst) {
-            for (i, &signal) in TERMINATION_SIGNALS.iter().enumerate() {
-                libc::signal(signal, ORIGINAL_HANDLERS[i].load(Ordering::SeqCst));
-            }
+        // The caller's termination handlers are not the program's: their
+        // actions as they were (handler, flags, mask).
+        for (&signal, original) in TERMINATION_SIGNALS.iter().zip(ORIGINAL_ACTIONS.get().into_iter().flatten()) {
+            libc::sigaction(signal, original, std::ptr::null_mut());
         }
         libc::pthread_sigmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
     }
