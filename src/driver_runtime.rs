@@ -125,6 +125,14 @@ impl std::fmt::Display for RuntimeMustComeFirst {
 
 impl std::error::Error for RuntimeMustComeFirst {}
 
+/// Whether a runtime that must come first (ASan's, TSan's) is in the
+/// process. Such a runtime is preloaded, so without `LD_PRELOAD` nothing
+/// is looked up.
+pub fn preloaded_sanitizer() -> bool {
+    std::env::var_os("LD_PRELOAD").is_some_and(|list| !list.is_empty())
+        && DRIVER_RUNTIMES.iter().any(|runtime| runtime.must_come_first && runtime.is_loaded())
+}
+
 /// Whether ThreadSanitizer's runtime is in the process: it reports a
 /// thread that ended without being joined or detached as a leak. Looked up
 /// once (a preloaded runtime is there from the start): the answer is also

@@ -118,6 +118,40 @@ pub fn lookup_global(name: &CStr) -> Option<u64> {
     (!addr.is_null()).then_some(addr as u64)
 }
 
+/// The image's writable memory registered with LeakSanitizer (the leak
+/// checker of `-fsanitize=address` code) as a root region, as it scans a
+/// native executable's data and bss for pointers: else a block that only a
+/// global of the program points to would count as leaked. Unregistered on
+/// drop. `None` when no leak checker is in the process.
+pub struct LeakCheckerRoots {
+    regions: Vec<(usize, usize)>,
+    unregister: usize,
+}
+
+/// Registers `regions` (start, size) with LeakSanitizer, if it is loaded.
+pub fn register_leak_checker_roots(regions: Vec<(usize, usize)>) -> Option<LeakCheckerRoots> {
+    type RootRegionFn = unsafe extern "C" fn(*const libc::c_void, usize);
+    let register = lookup_global(c"__lsan_register_root_region")?;
+    let unregister = lookup_global(c"__lsan_unregister_root_region")? as usize;
+    for &(start, size) in &regions {
+        // SAFETY: the sanitizer runtime's function of this signature, with a
+        // range of the image's own mapped memory.
+        unsafe { std::mem::transmute::<u64, RootRegionFn>(register)(start as *const libc::c_void, size) };
+    }
+    Some(LeakCheckerRoots { regions, unregister })
+}
+
+impl Drop for LeakCheckerRoots {
+    fn drop(&mut self) {
+        type RootRegionFn = unsafe extern "C" fn(*const libc::c_void, usize);
+        for &(start, size) in &self.regions {
+            // SAFETY: as in register_leak_checker_roots, undoing its call
+            // while the range is still mapped.
+            unsafe { std::mem::transmute::<usize, RootRegionFn>(self.unregister)(start as *const libc::c_void, size) };
+        }
+    }
+}
+
 /// A libc function jitrun calls only on behalf of loaded code (see
 /// `crate::dladdr`, `crate::selfexe`), found with `dlsym` when an image
 /// first needs it rather than imported: jitrun binds its imports at start

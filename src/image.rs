@@ -698,8 +698,11 @@ impl ProcessNames {
     /// every use (until replaced, or until the process ends), and names the
     /// calling thread (the process's `comm`, as `ps` shows it) after the program.
     pub(crate) fn install(&self) {
-        // SAFETY: PR_SET_NAME copies at most 16 bytes of a NUL-terminated string.
-        unsafe { libc::prctl(libc::PR_SET_NAME, self.short.as_ptr()) };
+        // SAFETY: PR_SET_NAME copies at most 16 bytes of a NUL-terminated
+        // string. The system call itself: as exec names the process, unseen
+        // by a sanitizer's `prctl` wrapper (which would put the name on the
+        // main thread in its reports).
+        unsafe { libc::syscall(libc::SYS_prctl, libc::PR_SET_NAME, self.short.as_ptr()) };
         let slots = process_name_slots();
         for (slot, value) in [(slots[0], &self.full), (slots[1], &self.short)] {
             if let Some(addr) = slot {

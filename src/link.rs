@@ -526,10 +526,11 @@ impl Linker {
             // The global symbols' map is built meanwhile when there is much
             // to write: it needs only the final addresses.
             let build_symbols = || global_symbol_map(&res, &addrs);
-            let symbols = if placed_blocks_weight(&graphs, &layout) >= PARALLEL_FIXUP_WEIGHT {
+            let threads = crate::parallel::link_threads();
+            let symbols = if threads > 1 && placed_blocks_weight(&graphs, &layout) >= PARALLEL_FIXUP_WEIGHT {
                 std::thread::scope(|scope| -> Result<crate::image::SymbolMap> {
                     let map = scope.spawn(build_symbols);
-                    copy_and_fix_blocks(memory, &graphs, &layout, &addrs, crate::run::cpu_count())?;
+                    copy_and_fix_blocks(memory, &graphs, &layout, &addrs, threads)?;
                     Ok(map.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
                 })?
             } else {
@@ -640,6 +641,17 @@ impl Linker {
                 protection: s.kind.final_protection(),
             })
             .collect();
+        let writable: Vec<(usize, usize)> = layout
+            .segments
+            .iter()
+            .filter(|s| s.kind.final_protection().contains(region::Protection::WRITE))
+            .map(|s| ((base + s.offset) as usize, s.size as usize))
+            .collect();
+        actions.push(ActionPair::with_state(
+            "register with the leak checker",
+            move || Ok(host::register_leak_checker_roots(writable)),
+            drop,
+        ));
         actions.extend(crate::debugger::action(&info, debug_files));
         // Last: a resolver is loaded code, and may use what came before.
         if !ifuncs.is_empty() {

@@ -38,6 +38,8 @@ pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_ch
 }
 
 fn real_main() {
+    // Asked before the environment loses the preload it started with.
+    let sanitizer_preloaded = jitrun::driver_runtime::preloaded_sanitizer();
     restore_environment_after_reexec();
     // Parse and link on a helper thread. glibc gives that thread its own
     // malloc arena, so the linker's freed memory never reaches the program:
@@ -47,51 +49,24 @@ fn real_main() {
     // the program runs alone as natively (`unshare(CLONE_NEWUSER)` and
     // gtest's death tests need one thread); glibc then hands its arena to
     // the program's first thread of its own.
-    let spawned = jitrun::image::spawn_thread_leaving_heap_alone(c"jitrun-link", move || {
-        // Signals sent to the process must reach the program's thread, as
-        // in a native process with one thread, never this one.
-        jitrun::image::keep_signals_off_this_thread();
-        let (cli, inputs) = match Cli::parse_ordered(std::env::args_os()) {
-            Ok(parsed) => parsed,
-            Err(e) => {
-                let code = if e.use_stderr() { EXIT_JITRUN_ERROR } else { 0 };
-                let _ = e.print();
-                std::process::exit(code);
-            }
-        };
-        init_logging(cli.verbose);
-        let mut linked = link(&cli, &inputs);
-        // The link model, from which a crash builds its table (most runs
-        // never crash; see crash::build_table_when_needed).
-        let deferred = match &mut linked {
-            Ok(Linked::Run(image, _)) => image.take_deferred_link_info(),
-            _ => None,
-        };
-        match deferred {
-            Some(mut deferred) if !cli.no_crash_handler => {
-                deferred.release_unneeded();
-                jitrun::crash::build_table_when_needed(true, move || deferred.prepare_crash_table(true));
-                if let Ok(Linked::Run(_, table_coming)) = &mut linked {
-                    *table_coming = true;
-                }
-            }
-            // The process's exit frees it: freeing it now would only delay
-            // the program. Kept reachable, so that LeakSanitizer does not
-            // report it as the program's leak.
-            Some(deferred) => {
-                KEPT_LINK_MODEL.store(Box::into_raw(Box::new(deferred)), std::sync::atomic::Ordering::Release)
-            }
-            None => {}
+    // A sanitizer's runtime (ASan, TSan) numbers threads as they start and
+    // watches them all, and its allocator keeps the program's heap apart
+    // anyway: then the link runs here, on one thread, and the program's
+    // first thread is T1 in its reports as natively.
+    if sanitizer_preloaded {
+        jitrun::parallel::link_on_one_thread();
+        link_and_hand_off();
+    } else {
+        let spawned = jitrun::image::spawn_thread_leaving_heap_alone(c"jitrun-link", move || {
+            // Signals sent to the process must reach the program's thread, as
+            // in a native process with one thread, never this one.
+            jitrun::image::keep_signals_off_this_thread();
+            link_and_hand_off();
+        });
+        if let Err(e) = spawned {
+            eprintln!("jitrun: error: cannot start the link thread: {}", e);
+            std::process::exit(EXIT_JITRUN_ERROR);
         }
-        *HANDOFF.lock().unwrap_or_else(|e| e.into_inner()) = Some((cli, linked, jitrun::image::current_thread_id()));
-        // After unlocking: woken while the lock is held, the main thread
-        // would sleep again on it, and each wake-up across CPUs costs a
-        // hypervisor round trip in a VM.
-        HANDED_OFF.notify_one();
-    });
-    if let Err(e) = spawned {
-        eprintln!("jitrun: error: cannot start the link thread: {}", e);
-        std::process::exit(EXIT_JITRUN_ERROR);
     }
     // Meanwhile, on this otherwise idle thread: what the program's runs
     // need to show their own command line (reading it takes ~30 µs here).
@@ -105,8 +80,10 @@ fn real_main() {
             }
         }
     };
-    jitrun::image::wait_until_thread_is_gone(link_thread_id);
-    // SAFETY: the link thread is gone, and its helpers were joined.
+    if link_thread_id != jitrun::image::current_thread_id() {
+        jitrun::image::wait_until_thread_is_gone(link_thread_id);
+    }
+    // SAFETY: the link thread is gone (or was this one), and its helpers were joined.
     unsafe { jitrun::image::declare_single_threaded() };
     let result = linked.and_then(|outcome| match outcome {
         Linked::Done(code) => Ok(code),
@@ -131,6 +108,48 @@ fn real_main() {
             std::process::exit(EXIT_JITRUN_ERROR);
         }
     }
+}
+
+/// Parses the command line, links, and hands the outcome to the main
+/// thread (see [`HANDOFF`]).
+fn link_and_hand_off() {
+    let (cli, inputs) = match Cli::parse_ordered(std::env::args_os()) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_JITRUN_ERROR } else { 0 };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    init_logging(cli.verbose);
+    let mut linked = link(&cli, &inputs);
+    // The link model, from which a crash builds its table (most runs
+    // never crash; see crash::build_table_when_needed).
+    let deferred = match &mut linked {
+        Ok(Linked::Run(image, _)) => image.take_deferred_link_info(),
+        _ => None,
+    };
+    match deferred {
+        Some(mut deferred) if !cli.no_crash_handler => {
+            deferred.release_unneeded();
+            jitrun::crash::build_table_when_needed(true, move || deferred.prepare_crash_table(true));
+            if let Ok(Linked::Run(_, table_coming)) = &mut linked {
+                *table_coming = true;
+            }
+        }
+        // The process's exit frees it: freeing it now would only delay
+        // the program. Kept reachable, so that LeakSanitizer does not
+        // report it as the program's leak.
+        Some(deferred) => {
+            KEPT_LINK_MODEL.store(Box::into_raw(Box::new(deferred)), std::sync::atomic::Ordering::Release)
+        }
+        None => {}
+    }
+    *HANDOFF.lock().unwrap_or_else(|e| e.into_inner()) = Some((cli, linked, jitrun::image::current_thread_id()));
+    // After unlocking: woken while the lock is held, the main thread
+    // would sleep again on it, and each wake-up across CPUs costs a
+    // hypervisor round trip in a VM.
+    HANDED_OFF.notify_one();
 }
 
 /// Escapes control characters, so that names taken from a corrupt file

@@ -52,7 +52,7 @@ pub fn read_and_parse(paths: &[PathBuf], limits: &Limits) -> Vec<Result<ReadInpu
 /// when `parallel`. Threads take the next item as they finish one, so a
 /// few large items among small ones still spread evenly.
 pub(crate) fn map_in_order<T: Sync, R: Send>(items: &[T], parallel: bool, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = if parallel { crate::run::cpu_count().min(items.len()) } else { 1 };
+    let threads = if parallel { link_threads().min(items.len()) } else { 1 };
     if threads < 2 {
         return items.iter().map(f).collect();
     }
@@ -85,6 +85,24 @@ pub(crate) fn map_in_order<T: Sync, R: Send>(items: &[T], parallel: bool, f: imp
     });
     results.into_iter().map(|r| r.expect("every item is taken once")).collect()
 }
+
+/// How many threads a link may use: as many as CPUs, unless
+/// [`link_on_one_thread`] was called.
+pub(crate) fn link_threads() -> usize {
+    if ONE_THREAD.load(std::sync::atomic::Ordering::Relaxed) {
+        1
+    } else {
+        crate::run::cpu_count()
+    }
+}
+
+/// Links from now on start no threads (for a sanitizer's runtime, which
+/// numbers and watches every thread the process starts).
+pub fn link_on_one_thread() {
+    ONE_THREAD.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+static ONE_THREAD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Grows the calling thread's malloc heap once, by about 800 KiB, so that
 /// it need not grow page by page: glibc extends a thread's heap with one

@@ -52,6 +52,23 @@ fn same_as_native(what: &str, exe: &PathBuf, object: &PathBuf, args: &[&str]) ->
     jit
 }
 
+/// The threads a sanitizer report names (`thread T0`, `Thread T1 (tid=`,
+/// `main thread`), in order, without their ids.
+fn thread_names(stderr: &[u8]) -> Vec<String> {
+    let text = text(stderr);
+    let mut names = Vec::new();
+    for line in text.lines() {
+        for (at, _) in line.match_indices("hread ") {
+            let rest = &line[at + "hread ".len()..];
+            let name: String = rest.split([' ', ':']).next().unwrap_or("").to_string();
+            let named =
+                rest.strip_prefix(&name).is_some_and(|after| after.starts_with(" (") && !after.starts_with(" (tid"));
+            names.push(if named { format!("{} (named)", name) } else { name });
+        }
+    }
+    names
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -124,6 +141,9 @@ fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
             assert_eq!(headline(&native.stderr), report, "{}", what);
             assert_eq!(headline(&jit.stderr), report, "{}: {}", what, text(&jit.stderr));
             assert_eq!(jit.stdout, native.stdout, "{}", what);
+            // The threads a report names, as natively (the main thread
+            // without a name: jitrun names the process as exec would).
+            assert_eq!(thread_names(&jit.stderr), thread_names(&native.stderr), "{}", what);
         }
         if flags.contains("-O2") {
             // Each isolated run is a child of the restarted jitrun.
@@ -156,6 +176,7 @@ fn thread_sanitizer_reports_the_programs_race_and_nothing_of_jitruns() {
     assert_eq!(jit.status.code(), Some(66), "{}", text(&jit.stderr));
     assert_eq!(jit.stdout, native.stdout);
     assert_eq!(text(&jit.stdout), "joined; TSAN_OPTIONS unset\n");
+    assert_eq!(thread_names(&jit.stderr), thread_names(&native.stderr), "{}", text(&jit.stderr));
     let reports = |out: &Output| text(&out.stderr).matches("WARNING: ThreadSanitizer:").count();
     assert_eq!(headline(&jit.stderr), "WARNING: ThreadSanitizer: data race");
     assert_eq!(reports(&jit), reports(&native), "{}", text(&jit.stderr));
