@@ -22,21 +22,28 @@ pub struct DriverRuntime {
     /// The library, as `ldcache::lookup` takes it (`libgomp.so` finds
     /// `libgomp.so.1`).
     library: &'static str,
+    /// What clang links instead, when clang built the code: a library of
+    /// its own resource directory (`libclang_rt.*`), else one the cache
+    /// has. Used only if installed.
+    clang_library: Option<&'static str>,
     /// A function the runtime defines: whether it is in the process already.
     defines: &'static CStr,
     /// Whether it must be loaded before everything else (`LD_PRELOAD`).
     pub must_come_first: bool,
 }
 
-/// What `gcc` and `clang` link for each flag: GCC's shared sanitizer
-/// runtimes serve code from either. For one flag the first runtime that
-/// the code calls is the one: clang's OpenMP code (`__kmpc_*`) gets LLVM's
-/// libomp, whose `omp_*` functions it must use, not libgomp's.
+/// What `gcc` and `clang` link for each flag: code clang built gets
+/// clang's runtimes when they are installed (their messages differ: clang's
+/// UBSan adds a `SUMMARY:` line and handles deadly signals), else GCC's.
+/// For one flag the first runtime that the code calls is the one: clang's
+/// OpenMP code (`__kmpc_*`) gets LLVM's libomp, whose `omp_*` functions it
+/// must use, not libgomp's.
 pub const DRIVER_RUNTIMES: [DriverRuntime; 5] = [
     DriverRuntime {
         flag: "-fopenmp",
         prefixes: &["__kmpc_"],
         library: "libomp.so",
+        clang_library: None,
         defines: c"__kmpc_fork_call",
         must_come_first: false,
     },
@@ -44,6 +51,7 @@ pub const DRIVER_RUNTIMES: [DriverRuntime; 5] = [
         flag: "-fopenmp",
         prefixes: &["GOMP_", "GOACC_", "omp_"],
         library: "libgomp.so",
+        clang_library: Some("libomp.so"),
         defines: c"GOMP_parallel",
         must_come_first: false,
     },
@@ -51,6 +59,7 @@ pub const DRIVER_RUNTIMES: [DriverRuntime; 5] = [
         flag: "-fsanitize=undefined",
         prefixes: &["__ubsan_handle_"],
         library: "libubsan.so",
+        clang_library: Some("libclang_rt.ubsan_standalone-x86_64.so"),
         defines: c"__ubsan_handle_add_overflow",
         must_come_first: false,
     },
@@ -58,6 +67,7 @@ pub const DRIVER_RUNTIMES: [DriverRuntime; 5] = [
         flag: "-fsanitize=address",
         prefixes: &["__asan_"],
         library: "libasan.so",
+        clang_library: Some("libclang_rt.asan-x86_64.so"),
         defines: c"__asan_init",
         must_come_first: true,
     },
@@ -65,6 +75,7 @@ pub const DRIVER_RUNTIMES: [DriverRuntime; 5] = [
         flag: "-fsanitize=thread",
         prefixes: &["__tsan_"],
         library: "libtsan.so",
+        clang_library: Some("libclang_rt.tsan-x86_64.so"),
         defines: c"__tsan_init",
         must_come_first: true,
     },
@@ -82,16 +93,42 @@ impl DriverRuntime {
         crate::host::lookup_global(self.defines).is_some()
     }
 
-    /// Where the dynamic loader's cache has the library, else its bare
-    /// name for `dlopen`'s own search.
-    pub fn path(&self) -> PathBuf {
-        crate::ldcache::lookup(self.library).unwrap_or_else(|| PathBuf::from(self.library))
+    /// The library for code built by clang (`clang`) or gcc: where the
+    /// dynamic loader's cache or clang's resource directory has it, else
+    /// the bare name for `dlopen`'s own search.
+    pub fn path(&self, clang: bool) -> PathBuf {
+        let clangs = self.clang_library.filter(|_| clang).and_then(|name| match name.strip_prefix("libclang_rt.") {
+            Some(_) => clang_runtime_library(name),
+            None => crate::ldcache::lookup(name),
+        });
+        clangs.or_else(|| crate::ldcache::lookup(self.library)).unwrap_or_else(|| PathBuf::from(self.library))
     }
 
-    /// The library's name without its version (`libasan.so`).
-    pub fn library(&self) -> &'static str {
-        self.library
+    /// The library's name without its version (`libasan.so`), for code
+    /// built by clang (`clang`) or gcc.
+    pub fn library(&self, clang: bool) -> &'static str {
+        self.clang_library.filter(|_| clang).unwrap_or(self.library)
     }
+}
+
+/// `name` in the newest clang's runtime directory
+/// (`/usr/lib/llvm-N/lib/clang/VERSION/lib/linux`), if installed.
+fn clang_runtime_library(name: &str) -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib")
+        .ok()?
+        .flatten()
+        .filter(|llvm| llvm.file_name().to_string_lossy().starts_with("llvm-"))
+        .filter_map(|llvm| std::fs::read_dir(llvm.path().join("lib/clang")).ok())
+        .flat_map(|versions| versions.flatten().map(|v| v.path().join("lib/linux").join(name)))
+        .filter(|path| path.is_file())
+        .collect();
+    // The highest version: compare the numbers, not the text ("9" > "14").
+    let version = |path: &PathBuf| -> Vec<u32> {
+        let dir = path.ancestors().nth(3).and_then(|v| v.file_name()).map(|v| v.to_string_lossy().into_owned());
+        dir.unwrap_or_default().split('.').map(|n| n.parse().unwrap_or(0)).collect()
+    };
+    found.sort_by_key(version);
+    found.pop()
 }
 
 /// The link needs `runtime`, which must be the process's first library and

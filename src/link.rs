@@ -425,7 +425,8 @@ impl Linker {
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
         graphs.push(runtime_graph);
         let named_libraries: Vec<NamedLibrary> = named_libraries.into_iter().map(|(_, named)| named).collect();
-        load_runtime_libraries_if_needed(&table, &named_libraries, &mut libraries)?;
+        let built_by_clang = graphs.iter().any(|g| g.built_by_clang);
+        load_runtime_libraries_if_needed(&table, &named_libraries, &mut libraries, built_by_clang)?;
         let mut host = HostResolver::new(named_libraries);
         if !matches!(object_format, Some((FileKind::MachO, _))) {
             load_static_compiler_runtime_if_needed(
@@ -840,6 +841,7 @@ fn load_runtime_libraries_if_needed(
     table: &SymbolTable,
     named: &[NamedLibrary],
     libraries: &mut Vec<SharedLibrary>,
+    built_by_clang: bool,
 ) -> Result<()> {
     const UNWINDS_WITHOUT_CXX: [&str; 5] =
         ["pthread_exit", "pthread_cancel", "thrd_exit", "backtrace", "__gcc_personality_v0"];
@@ -878,11 +880,11 @@ fn load_runtime_libraries_if_needed(
         if runtime.must_come_first {
             let with =
                 if wants_cxx { CXX_RUNTIME_LIBRARIES.map(crate::ldcache::system_library).to_vec() } else { Vec::new() };
-            let (flag, symbol, library) = (runtime.flag, symbol.to_string(), runtime.path());
+            let (flag, symbol, library) = (runtime.flag, symbol.to_string(), runtime.path(built_by_clang));
             return Err(crate::driver_runtime::RuntimeMustComeFirst { flag, symbol, library, with }.into());
         }
-        if !has(libraries, runtime.library()) {
-            wanted.push(runtime.path());
+        if !has(libraries, runtime.library(built_by_clang)) {
+            wanted.push(runtime.path(built_by_clang));
         }
     }
     if wants_cxx && !has(libraries, "libstdc++") {

@@ -91,11 +91,24 @@ fn real_main() {
     });
     match result {
         Ok(code) => std::process::exit(code),
-        Err(e) => {
-            if let Some(exhausted) = e.downcast_ref::<jitrun::tls::TlsExhausted>() {
+        Err(mut e) => {
+            // A restart reads the inputs again: a pipe's bytes are gone.
+            let read_once = cli.inputs.iter().find(|p| !std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+            let restart_wanted =
+                e.is::<jitrun::tls::TlsExhausted>() || e.is::<jitrun::driver_runtime::RuntimeMustComeFirst>();
+            match read_once {
+                Some(path) if restart_wanted => {
+                    e = e.context(format!(
+                        "jitrun would have to start again, and cannot read {} a second time (a pipe, not a file)",
+                        path.display()
+                    ))
+                }
+                _ => {}
+            }
+            if let (Some(exhausted), None) = (e.downcast_ref::<jitrun::tls::TlsExhausted>(), read_once) {
                 reexec_with_more_static_tls(exhausted.needed);
             }
-            if let Some(first) = e.downcast_ref::<jitrun::driver_runtime::RuntimeMustComeFirst>() {
+            if let (Some(first), None) = (e.downcast_ref::<jitrun::driver_runtime::RuntimeMustComeFirst>(), read_once) {
                 reexec_with_preloaded_runtime(first);
             }
             let message = one_line(&format!("{:#}", e));
@@ -197,27 +210,20 @@ fn reexec_with_more_static_tls(needed: u64) {
 
 /// The address and thread sanitizers' runtimes work only as the first
 /// library of the process: start again with it in `LD_PRELOAD` (before the
-/// user's own preloads). ThreadSanitizer is told to watch only the
-/// program's calls of the functions it intercepts (`memcpy`, ...), not
-/// jitrun's own, which it cannot see synchronized. Both variables get
-/// their original values back at start-up, so the program and what it runs
-/// see the environment they were given. Returns only if that was tried
-/// already.
+/// user's own preloads), which gets its original value back at start-up,
+/// so the program and what it runs see the environment they were given.
+/// (The restarted jitrun links on its main thread: the runtime sees no
+/// thread of jitrun's.) Returns only if that was tried already.
 fn reexec_with_preloaded_runtime(first: &jitrun::driver_runtime::RuntimeMustComeFirst) {
     if PRELOAD_REEXECUTED.load(std::sync::atomic::Ordering::Relaxed) {
         return;
     }
-    let with = |name: &str, value: std::ffi::OsString| match std::env::var_os(name).filter(|v| !v.is_empty()) {
-        Some(original) => [value, original].join(std::ffi::OsStr::new(":")),
-        None => value,
-    };
     let runtime = std::iter::once(&first.library).chain(&first.with).map(|p| p.as_os_str());
-    let runtime = runtime.collect::<Vec<_>>().join(std::ffi::OsStr::new(":"));
-    let mut changes = vec![("LD_PRELOAD", with("LD_PRELOAD", runtime))];
-    if first.flag == "-fsanitize=thread" {
-        changes.push(("TSAN_OPTIONS", with("TSAN_OPTIONS", "ignore_noninstrumented_modules=1".into())));
+    let mut preload = runtime.collect::<Vec<_>>().join(std::ffi::OsStr::new(":"));
+    if let Some(original) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
+        preload = [preload, original].join(std::ffi::OsStr::new(":"));
     }
-    reexec_with(&changes, PRELOAD_REEXEC_ENV);
+    reexec_with(&[("LD_PRELOAD", preload)], PRELOAD_REEXEC_ENV);
 }
 
 /// Runs jitrun again with the same arguments and the environment

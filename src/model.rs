@@ -170,6 +170,9 @@ pub struct LinkGraph {
     /// The object has DWARF line tables (`.debug_line`): its input is kept
     /// after the link for the crash report's source lines.
     pub has_line_info: bool,
+    /// Clang compiled it (its `.comment` says so): code built with
+    /// `-fsanitize=...` or `-fopenmp` gets clang's runtimes, as clang links.
+    pub built_by_clang: bool,
 }
 
 /// What a section is for; decides which segment its blocks land in.
@@ -347,6 +350,7 @@ impl LinkGraph {
             comdats: Vec::new(),
             hidden: Vec::new(),
             has_line_info: false,
+            built_by_clang: false,
         }
     }
 

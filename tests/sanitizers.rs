@@ -115,6 +115,28 @@ fn clang_openmp_code_gets_llvms_libomp() {
 }
 
 #[test]
+fn clang_code_gets_clangs_sanitizer_runtimes() {
+    if !common::Toolchain::Clang.available() {
+        assert!(std::env::var_os("JITRUN_REQUIRE_CLANG").is_none(), "clang-14 is required but not installed");
+        return;
+    }
+    for (name, flags) in [("ubsan_overflow.c", "-fsanitize=undefined"), ("asan_heap.c", "-fsanitize=address")] {
+        let dir = scratch(&format!("sanitizers-clang-{}", name.replace('.', "_")));
+        let object = dir.join("program.o");
+        let source = testdata().join("sanitizers").join(name);
+        run_checked(Command::new("clang-14").args(["-g", "-O1", flags, "-c"]).arg(&source).arg("-o").arg(&object));
+        let exe = dir.join("a.out");
+        run_checked(Command::new("clang-14").arg(flags).arg(&object).arg("-o").arg(&exe));
+        // Byte for byte: clang's UBSan runtime adds a `SUMMARY:` line per
+        // report, which GCC's does not.
+        let jit = same_as_native(&format!("{} [clang {}]", name, flags), &exe, &object, &[]);
+        if flags.contains("undefined") {
+            assert!(text(&jit.stderr).contains("SUMMARY: UndefinedBehaviorSanitizer"), "{}", text(&jit.stderr));
+        }
+    }
+}
+
+#[test]
 fn undefined_behaviour_sanitizer_reports_and_goes_on() {
     for flags in ["-O0 -fsanitize=undefined", "-O2 -fsanitize=undefined"] {
         let (exe, object) = build("ubsan_overflow.c", flags);
@@ -189,6 +211,40 @@ fn thread_sanitizer_reports_the_programs_race_and_nothing_of_jitruns() {
 }
 
 #[test]
+fn thread_sanitizer_sees_a_race_through_an_uninstrumented_library() {
+    let dir = scratch("sanitizers-tsan-library");
+    let library = dir.join("libcopy.so");
+    let copy = dir.join("copy.c");
+    std::fs::write(
+        &copy,
+        "#include <string.h>\nvoid copy_bytes(char *to, const char *from, int n) { memcpy(to, from, n); }\n",
+    )
+    .unwrap();
+    run_checked(Command::new("cc").args(["-shared", "-fPIC", "-O1"]).arg(&copy).arg("-o").arg(&library));
+    let object =
+        compile(&[testdata().join("sanitizers/tsan_library_race.c")], "-g -O1 -fsanitize=thread", &[], &dir).remove(0);
+    let exe = dir.join("a.out");
+    let rpath = format!("-Wl,-rpath,{}", dir.display());
+    run_checked(
+        Command::new("cc")
+            .arg("-fsanitize=thread")
+            .arg(&object)
+            .arg("-L")
+            .arg(&dir)
+            .args(["-lcopy", &rpath])
+            .arg("-o")
+            .arg(&exe),
+    );
+    let native = native(&exe, &[]);
+    let dir_arg = dir.display().to_string();
+    let jit = run(Command::new(jitrun_bin()).arg(&object).args(["-L", &dir_arg, "-lcopy"]));
+    assert_eq!(native.status.code(), Some(66), "{}", text(&native.stderr));
+    assert_eq!(jit.status.code(), Some(66), "{}", text(&jit.stderr));
+    assert_eq!(headline(&jit.stderr), "WARNING: ThreadSanitizer: data race");
+    assert_eq!(jit.stdout, native.stdout);
+}
+
+#[test]
 fn a_sanitizer_that_handles_crashes_keeps_them() {
     for (flags, status, report) in [
         ("-O0 -fsanitize=address", 1, Some("ERROR: AddressSanitizer: SEGV")),
@@ -223,6 +279,20 @@ fn a_runtime_that_cannot_come_first_is_one_clear_error() {
     let out = run(&mut command);
     assert_eq!(out.status.code(), Some(125));
     let stderr = text(&out.stderr);
+    // An object from a pipe cannot be read again after a restart: said so.
+    let piped = run_with(
+        Command::new(jitrun_bin()).arg("/dev/stdin"),
+        &std::fs::read(&object).unwrap(),
+        Duration::from_secs(60),
+    );
+    assert_eq!(piped.status.code(), Some(125));
+    assert!(
+        text(&piped.stderr).starts_with(
+            "jitrun: error: jitrun would have to start again, and cannot read /dev/stdin a second time (a pipe, not a file): `__asan_"
+        ) && text(&piped.stderr).lines().count() == 1,
+        "{}",
+        text(&piped.stderr)
+    );
     assert!(
         stderr.starts_with("jitrun: error: `__asan_")
             && stderr.contains("is called by code built with -fsanitize=address, whose runtime ")

@@ -77,6 +77,11 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         // debug info) are not loaded: skip them before decoding the name.
         if section.sh_flags(endian) & u64::from(elf::SHF_ALLOC) == 0 {
             graph.has_line_info |= sec_name == b".debug_line";
+            if sec_name == b".comment" {
+                // "clang version 14.0.6" (possibly after a vendor's name).
+                let comment = section.data(endian, data).unwrap_or_default();
+                graph.built_by_clang |= comment.windows(14).any(|w| w == b"clang version ");
+            }
             continue;
         }
         let sec_name = text(sec_name);
