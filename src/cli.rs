@@ -137,6 +137,7 @@ pub struct Cli {
     pub inputs: Vec<PathBuf>,
 
     /// Link against library NAME (libNAME.so, else libNAME.a), searched in -L directories then the system ones
+    /// (the driver's -pthread means -lpthread, as for cc)
     #[arg(short = 'l', value_name = "NAME", action = ArgAction::Append)]
     pub library: Vec<String>,
 
@@ -408,10 +409,13 @@ impl Cli {
         T: Into<std::ffi::OsString> + Clone,
     {
         let mut args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-        // The compiler driver's spellings of --export-dynamic, before `--`.
+        // The compiler driver's spellings of --export-dynamic and of
+        // -lpthread, before `--`: command lines written for cc work.
         for arg in args.iter_mut().skip(1).take_while(|a| *a != "--") {
             if *arg == "-rdynamic" || *arg == "-Wl,-E" || *arg == "-Wl,--export-dynamic" {
                 *arg = "--export-dynamic".into();
+            } else if *arg == "-pthread" {
+                *arg = "-lpthread".into();
             }
         }
         match Self::parse_plain(&args) {
@@ -617,6 +621,13 @@ mod tests {
         assert_eq!(ordered, vec![Input::File("a.o".into()), Input::Library("m".into()), Input::File("b.o".into())]);
         assert_eq!(cli.args, vec!["x", "-y"]);
         assert_eq!(cli.entry, "main");
+    }
+
+    #[test]
+    fn the_drivers_pthread_flag_is_lpthread_before_the_program_arguments_only() {
+        let (cli, ordered) = Cli::parse_ordered(["jitrun", "a.o", "-pthread", "--", "-pthread"]).unwrap();
+        assert_eq!(ordered, vec![Input::File("a.o".into()), Input::Library("pthread".into())]);
+        assert_eq!(cli.args, vec!["-pthread"]);
     }
 
     #[test]

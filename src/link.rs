@@ -825,6 +825,9 @@ fn init_code_wrappers_needed(graphs: &[LinkGraph], table: &SymbolTable) -> Vec<&
         .collect()
 }
 
+/// What `g++` links besides libc.
+const CXX_RUNTIME_LIBRARIES: [&str; 3] = ["libstdc++.so.6", "libm.so.6", COMPILER_RUNTIME_LIBRARY];
+
 /// `g++` links libstdc++, libm and libgcc_s; when objects need C++ runtime
 /// symbols that nothing provides, load them the same way. Code that unwinds
 /// through its own frames without C++ (thread cancellation, `backtrace()`)
@@ -834,9 +837,6 @@ fn init_code_wrappers_needed(graphs: &[LinkGraph], table: &SymbolTable) -> Vec<&
 /// link (see [`crate::driver_runtime`]); one that must come first and is
 /// not in the process yet fails the link with
 /// [`crate::driver_runtime::RuntimeMustComeFirst`].
-/// What `g++` links besides libc.
-const CXX_RUNTIME_LIBRARIES: [&str; 3] = ["libstdc++.so.6", "libm.so.6", COMPILER_RUNTIME_LIBRARY];
-
 fn load_runtime_libraries_if_needed(
     table: &SymbolTable,
     named: &[NamedLibrary],
