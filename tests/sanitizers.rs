@@ -13,22 +13,36 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::{compile, jitrun_bin, output_diffs, run_checked, run_with, scratch, testdata};
+use common::{compile, compile_with, jitrun_bin, output_diffs, run_checked, run_with, scratch, testdata, Toolchain};
 
 /// The native executable and the object of `testdata/sanitizers/NAME`,
-/// built with `flags` (passed to the native link too, as a user would).
+/// built by gcc with `flags` (passed to the native link too, as a user would).
 fn build(name: &str, flags: &str) -> (PathBuf, PathBuf) {
-    build_from("sanitizers", name, flags)
+    build_from(Toolchain::Gcc, "sanitizers", name, flags)
 }
 
-/// [`build`] for `testdata/SUITE/NAME`.
-fn build_from(suite: &str, name: &str, flags: &str) -> (PathBuf, PathBuf) {
-    let dir = scratch(&format!("sanitizers-{}-{}", name.replace('.', "_"), flags.replace([' ', '='], "_")));
-    let object = compile(&[testdata().join(suite).join(name)], &format!("-g {}", flags), &[], &dir).remove(0);
+/// [`build`] for `testdata/SUITE/NAME`, compiled and linked by `toolchain`.
+fn build_from(toolchain: Toolchain, suite: &str, name: &str, flags: &str) -> (PathBuf, PathBuf) {
+    let label = format!("{}-{}-{:?}", name.replace('.', "_"), flags.replace([' ', '='], "_"), toolchain);
+    let dir = scratch(&format!("sanitizers-{}", label));
+    let source = testdata().join(suite).join(name);
+    let object = compile_with(toolchain, &[source], &format!("-g {}", flags), &[], &dir).remove(0);
     let exe = dir.join("a.out");
-    let driver = if name.ends_with(".cpp") { "g++" } else { "cc" };
+    let driver = match (toolchain, name.ends_with(".cpp")) {
+        (Toolchain::Gcc, false) => "cc",
+        (Toolchain::Gcc, true) => "g++",
+        (Toolchain::Clang, false) => "clang-14",
+        (Toolchain::Clang, true) => "clang++-14",
+    };
     run_checked(Command::new(driver).args(flags.split_whitespace()).arg(&object).arg("-o").arg(&exe));
     (exe, object)
+}
+
+/// Whether clang-14 is here; its absence fails under JITRUN_REQUIRE_CLANG.
+fn clang_available() -> bool {
+    let available = Toolchain::Clang.available();
+    assert!(available || std::env::var_os("JITRUN_REQUIRE_CLANG").is_none(), "clang-14 is required but not installed");
+    available
 }
 
 fn run(command: &mut Command) -> Output {
@@ -95,16 +109,10 @@ fn openmp_code_gets_libgomp() {
 
 #[test]
 fn clang_openmp_code_gets_llvms_libomp() {
-    if !common::Toolchain::Clang.available() {
-        assert!(std::env::var_os("JITRUN_REQUIRE_CLANG").is_none(), "clang-14 is required but not installed");
+    if !clang_available() {
         return;
     }
-    let dir = scratch("sanitizers-clang-openmp");
-    let object = dir.join("openmp_sum.o");
-    let source = testdata().join("sanitizers").join("openmp_sum.c");
-    run_checked(Command::new("clang-14").args(["-O2", "-fopenmp", "-c"]).arg(&source).arg("-o").arg(&object));
-    let exe = dir.join("a.out");
-    run_checked(Command::new("clang-14").arg("-fopenmp").arg(&object).arg("-o").arg(&exe));
+    let (exe, object) = build_from(Toolchain::Clang, "sanitizers", "openmp_sum.c", "-O2 -fopenmp");
     let (native, jit) = (native(&exe, &[]), jitrun(&["-v"], &object, &[]));
     assert_eq!(jit.stdout, native.stdout, "{}", text(&jit.stderr));
     assert_eq!(text(&jit.stdout), "sum 5000050000, threads ran\n");
@@ -115,40 +123,35 @@ fn clang_openmp_code_gets_llvms_libomp() {
 }
 
 #[test]
-fn clang_code_gets_clangs_sanitizer_runtimes() {
-    if !common::Toolchain::Clang.available() {
-        assert!(std::env::var_os("JITRUN_REQUIRE_CLANG").is_none(), "clang-14 is required but not installed");
-        return;
-    }
-    for (name, flags) in [("ubsan_overflow.c", "-fsanitize=undefined"), ("asan_heap.c", "-fsanitize=address")] {
-        let dir = scratch(&format!("sanitizers-clang-{}", name.replace('.', "_")));
-        let object = dir.join("program.o");
-        let source = testdata().join("sanitizers").join(name);
-        run_checked(Command::new("clang-14").args(["-g", "-O1", flags, "-c"]).arg(&source).arg("-o").arg(&object));
-        let exe = dir.join("a.out");
-        run_checked(Command::new("clang-14").arg(flags).arg(&object).arg("-o").arg(&exe));
-        // Byte for byte: clang's UBSan runtime adds a `SUMMARY:` line per
-        // report, which GCC's does not.
-        let jit = same_as_native(&format!("{} [clang {}]", name, flags), &exe, &object, &[]);
-        if flags.contains("undefined") {
-            assert!(text(&jit.stderr).contains("SUMMARY: UndefinedBehaviorSanitizer"), "{}", text(&jit.stderr));
-        }
+fn undefined_behaviour_sanitizer_reports_and_goes_on() {
+    for (toolchain, flags) in with_clang(&[
+        (Toolchain::Gcc, "-O0 -fsanitize=undefined"),
+        (Toolchain::Gcc, "-O2 -fsanitize=undefined"),
+        (Toolchain::Clang, "-O1 -fsanitize=undefined"),
+    ]) {
+        let (exe, object) = build_from(toolchain, "sanitizers", "ubsan_overflow.c", flags);
+        let jit = same_as_native(&format!("ubsan_overflow.c [{:?} {}]", toolchain, flags), &exe, &object, &[]);
+        assert!(text(&jit.stderr).contains("runtime error: signed integer overflow"), "{}", text(&jit.stderr));
+        // Clang's code gets clang's runtime, which adds a SUMMARY line.
+        let summary = text(&jit.stderr).contains("SUMMARY: UndefinedBehaviorSanitizer");
+        assert_eq!(summary, toolchain == Toolchain::Clang, "{}", text(&jit.stderr));
     }
 }
 
-#[test]
-fn undefined_behaviour_sanitizer_reports_and_goes_on() {
-    for flags in ["-O0 -fsanitize=undefined", "-O2 -fsanitize=undefined"] {
-        let (exe, object) = build("ubsan_overflow.c", flags);
-        let jit = same_as_native(&format!("ubsan_overflow.c [{}]", flags), &exe, &object, &[]);
-        assert!(text(&jit.stderr).contains("runtime error: signed integer overflow"), "{}", text(&jit.stderr));
-    }
+/// `cases` without clang's when clang-14 is not installed.
+fn with_clang<'a>(cases: &[(Toolchain, &'a str)]) -> Vec<(Toolchain, &'a str)> {
+    let clang = clang_available();
+    cases.iter().copied().filter(|&(toolchain, _)| toolchain == Toolchain::Gcc || clang).collect()
 }
 
 #[test]
 fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
-    for flags in ["-O0 -fsanitize=address", "-O2 -fsanitize=address,undefined"] {
-        let (exe, object) = build("asan_heap.c", flags);
+    for (toolchain, flags) in with_clang(&[
+        (Toolchain::Gcc, "-O0 -fsanitize=address"),
+        (Toolchain::Gcc, "-O2 -fsanitize=address,undefined"),
+        (Toolchain::Clang, "-O1 -fsanitize=address"),
+    ]) {
+        let (exe, object) = build_from(toolchain, "sanitizers", "asan_heap.c", flags);
         // A clean run: identical, and the program sees no LD_PRELOAD.
         let jit_clean = same_as_native(&format!("asan_heap.c [{}]", flags), &exe, &object, &[]);
         assert_eq!(text(&jit_clean.stdout), "4 9\nLD_PRELOAD unset\n");
@@ -178,7 +181,7 @@ fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
 
 #[test]
 fn address_sanitizer_stays_preloaded_when_more_static_tls_takes_another_restart() {
-    let (exe, object) = build_from("tls", "big_static_tls.c", "-O1 -pthread -fsanitize=address");
+    let (exe, object) = build_from(Toolchain::Gcc, "tls", "big_static_tls.c", "-O1 -pthread -fsanitize=address");
     let jit = same_as_native("big_static_tls.c", &exe, &object, &[]);
     assert_eq!(text(&jit.stdout), "thread start 1 6\nmain start 0 5\n");
 }
