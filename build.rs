@@ -12,6 +12,9 @@ fn main() {
     // A position-dependent executable: the loader has no relative
     // relocations to apply (4,000 of them, dirtying 16 pages) at every start.
     println!("cargo:rustc-link-arg-bins=-no-pie");
+    // jitrun's dl_iterate_phdr wraps the loader's for every library (a
+    // sanitizer's symbolizer then sees the image; see host.rs).
+    println!("cargo:rustc-link-arg-bins=-Wl,--export-dynamic-symbol=dl_iterate_phdr");
     println!("cargo:rerun-if-env-changed=CC");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let Ok(out) = Command::new(&cc).arg("-print-file-name=libgcc_eh.a").output() else {

@@ -126,11 +126,21 @@ pub(crate) fn x86_64_file_header(e_type: u16) -> FileHeader {
     FileHeader { os_abi: elf::ELFOSABI_NONE, abi_version: 0, e_type, e_machine: elf::EM_X86_64, e_entry: 0, e_flags: 0 }
 }
 
-/// An ELF relocatable symbol file for the image's code: `.text` (no bits)
-/// with `sh_addr` at the code segment, function symbols relative to it, and
-/// `eh_frame`, the image's `.eh_frame` address and bytes (as written, so
-/// its PC-relative pointers hold at the same `sh_addr`).
-pub fn symbol_file(info: &LinkInfo, eh_frame: Option<(u64, &[u8])>) -> Result<Vec<u8>> {
+/// Who reads a symbol file: gdb's JIT interface takes a relocatable one,
+/// symbolizers (llvm-symbolizer, addr2line) look up absolute addresses in
+/// an executable one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum SymbolFileFor {
+    Debugger,
+    Symbolizer,
+}
+
+/// An ELF symbol file for the image's code: `.text` (no bits) with
+/// `sh_addr` at the code segment, function symbols relative to it
+/// (`ET_REL`, for a debugger) or at their addresses (`ET_EXEC`, for a
+/// symbolizer), and `eh_frame`, the image's `.eh_frame` address and bytes
+/// (as written, so its PC-relative pointers hold at the same `sh_addr`).
+pub fn symbol_file(info: &LinkInfo, eh_frame: Option<(u64, &[u8])>, reader: SymbolFileFor) -> Result<Vec<u8>> {
     let text = info.segments.iter().find(|s| s.protection.contains('x'));
     let (text_addr, text_size) = text.map_or((info.base, 0), |s| (s.address, s.size));
     let mut functions: Vec<_> =
@@ -164,7 +174,11 @@ pub fn symbol_file(info: &LinkInfo, eh_frame: Option<(u64, &[u8])>) -> Result<Ve
     writer.reserve_shstrtab();
     writer.reserve_section_headers();
 
-    writer.write_file_header(&x86_64_file_header(elf::ET_REL))?;
+    let (e_type, symbol_base) = match reader {
+        SymbolFileFor::Debugger => (elf::ET_REL, text_addr),
+        SymbolFileFor::Symbolizer => (elf::ET_EXEC, 0),
+    };
+    writer.write_file_header(&x86_64_file_header(e_type))?;
     if let Some((bytes, ..)) = eh_frame {
         writer.write_align(8);
         writer.write(bytes);
@@ -178,7 +192,7 @@ pub fn symbol_file(info: &LinkInfo, eh_frame: Option<(u64, &[u8])>) -> Result<Ve
             st_info: (bind << 4) | elf::STT_FUNC,
             st_other: elf::STV_DEFAULT,
             st_shndx: 0,
-            st_value: f.address - text_addr,
+            st_value: f.address - symbol_base,
             st_size: f.size,
         });
     }
@@ -232,7 +246,7 @@ pub fn action(info: &LinkInfo, object_files: Vec<Vec<u8>>) -> Option<ActionPair>
         // (this runs before the image is handed out), read only.
         (s.address, unsafe { std::slice::from_raw_parts(s.address as *const u8, s.size as usize) })
     });
-    let symfile = match symbol_file(info, eh_frame) {
+    let symfile = match symbol_file(info, eh_frame, SymbolFileFor::Debugger) {
         Ok(bytes) => bytes.into_boxed_slice(),
         Err(e) => {
             log::warn!("cannot build the debugger symbol file: {}", e);

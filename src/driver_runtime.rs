@@ -170,6 +170,20 @@ pub fn preloaded_sanitizer() -> bool {
         && DRIVER_RUNTIMES.iter().any(|runtime| runtime.must_come_first && runtime.is_loaded())
 }
 
+/// Set by the command line when [`preloaded_sanitizer`] said so at start:
+/// links then list the image as a module for the sanitizer's symbolizer.
+static SANITIZER_PRELOADED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records that a sanitizer's runtime was preloaded (see [`SANITIZER_PRELOADED`]).
+pub fn note_sanitizer_preloaded() {
+    SANITIZER_PRELOADED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`note_sanitizer_preloaded`] was called.
+pub fn sanitizer_preloaded_noted() -> bool {
+    SANITIZER_PRELOADED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Whether ThreadSanitizer's runtime is in the process: it reports a
 /// thread that ended without being joined or detached as a leak. Looked up
 /// once (a preloaded runtime is there from the start): the answer is also

@@ -4,7 +4,7 @@
 use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use crate::format::dynamic::ExportTable;
 
@@ -623,8 +623,143 @@ pub fn for_each_loaded_object(mut visit: impl FnMut(&LoadedObject) -> std::ops::
     }
     let mut visit: Visit = &mut visit;
     // SAFETY: the trampoline only hands the loader's data to `visit`, which
-    // outlives the call.
-    unsafe { libc::dl_iterate_phdr(Some(trampoline), &mut visit as *mut Visit as *mut libc::c_void) };
+    // outlives the call. The loader's own list: not the image as a module.
+    unsafe { loaders_dl_iterate_phdr()(Some(trampoline), &mut visit as *mut Visit as *mut libc::c_void) };
+}
+
+type PhdrCallback =
+    Option<unsafe extern "C" fn(*mut libc::dl_phdr_info, libc::size_t, *mut libc::c_void) -> libc::c_int>;
+type DlIteratePhdr = unsafe extern "C" fn(PhdrCallback, *mut libc::c_void) -> libc::c_int;
+
+/// glibc's `dl_iterate_phdr`, which jitrun's own (below) wraps.
+fn loaders_dl_iterate_phdr() -> DlIteratePhdr {
+    static REAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let mut real = REAL.load(std::sync::atomic::Ordering::Acquire);
+    if real == 0 {
+        // SAFETY: RTLD_NEXT from this executable finds the definition after
+        // jitrun's own: libc's (or a preloaded sanitizer's wrapper of it).
+        real = unsafe {
+            let versioned = libc::dlvsym(libc::RTLD_NEXT, c"dl_iterate_phdr".as_ptr(), c"GLIBC_2.2.5".as_ptr());
+            match versioned as usize {
+                0 => libc::dlsym(libc::RTLD_NEXT, c"dl_iterate_phdr".as_ptr()) as usize,
+                found => found,
+            }
+        };
+        REAL.store(real, std::sync::atomic::Ordering::Release);
+    }
+    // SAFETY: the loader's function of this signature (it always exists).
+    unsafe { std::mem::transmute::<usize, DlIteratePhdr>(real) }
+}
+
+/// The image as a loaded module, for a sanitizer's symbolizer: its name is
+/// a file holding the image's symbols at their addresses, its segments the
+/// image's code.
+struct SyntheticModule {
+    name: CString,
+    headers: Vec<libc::Elf64_Phdr>,
+}
+
+static SYNTHETIC_MODULE: std::sync::atomic::AtomicPtr<SyntheticModule> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// Lists the image as a module in every `dl_iterate_phdr` of the process
+/// (see jitrun's `dl_iterate_phdr`): ASan, TSan and UBSan then name its
+/// frames in their reports. `symbol_file` is an ELF file with the image's
+/// functions at their addresses, kept in a memory file whose
+/// `/proc/PID/fd/N` path the symbolizer (a child process) can open;
+/// `code` the image's executable ranges. Returns the registration: dropping
+/// it takes the module out again.
+pub fn list_image_as_module(symbol_file: &[u8], code: &[(u64, u64)]) -> Result<ListedModule> {
+    use std::io::Write;
+    use std::os::fd::FromRawFd;
+    // SAFETY: memfd_create with a NUL-terminated name; the descriptor is
+    // owned by the File below, then kept open for the process's life.
+    let fd = unsafe { libc::memfd_create(c"jitrun-image".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error()).context("memfd_create");
+    }
+    // SAFETY: a fresh descriptor nobody else owns.
+    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    file.write_all(symbol_file).context("writing the image's symbol file")?;
+    let name = CString::new(format!("/proc/{}/fd/{}", std::process::id(), fd)).expect("no NUL in a path");
+    let headers = code
+        .iter()
+        .map(|&(address, size)| libc::Elf64_Phdr {
+            p_type: libc::PT_LOAD,
+            p_flags: libc::PF_R | libc::PF_X,
+            p_offset: 0,
+            p_vaddr: address,
+            p_paddr: address,
+            p_filesz: size,
+            p_memsz: size,
+            p_align: 4096,
+        })
+        .collect();
+    let module = Box::into_raw(Box::new(SyntheticModule { name, headers }));
+    retire(SYNTHETIC_MODULE.swap(module, std::sync::atomic::Ordering::AcqRel));
+    Ok(ListedModule { module, _file: file })
+}
+
+/// Keeps a module taken out of the list: a walk in progress on another
+/// thread may still read it, so it is never freed, but stays reachable for
+/// LeakSanitizer (a few bytes per image).
+fn retire(module: *mut SyntheticModule) {
+    static RETIRED: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+    if !module.is_null() {
+        RETIRED.lock().unwrap_or_else(|e| e.into_inner()).push(module as usize);
+    }
+}
+
+/// The image listed as a module (see [`list_image_as_module`]).
+pub struct ListedModule {
+    module: *mut SyntheticModule,
+    _file: std::fs::File,
+}
+
+// SAFETY: the pointer is only compared, never dereferenced through this.
+unsafe impl Send for ListedModule {}
+
+impl Drop for ListedModule {
+    fn drop(&mut self) {
+        let taken = SYNTHETIC_MODULE.compare_exchange(
+            self.module,
+            std::ptr::null_mut(),
+            std::sync::atomic::Ordering::AcqRel,
+            std::sync::atomic::Ordering::Acquire,
+        );
+        if let Ok(module) = taken {
+            retire(module);
+        }
+    }
+}
+
+/// `dl_iterate_phdr` for the whole process (jitrun exports it, so the
+/// libraries' references bind here): the loader's list, then the image
+/// when it is listed as a module ([`list_image_as_module`], done only with
+/// a sanitizer preloaded). Without one this passes straight through.
+///
+/// # Safety
+/// As `dl_iterate_phdr(3)`.
+#[no_mangle]
+pub unsafe extern "C" fn dl_iterate_phdr(callback: PhdrCallback, data: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: the caller's arguments, as the loader takes them.
+    let result = unsafe { loaders_dl_iterate_phdr()(callback, data) };
+    let module = SYNTHETIC_MODULE.load(std::sync::atomic::Ordering::Acquire);
+    let Some(callback) = callback.filter(|_| result == 0 && !module.is_null()) else { return result };
+    // SAFETY: published modules are never freed.
+    let module = unsafe { &*module };
+    let mut info = libc::dl_phdr_info {
+        dlpi_addr: 0,
+        dlpi_name: module.name.as_ptr(),
+        dlpi_phdr: module.headers.as_ptr(),
+        dlpi_phnum: module.headers.len() as u16,
+        dlpi_adds: 0,
+        dlpi_subs: 0,
+        dlpi_tls_modid: 0,
+        dlpi_tls_data: std::ptr::null_mut(),
+    };
+    // SAFETY: a complete info for the caller's callback, as the loader gives.
+    unsafe { callback(&mut info, std::mem::size_of::<libc::dl_phdr_info>(), data) }
 }
 
 /// The file of the loaded shared object whose segments contain `addr`, and

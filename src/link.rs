@@ -549,7 +549,9 @@ impl Linker {
         let library_paths: Vec<String> = libraries.iter().map(|l| l.path.display().to_string()).collect();
         // Deferred collection keeps the graphs, so it excludes the hook that
         // takes them; a debugger wants the info before the program runs.
-        let defer = options.defer_link_info && on_linked.is_none() && !crate::debugger::wanted();
+        let listed_for_symbolizer = crate::driver_runtime::sanitizer_preloaded_noted();
+        let defer =
+            options.defer_link_info && on_linked.is_none() && !crate::debugger::wanted() && !listed_for_symbolizer;
         let info = if defer {
             Arc::default()
         } else {
@@ -654,6 +656,17 @@ impl Linker {
             drop,
         ));
         actions.extend(crate::debugger::action(&info, debug_files));
+        if listed_for_symbolizer {
+            // A sanitizer's reports name the image's functions.
+            let code: Vec<(u64, u64)> =
+                info.segments.iter().filter(|s| s.protection.contains('x')).map(|s| (s.address, s.size)).collect();
+            let symbols = crate::debugger::symbol_file(&info, None, crate::debugger::SymbolFileFor::Symbolizer)?;
+            actions.push(ActionPair::with_state(
+                "list with the sanitizer's symbolizer",
+                move || host::list_image_as_module(&symbols, &code),
+                drop,
+            ));
+        }
         // Last: a resolver is loaded code, and may use what came before.
         if !ifuncs.is_empty() {
             actions.push(crate::ifunc::resolve_action(ifuncs));

@@ -54,6 +54,7 @@ fn real_main() {
     // anyway: then the link runs here, on one thread, and the program's
     // first thread is T1 in its reports as natively.
     if sanitizer_preloaded {
+        jitrun::driver_runtime::note_sanitizer_preloaded();
         jitrun::parallel::link_on_one_thread();
         link_and_hand_off();
     } else {

@@ -169,6 +169,8 @@ fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
             // The threads a report names, as natively (the main thread
             // without a name: jitrun names the process as exec would).
             assert_eq!(thread_names(&jit.stderr), thread_names(&native.stderr), "{}", what);
+            // Frames in the image are named: jitrun lists it as a module.
+            assert!(text(&jit.stderr).contains(" in main "), "{}: {}", what, text(&jit.stderr));
         }
         if flags.contains("-O2") {
             // Each isolated run is a child of the restarted jitrun.
@@ -205,6 +207,7 @@ fn thread_sanitizer_reports_the_programs_race_and_nothing_of_jitruns() {
     let reports = |out: &Output| text(&out.stderr).matches("WARNING: ThreadSanitizer:").count();
     assert_eq!(headline(&jit.stderr), "WARNING: ThreadSanitizer: data race");
     assert_eq!(reports(&jit), reports(&native), "{}", text(&jit.stderr));
+    assert!(text(&jit.stderr).contains("#0 work "), "frames in the image are named: {}", text(&jit.stderr));
     // The user's own options reach the program unchanged.
     let mut with_options = Command::new(jitrun_bin());
     with_options.env("TSAN_OPTIONS", "exitcode=7").arg(&object);
