@@ -166,7 +166,7 @@ impl std::error::Error for RuntimeMustComeFirst {}
 /// process. Such a runtime is preloaded, so without `LD_PRELOAD` nothing
 /// is looked up.
 pub fn preloaded_sanitizer() -> bool {
-    std::env::var_os("LD_PRELOAD").is_some_and(|list| !list.is_empty())
+    !crate::host::preload_list().is_empty()
         && DRIVER_RUNTIMES.iter().any(|runtime| runtime.must_come_first && runtime.is_loaded())
 }
 

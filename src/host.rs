@@ -128,9 +128,15 @@ pub struct LeakCheckerRoots {
     unregister: usize,
 }
 
-/// Registers `regions` (start, size) with LeakSanitizer, if it is loaded.
+type RootRegionFn = unsafe extern "C" fn(*const libc::c_void, usize);
+
+/// Registers `regions` (start, size) with LeakSanitizer, if it is loaded:
+/// only a preloaded runtime can be, so without `LD_PRELOAD` nothing is
+/// looked up.
 pub fn register_leak_checker_roots(regions: Vec<(usize, usize)>) -> Option<LeakCheckerRoots> {
-    type RootRegionFn = unsafe extern "C" fn(*const libc::c_void, usize);
+    if preload_list().is_empty() {
+        return None;
+    }
     let register = lookup_global(c"__lsan_register_root_region")?;
     let unregister = lookup_global(c"__lsan_unregister_root_region")? as usize;
     for &(start, size) in &regions {
@@ -143,7 +149,6 @@ pub fn register_leak_checker_roots(regions: Vec<(usize, usize)>) -> Option<LeakC
 
 impl Drop for LeakCheckerRoots {
     fn drop(&mut self) {
-        type RootRegionFn = unsafe extern "C" fn(*const libc::c_void, usize);
         for &(start, size) in &self.regions {
             // SAFETY: as in register_leak_checker_roots, undoing its call
             // while the range is still mapped.
@@ -874,6 +879,12 @@ pub fn note_preload_at_start(list: std::ffi::OsString) {
     let _ = PRELOADED_AT_START.set(list);
 }
 
+/// The libraries preloaded when the process started (see
+/// [`note_preload_at_start`]), as `LD_PRELOAD` lists them.
+pub fn preload_list() -> std::ffi::OsString {
+    PRELOADED_AT_START.get().cloned().or_else(|| std::env::var_os("LD_PRELOAD")).unwrap_or_default()
+}
+
 /// The shared library `cc` links by default besides libc.
 pub const COMPILER_RUNTIME_LIBRARY: &str = "libgcc_s.so.1";
 
@@ -944,8 +955,8 @@ impl HostResolver {
     fn as_preloaded(&mut self, name: &CStr, addr: u64) -> u64 {
         let preloaded = self.preloaded.get_or_insert_with(|| {
             use std::os::unix::ffi::OsStrExt;
-            let list = PRELOADED_AT_START.get().cloned().or_else(|| std::env::var_os("LD_PRELOAD")).unwrap_or_default();
-            list.as_bytes()
+            preload_list()
+                .as_bytes()
                 .split(|&b| b == b' ' || b == b':')
                 .filter(|entry| !entry.is_empty())
                 .map(|entry| entry.rsplit(|&b| b == b'/').next().unwrap_or(entry).to_vec())

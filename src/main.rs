@@ -55,7 +55,6 @@ fn real_main() {
     // first thread is T1 in its reports as natively.
     if sanitizer_preloaded {
         jitrun::driver_runtime::note_sanitizer_preloaded();
-        jitrun::parallel::link_on_one_thread();
         link_and_hand_off();
     } else {
         let spawned = jitrun::image::spawn_thread_leaving_heap_alone(c"jitrun-link", move || {
@@ -93,24 +92,22 @@ fn real_main() {
     match result {
         Ok(code) => std::process::exit(code),
         Err(mut e) => {
-            // A restart reads the inputs again: a pipe's bytes are gone.
-            let read_once = cli.inputs.iter().find(|p| !std::fs::metadata(p).is_ok_and(|m| m.is_file()));
-            let restart_wanted =
-                e.is::<jitrun::tls::TlsExhausted>() || e.is::<jitrun::driver_runtime::RuntimeMustComeFirst>();
-            match read_once {
-                Some(path) if restart_wanted => {
-                    e = e.context(format!(
-                        "jitrun would have to start again, and cannot read {} a second time (a pipe, not a file)",
-                        path.display()
-                    ))
+            let tls = e.downcast_ref::<jitrun::tls::TlsExhausted>().map(|exhausted| exhausted.needed);
+            let first_library = e.downcast_ref::<jitrun::driver_runtime::RuntimeMustComeFirst>();
+            if tls.is_some() || first_library.is_some() {
+                // A restart reads the inputs again: a pipe's bytes are gone.
+                match cli.inputs.iter().find(|p| !std::fs::metadata(p).is_ok_and(|m| m.is_file())) {
+                    Some(pipe) => {
+                        e = e.context(format!(
+                            "jitrun would have to start again, and cannot read {} a second time (a pipe, not a file)",
+                            pipe.display()
+                        ))
+                    }
+                    None => {
+                        tls.into_iter().for_each(reexec_with_more_static_tls);
+                        first_library.into_iter().for_each(reexec_with_preloaded_runtime);
+                    }
                 }
-                _ => {}
-            }
-            if let (Some(exhausted), None) = (e.downcast_ref::<jitrun::tls::TlsExhausted>(), read_once) {
-                reexec_with_more_static_tls(exhausted.needed);
-            }
-            if let (Some(first), None) = (e.downcast_ref::<jitrun::driver_runtime::RuntimeMustComeFirst>(), read_once) {
-                reexec_with_preloaded_runtime(first);
             }
             let message = one_line(&format!("{:#}", e));
             if let Some(path) = &cli.report {
@@ -197,7 +194,7 @@ enum Linked {
 /// `glibc.rtld.optional_static_tls` tunable; the only way to get more is to
 /// start again with a larger value. Returns only if that was tried already.
 fn reexec_with_more_static_tls(needed: u64) {
-    if TLS_REEXECUTED.load(std::sync::atomic::Ordering::Relaxed) {
+    if restarted_with(TLS_REEXEC_ENV) {
         return;
     }
     let original = std::env::var_os("GLIBC_TUNABLES").unwrap_or_default();
@@ -216,7 +213,7 @@ fn reexec_with_more_static_tls(needed: u64) {
 /// (The restarted jitrun links on its main thread: the runtime sees no
 /// thread of jitrun's.) Returns only if that was tried already.
 fn reexec_with_preloaded_runtime(first: &jitrun::driver_runtime::RuntimeMustComeFirst) {
-    if PRELOAD_REEXECUTED.load(std::sync::atomic::Ordering::Relaxed) {
+    if restarted_with(PRELOAD_REEXEC_ENV) {
         return;
     }
     let runtime = std::iter::once(&first.library).chain(&first.with).map(|p| p.as_os_str());
@@ -261,12 +258,12 @@ fn reexec_with(changes: &[(&str, std::ffi::OsString)], marker: &str) {
     log::warn!("cannot re-execute jitrun: {}", err);
 }
 
-/// Undoes what [`reexec_with`] changed in the environment, and notes which
-/// re-execution happened so that it is not tried twice.
+/// Undoes what [`reexec_with`] changed in the environment, and keeps what
+/// it undid (see [`CarriedOver`]).
 fn restore_environment_after_reexec() {
     use std::os::unix::ffi::OsStrExt;
     let mut carried_over = Vec::new();
-    for (marker, done) in [(TLS_REEXEC_ENV, &TLS_REEXECUTED), (PRELOAD_REEXEC_ENV, &PRELOAD_REEXECUTED)] {
+    for marker in [TLS_REEXEC_ENV, PRELOAD_REEXEC_ENV] {
         let Some(originals) = std::env::var_os(marker) else { continue };
         if marker == PRELOAD_REEXEC_ENV {
             jitrun::host::note_preload_at_start(std::env::var_os("LD_PRELOAD").unwrap_or_default());
@@ -282,9 +279,9 @@ fn restore_environment_after_reexec() {
                 None => std::env::remove_var(name),
             }
         }
-        // Keep the marker out of the program's view but remember the retry.
+        // Keep the marker out of the program's view (the retry is
+        // remembered in CARRIED_OVER).
         std::env::remove_var(marker);
-        done.store(true, std::sync::atomic::Ordering::Relaxed);
         carried_over.push(CarriedOver { marker, originals, values });
     }
     let _ = CARRIED_OVER.set(carried_over);
@@ -301,8 +298,10 @@ struct CarriedOver {
 
 static CARRIED_OVER: std::sync::OnceLock<Vec<CarriedOver>> = std::sync::OnceLock::new();
 
-static TLS_REEXECUTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-static PRELOAD_REEXECUTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Whether this process is a restart marked with `marker`: it is not tried twice.
+fn restarted_with(marker: &str) -> bool {
+    CARRIED_OVER.get().is_some_and(|carried| carried.iter().any(|c| c.marker == marker))
+}
 
 fn init_logging(verbose: u8) {
     let default = match verbose {

@@ -86,23 +86,16 @@ pub(crate) fn map_in_order<T: Sync, R: Send>(items: &[T], parallel: bool, f: imp
     results.into_iter().map(|r| r.expect("every item is taken once")).collect()
 }
 
-/// How many threads a link may use: as many as CPUs, unless
-/// [`link_on_one_thread`] was called.
+/// How many threads a link may use: as many as CPUs, but none besides the
+/// caller's when a sanitizer's runtime is preloaded (it numbers and watches
+/// every thread the process starts).
 pub(crate) fn link_threads() -> usize {
-    if ONE_THREAD.load(std::sync::atomic::Ordering::Relaxed) {
+    if crate::driver_runtime::sanitizer_preloaded_noted() {
         1
     } else {
         crate::run::cpu_count()
     }
 }
-
-/// Links from now on start no threads (for a sanitizer's runtime, which
-/// numbers and watches every thread the process starts).
-pub fn link_on_one_thread() {
-    ONE_THREAD.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
-static ONE_THREAD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Grows the calling thread's malloc heap once, by about 800 KiB, so that
 /// it need not grow page by page: glibc extends a thread's heap with one

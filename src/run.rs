@@ -642,7 +642,6 @@ const TERMINATION_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc
 /// The actions before [`stop_runs_on_termination_signals`], restored as
 /// they were (handler, flags, mask) in children.
 static ORIGINAL_ACTIONS: std::sync::OnceLock<[libc::sigaction; 3]> = std::sync::OnceLock::new();
-static HANDLERS_INSTALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 extern "C" fn note_termination_signal(signal: libc::c_int) {
     PENDING_SIGNAL.store(signal, Ordering::SeqCst);
@@ -655,7 +654,7 @@ extern "C" fn note_termination_signal(signal: libc::c_int) {
 /// that own their signal handling; a library should not call it behind its
 /// caller's back.
 pub fn stop_runs_on_termination_signals() {
-    if HANDLERS_INSTALLED.swap(true, Ordering::SeqCst) {
+    if ORIGINAL_ACTIONS.get().is_some() {
         return;
     }
     // SAFETY: sigaction (plain data) is valid zeroed.
