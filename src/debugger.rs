@@ -139,8 +139,15 @@ pub enum SymbolFileFor {
 /// `sh_addr` at the code segment, function symbols relative to it
 /// (`ET_REL`, for a debugger) or at their addresses (`ET_EXEC`, for a
 /// symbolizer), and `eh_frame`, the image's `.eh_frame` address and bytes
-/// (as written, so its PC-relative pointers hold at the same `sh_addr`).
-pub fn symbol_file(info: &LinkInfo, eh_frame: Option<(u64, &[u8])>, reader: SymbolFileFor) -> Result<Vec<u8>> {
+/// (as written, so its PC-relative pointers hold at the same `sh_addr`),
+/// then `debug`, DWARF at the image's addresses (see
+/// [`merged_debug_sections`]), for source lines in a symbolizer's frames.
+pub fn symbol_file(
+    info: &LinkInfo,
+    eh_frame: Option<(u64, &[u8])>,
+    reader: SymbolFileFor,
+    debug: &[DebugSection],
+) -> Result<Vec<u8>> {
     let text = info.segments.iter().find(|s| s.protection.contains('x'));
     let (text_addr, text_size) = text.map_or((info.base, 0), |s| (s.address, s.size));
     let mut functions: Vec<_> =
@@ -161,6 +168,14 @@ pub fn symbol_file(info: &LinkInfo, eh_frame: Option<(u64, &[u8])>, reader: Symb
         let offset = writer.reserve(bytes.len(), 8);
         (bytes, address, name, offset)
     });
+    let debug_sections: Vec<_> = debug
+        .iter()
+        .map(|(name, bytes)| {
+            let name = writer.add_section_name(name);
+            writer.reserve_section_index();
+            (name, writer.reserve(bytes.len(), 1))
+        })
+        .collect();
     writer.reserve_null_symbol_index();
     let names: Vec<_> = functions.iter().map(|f| writer.add_string(f.name.as_bytes())).collect();
     for _ in &functions {
@@ -181,6 +196,9 @@ pub fn symbol_file(info: &LinkInfo, eh_frame: Option<(u64, &[u8])>, reader: Symb
     writer.write_file_header(&x86_64_file_header(e_type))?;
     if let Some((bytes, ..)) = eh_frame {
         writer.write_align(8);
+        writer.write(bytes);
+    }
+    for (_, bytes) in debug {
         writer.write(bytes);
     }
     writer.write_null_symbol();
@@ -225,10 +243,36 @@ pub fn symbol_file(info: &LinkInfo, eh_frame: Option<(u64, &[u8])>, reader: Symb
             sh_entsize: 0,
         });
     }
+    write_debug_section_headers(&mut writer, &debug_sections, debug);
     writer.write_symtab_section_header(num_local);
     writer.write_strtab_section_header();
     writer.write_shstrtab_section_header();
     Ok(buffer)
+}
+
+/// A `.debug_*` section: its name and contents.
+pub type DebugSection = (Vec<u8>, Vec<u8>);
+
+/// The headers of `debug`, whose names and file offsets `reserved` holds.
+fn write_debug_section_headers(
+    writer: &mut Writer,
+    reserved: &[(object::write::StringId, usize)],
+    debug: &[DebugSection],
+) {
+    for ((name, offset), (_, bytes)) in reserved.iter().zip(debug) {
+        writer.write_section_header(&SectionHeader {
+            name: Some(*name),
+            sh_type: elf::SHT_PROGBITS,
+            sh_flags: 0,
+            sh_addr: 0,
+            sh_offset: *offset as u64,
+            sh_size: bytes.len() as u64,
+            sh_link: 0,
+            sh_info: 0,
+            sh_addralign: 1,
+            sh_entsize: 0,
+        });
+    }
 }
 
 /// The finalize/dealloc pair that registers the image with the debugger:
@@ -246,7 +290,7 @@ pub fn action(info: &LinkInfo, object_files: Vec<Vec<u8>>) -> Option<ActionPair>
         // (this runs before the image is handed out), read only.
         (s.address, unsafe { std::slice::from_raw_parts(s.address as *const u8, s.size as usize) })
     });
-    let symfile = match symbol_file(info, eh_frame, SymbolFileFor::Debugger) {
+    let symfile = match symbol_file(info, eh_frame, SymbolFileFor::Debugger, &[]) {
         Ok(bytes) => bytes.into_boxed_slice(),
         Err(e) => {
             log::warn!("cannot build the debugger symbol file: {}", e);
@@ -291,7 +335,7 @@ fn debugger_attached() -> bool {
 /// ELF object).
 pub fn object_debug_file(graph: &crate::model::LinkGraph, address_of: impl Fn(u32) -> Option<u64>) -> Option<Vec<u8>> {
     use object::read::elf::{FileHeader as _, SectionHeader as _, Sym as _};
-    let debug = relocated_debug_sections(graph, &address_of, |_| true)?;
+    let debug = relocated_debug_sections(graph, &address_of, |_| true, |_| 0)?;
     if !debug.iter().any(|(name, _)| name == b".debug_info") {
         return None;
     }
@@ -318,20 +362,31 @@ pub fn object_debug_file(graph: &crate::model::LinkGraph, address_of: impl Fn(u3
 
 /// Object `graph`'s `.debug_*` sections that `wanted` accepts (by name),
 /// as (name, bytes) with their relocations applied: `address_of` gives a
-/// symbol's final address, `None` for symbols outside the image, such as
-/// other debug sections, whose offsets then stay as the object has them.
+/// symbol's final address, `None` for symbols outside the image (then 0).
+/// A reference into a debug section (an offset into `.debug_str`, say) is
+/// its offset there plus `debug_base(name)`: 0 for the object's own debug
+/// file, where that section was put when merging several objects' DWARF.
 /// `None` if the object is not an ELF object.
 pub(crate) fn relocated_debug_sections(
     graph: &crate::model::LinkGraph,
     address_of: impl Fn(u32) -> Option<u64>,
     wanted: impl Fn(&[u8]) -> bool,
-) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
-    use object::read::elf::{FileHeader as _, SectionHeader as _};
+    debug_base: impl Fn(&[u8]) -> u64,
+) -> Option<Vec<DebugSection>> {
+    use object::read::elf::{FileHeader as _, SectionHeader as _, Sym as _};
     let data = graph.input_bytes()?.bytes();
     let endian = object::LittleEndian;
     let header = elf::FileHeader64::<object::LittleEndian>::parse(data).ok()?;
     let sections = header.sections(endian, data).ok()?;
     let name_of = |s: &elf::SectionHeader64<object::LittleEndian>| sections.section_name(endian, s).ok();
+    let symbols = sections.symbols(endian, data, elf::SHT_SYMTAB).ok()?;
+    // Where a symbol defined in a debug section points, if it is one.
+    let debug_offset = |index: u32| {
+        let symbol = symbols.symbol(object::SymbolIndex(index as usize)).ok()?;
+        let section = sections.section(object::SectionIndex(usize::from(symbol.st_shndx(endian)))).ok()?;
+        let name = name_of(section).filter(|n| n.starts_with(b".debug_"))?;
+        Some(debug_base(name).wrapping_add(symbol.st_value(endian)))
+    };
     let mut debug = Vec::new();
     for (index, section) in sections.enumerate() {
         let Some(name) = name_of(section).filter(|n| n.starts_with(b".debug_") && wanted(n)) else { continue };
@@ -346,7 +401,8 @@ pub(crate) fn relocated_debug_sections(
             let Ok(table) = rela.data(endian, data) else { continue };
             for entry in table.chunks_exact(crate::format::elf::RELA_SIZE) {
                 let (offset, r_sym, r_type, addend) = crate::format::elf::rela_fields(entry);
-                let value = address_of(r_sym).unwrap_or(0).wrapping_add(addend as u64);
+                let target = debug_offset(r_sym).or_else(|| address_of(r_sym));
+                let value = target.unwrap_or(0).wrapping_add(addend as u64);
                 let width = match r_type {
                     elf::R_X86_64_64 => 8,
                     elf::R_X86_64_32 | elf::R_X86_64_32S => 4,
@@ -363,8 +419,35 @@ pub(crate) fn relocated_debug_sections(
     Some(debug)
 }
 
+/// The DWARF of all of `graphs` as one file holds it, as a linker merges
+/// it: each `.debug_*` section the concatenation of the objects' (in
+/// order), with their relocations applied (`address_of(graph, symbol)`
+/// gives a symbol's final address) and references between debug sections
+/// moved by where the referenced object's part landed. Compressed
+/// sections (`-gz`) are left out.
+pub(crate) fn merged_debug_sections(
+    graphs: &[crate::model::LinkGraph],
+    address_of: impl Fn(usize, u32) -> Option<u64>,
+) -> Vec<DebugSection> {
+    let mut merged: Vec<DebugSection> = Vec::new();
+    for (g, graph) in graphs.iter().enumerate() {
+        // This object's parts go after the earlier objects' parts.
+        let base = |name: &[u8]| merged.iter().find(|(n, _)| n == name).map_or(0, |(_, bytes)| bytes.len() as u64);
+        let Some(sections) = relocated_debug_sections(graph, |s| address_of(g, s), |_| true, base) else {
+            continue;
+        };
+        for (name, bytes) in sections {
+            match merged.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, all)) => all.extend_from_slice(&bytes),
+                None => merged.push((name, bytes)),
+            }
+        }
+    }
+    merged
+}
+
 /// The ELF file of [`object_debug_file`].
-fn write_debug_file(code: &[(Vec<u8>, u64, u64)], debug: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<u8>> {
+fn write_debug_file(code: &[(Vec<u8>, u64, u64)], debug: &[DebugSection]) -> Result<Vec<u8>> {
     let mut buffer = Vec::new();
     let mut writer = Writer::new(Endianness::Little, true, &mut buffer);
     writer.reserve_file_header();
@@ -403,20 +486,7 @@ fn write_debug_file(code: &[(Vec<u8>, u64, u64)], debug: &[(Vec<u8>, Vec<u8>)]) 
             sh_entsize: 0,
         });
     }
-    for ((name, offset), (_, bytes)) in debug_sections.iter().zip(debug) {
-        writer.write_section_header(&SectionHeader {
-            name: Some(*name),
-            sh_type: elf::SHT_PROGBITS,
-            sh_flags: 0,
-            sh_addr: 0,
-            sh_offset: *offset as u64,
-            sh_size: bytes.len() as u64,
-            sh_link: 0,
-            sh_info: 0,
-            sh_addralign: 1,
-            sh_entsize: 0,
-        });
-    }
+    write_debug_section_headers(&mut writer, &debug_sections, debug);
     writer.write_shstrtab_section_header();
     Ok(buffer)
 }

@@ -573,6 +573,15 @@ impl Linker {
         } else {
             Vec::new()
         };
+        // Source lines for a sanitizer's symbolizer: all objects' DWARF in
+        // the one file it reads for the image.
+        let symbolizer_debug = if listed_for_symbolizer {
+            let address_of =
+                |g: usize, s: u32| res.targets.get(g)?.get(s as usize).and_then(|&t| addrs.address_if_any(t));
+            crate::debugger::merged_debug_sections(&graphs, address_of)
+        } else {
+            Vec::new()
+        };
         let exports = if options.export_dynamic {
             crate::exports::collect(&graphs, &res, |target| addrs.address_if_any(target))
         } else {
@@ -660,7 +669,12 @@ impl Linker {
             // A sanitizer's reports name the image's functions.
             let code: Vec<(u64, u64)> =
                 info.segments.iter().filter(|s| s.protection.contains('x')).map(|s| (s.address, s.size)).collect();
-            let symbols = crate::debugger::symbol_file(&info, None, crate::debugger::SymbolFileFor::Symbolizer)?;
+            let symbols = crate::debugger::symbol_file(
+                &info,
+                None,
+                crate::debugger::SymbolFileFor::Symbolizer,
+                &symbolizer_debug,
+            )?;
             actions.push(ActionPair::with_state(
                 "list with the sanitizer's symbolizer",
                 move || host::list_image_as_module(&symbols, &code),
@@ -1044,7 +1058,7 @@ impl DeferredLinkInfo {
         for (g, graph) in self.graphs.iter().enumerate().filter(|(_, graph)| graph.has_line_info) {
             let address_of = |s: u32| self.res.targets.get(g)?.get(s as usize).and_then(|&t| addrs.address_if_any(t));
             let wanted = |name: &[u8]| matches!(name, b".debug_line" | b".debug_line_str" | b".debug_str");
-            let Some(sections) = crate::debugger::relocated_debug_sections(graph, address_of, wanted) else {
+            let Some(sections) = crate::debugger::relocated_debug_sections(graph, address_of, wanted, |_| 0) else {
                 continue;
             };
             let named = |wanted: &[u8]| sections.iter().find(|(name, _)| name == wanted).map_or(&[][..], |(_, b)| b);

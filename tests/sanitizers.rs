@@ -181,6 +181,38 @@ fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
     }
 }
 
+/// The frames of a sanitizer report in `files` (`in FUNCTION FILE:LINE`,
+/// without the frame's address) and its `SUMMARY:` line.
+fn source_frames(stderr: &[u8], files: &[&str]) -> Vec<String> {
+    let text = text(stderr);
+    let frames = text.lines().filter(|l| l.trim_start().starts_with('#') && files.iter().any(|f| l.contains(f)));
+    let summary = text.lines().filter(|l| l.starts_with("SUMMARY:"));
+    frames.filter_map(|l| l.find(" in ").map(|at| l[at..].to_string())).chain(summary.map(str::to_string)).collect()
+}
+
+#[test]
+fn address_sanitizer_frames_name_source_lines_across_objects() {
+    for (toolchain, flags) in
+        with_clang(&[(Toolchain::Gcc, "-g -O1 -fsanitize=address"), (Toolchain::Clang, "-g -O1 -fsanitize=address")])
+    {
+        let dir = scratch(&format!("sanitizers-asan-lines-{:?}", toolchain));
+        let sources = ["asan_lines_main.c", "asan_lines_sum.c"].map(|name| testdata().join("sanitizers").join(name));
+        let objects = compile_with(toolchain, &sources, flags, &[], &dir);
+        let exe = dir.join("a.out");
+        let driver = if toolchain == Toolchain::Gcc { "cc" } else { "clang-14" };
+        run_checked(Command::new(driver).args(flags.split_whitespace()).args(&objects).arg("-o").arg(&exe));
+        let jit = run(Command::new(jitrun_bin()).args(&objects).args(["--", "overflow"]));
+        let native = native(&exe, &["overflow"]);
+        assert_eq!(jit.status.code(), Some(1), "{}", text(&jit.stderr));
+        let files = ["asan_lines_main.c", "asan_lines_sum.c"];
+        let frames = source_frames(&jit.stderr, &files);
+        // sum_first's read, called from main; main's malloc; the summary.
+        assert_eq!(frames.len(), 4, "[{}] {}", flags, text(&jit.stderr));
+        assert!(frames[0].starts_with(" in sum_first ") && frames[0].contains("asan_lines_sum.c:10"), "{:?}", frames);
+        assert_eq!(frames, source_frames(&native.stderr, &files), "[{}] {}", flags, text(&jit.stderr));
+    }
+}
+
 #[test]
 fn address_sanitizer_stays_preloaded_when_more_static_tls_takes_another_restart() {
     let (exe, object) = build_from(Toolchain::Gcc, "tls", "big_static_tls.c", "-O1 -pthread -fsanitize=address");
