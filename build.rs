@@ -15,6 +15,21 @@ fn main() {
     // jitrun's dl_iterate_phdr wraps the loader's for every library (a
     // sanitizer's symbolizer then sees the image; see host.rs).
     println!("cargo:rustc-link-arg-bins=-Wl,--export-dynamic-symbol=dl_iterate_phdr");
+    // Sanitizer runtimes call these if the executable defines them: jitrun
+    // answers with the program's (see main.rs, `sanitizer_hooks`).
+    for hook in [
+        "__asan_default_options",
+        "__asan_default_suppressions",
+        "__lsan_default_options",
+        "__ubsan_default_options",
+        "__tsan_default_options",
+        "__tsan_default_suppressions",
+        "__lsan_default_suppressions",
+        "__lsan_is_turned_off",
+        "__asan_on_error",
+    ] {
+        println!("cargo:rustc-link-arg-bins=-Wl,--export-dynamic-symbol={hook}");
+    }
     println!("cargo:rerun-if-env-changed=CC");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let Ok(out) = Command::new(&cc).arg("-print-file-name=libgcc_eh.a").output() else {

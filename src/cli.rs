@@ -36,7 +36,9 @@ SYMBOL RESOLUTION ORDER (first match wins):
        (clang's: libomp), with -fsanitize=undefined libubsan, and with
        -fsanitize=address or -fsanitize=thread libasan or libtsan, which must be
        the first library: jitrun then restarts itself with it in LD_PRELOAD,
-       given back its original value before the program starts)
+       given back its original value before the program starts; options the
+       program sets with __asan_default_options and the like take one more
+       restart, since the runtime reads them as it starts)
     7. the jitrun process itself: libc and the libraries already loaded
     8. libgcc_s, for strong references still missing (cc links it as needed:
        __divti3, __muldc3, ...); it is also loaded for code that unwinds

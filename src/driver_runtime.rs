@@ -75,7 +75,12 @@ pub const DRIVER_RUNTIMES: [DriverRuntime; 5] = [
         flag: "-fsanitize=thread",
         prefixes: &["__tsan_"],
         library: "libtsan.so",
-        clang_library: Some("libclang_rt.tsan-x86_64.so"),
+        // Not clang's libclang_rt.tsan-x86_64.so: preloaded, it crashes as
+        // the process starts (libstdc++'s constructor calls its
+        // `__cxa_atexit` interceptor before it is initialized; even
+        // `LD_PRELOAD=... /bin/true` dies). clang links its static runtime
+        // natively, and GCC's runs clang's code.
+        clang_library: None,
         defines: c"__tsan_init",
         must_come_first: true,
     },
@@ -193,6 +198,94 @@ pub fn thread_sanitizer_is_loaded() -> bool {
     *LOADED.get_or_init(|| DRIVER_RUNTIMES[4].is_loaded())
 }
 
+/// A function a sanitizer runtime calls if the program defines it: the
+/// runtime keeps a weak definition (or a weak reference) that the
+/// executable's definition overrides. The runtime started before the image
+/// existed, so the jitrun executable defines them all (see `main.rs`) and
+/// answers with the program's: [`ProgramHook::read_at_start`] ones from the
+/// environment of a restart, the others by calling the program's.
+pub struct ProgramHook {
+    pub name: &'static str,
+    /// Where a restarted jitrun finds the program's answer to a hook
+    /// [`ProgramHook::read_at_start`]: `JITRUN_HOOK_` and the name.
+    pub variable: &'static CStr,
+    /// Read once, as the runtime starts (options, suppressions for
+    /// interceptors): the program's answer needs a restart to count.
+    pub read_at_start: bool,
+    /// The runtime that calls it: `DRIVER_RUNTIMES[runtime]`.
+    runtime: usize,
+}
+
+impl ProgramHook {
+    /// Whether the runtime that calls this hook is in the process.
+    pub fn runtime_is_loaded(&self) -> bool {
+        DRIVER_RUNTIMES[self.runtime].is_loaded()
+    }
+}
+
+const ASAN: usize = 3;
+const TSAN: usize = 4;
+const UBSAN: usize = 2;
+
+/// The hooks GCC's and LLVM's sanitizer runtimes call (LeakSanitizer's
+/// are AddressSanitizer's: it runs inside that runtime).
+pub const PROGRAM_HOOKS: [ProgramHook; 9] = [
+    ProgramHook {
+        name: "__asan_default_options",
+        variable: c"JITRUN_HOOK___asan_default_options",
+        read_at_start: true,
+        runtime: ASAN,
+    },
+    ProgramHook {
+        name: "__asan_default_suppressions",
+        variable: c"JITRUN_HOOK___asan_default_suppressions",
+        read_at_start: true,
+        runtime: ASAN,
+    },
+    ProgramHook {
+        name: "__lsan_default_options",
+        variable: c"JITRUN_HOOK___lsan_default_options",
+        read_at_start: true,
+        runtime: ASAN,
+    },
+    ProgramHook {
+        name: "__ubsan_default_options",
+        variable: c"JITRUN_HOOK___ubsan_default_options",
+        read_at_start: true,
+        runtime: UBSAN,
+    },
+    ProgramHook {
+        name: "__tsan_default_options",
+        variable: c"JITRUN_HOOK___tsan_default_options",
+        read_at_start: true,
+        runtime: TSAN,
+    },
+    ProgramHook {
+        name: "__tsan_default_suppressions",
+        variable: c"JITRUN_HOOK___tsan_default_suppressions",
+        read_at_start: true,
+        runtime: TSAN,
+    },
+    ProgramHook {
+        name: "__lsan_default_suppressions",
+        variable: c"JITRUN_HOOK___lsan_default_suppressions",
+        read_at_start: false,
+        runtime: ASAN,
+    },
+    ProgramHook {
+        name: "__lsan_is_turned_off",
+        variable: c"JITRUN_HOOK___lsan_is_turned_off",
+        read_at_start: false,
+        runtime: ASAN,
+    },
+    ProgramHook {
+        name: "__asan_on_error",
+        variable: c"JITRUN_HOOK___asan_on_error",
+        read_at_start: false,
+        runtime: ASAN,
+    },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,5 +301,12 @@ mod tests {
         assert_eq!(flag_of("printf"), None);
         assert_eq!(flag_of("__kmpc_fork_call"), Some("-fopenmp"));
         assert!(DRIVER_RUNTIMES[4].flag.ends_with("thread"), "thread_sanitizer_is_loaded's index");
+        for hook in &PROGRAM_HOOKS {
+            // Each hook's runtime by its prefix (LeakSanitizer's is ASan's).
+            let prefix = hook.name.replace("__lsan_", "__asan_").replace("_default_options", "_handle_x");
+            let runtime = DRIVER_RUNTIMES.iter().position(|r| r.is_called_as(&prefix));
+            assert_eq!(runtime, Some(hook.runtime), "{}", hook.name);
+            assert_eq!(hook.variable.to_str().ok(), Some(format!("JITRUN_HOOK_{}", hook.name)).as_deref());
+        }
     }
 }

@@ -133,6 +133,25 @@ impl Image {
         self.symbols.address(name)
     }
 
+    /// Calls the image's `const char *name(void)` if it defines `name`, and
+    /// copies the string returned (empty for NULL): how a sanitizer asks
+    /// the program for its default options. `None` if it is not defined.
+    ///
+    /// # Safety
+    /// The program's `name` must be such a function, and safe to call
+    /// before the program's constructors run (as a sanitizer runtime
+    /// calls it natively).
+    pub unsafe fn call_string_function(&self, name: &str) -> Option<Vec<u8>> {
+        let address = self.lookup(name)?;
+        // SAFETY: by the caller, the address is a C function of this type.
+        let returned = unsafe { std::mem::transmute::<u64, extern "C" fn() -> *const std::ffi::c_char>(address)() };
+        if returned.is_null() {
+            return Some(Vec::new());
+        }
+        // SAFETY: a C string the program returned, which it keeps alive.
+        Some(unsafe { CStr::from_ptr(returned) }.to_bytes().to_vec())
+    }
+
     /// Size in bytes of a global symbol defined by the image, when its
     /// object recorded one (`st_size`).
     pub fn symbol_size(&self, name: &str) -> Option<u64> {

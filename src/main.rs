@@ -18,6 +18,8 @@ use jitrun::{GlobalValue, Image, Limits, LinkOptions, Linker, RunOutcome, RunSpe
 const TLS_REEXEC_ENV: &str = "JITRUN_TLS_REEXEC";
 /// The same for a sanitizer runtime put in `LD_PRELOAD`.
 const PRELOAD_REEXEC_ENV: &str = "JITRUN_PRELOAD_REEXEC";
+/// The same for the program's answers to sanitizer hooks (see [`sanitizer_hooks`]).
+const HOOKS_REEXEC_ENV: &str = "JITRUN_HOOKS_REEXEC";
 
 /// The C entry point, without Rust's runtime set-up: that set-up reads
 /// `/proc/self/maps` for a stack guard (allocating and freeing memory the
@@ -40,6 +42,7 @@ pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_ch
 fn real_main() {
     // Asked before the environment loses the preload it started with.
     let sanitizer_preloaded = jitrun::driver_runtime::preloaded_sanitizer();
+    sanitizer_hooks::keep_answers_from_restart();
     restore_environment_after_reexec();
     // Parse and link on a helper thread. glibc gives that thread its own
     // malloc arena, so the linker's freed memory never reaches the program:
@@ -263,7 +266,7 @@ fn reexec_with(changes: &[(&str, std::ffi::OsString)], marker: &str) {
 fn restore_environment_after_reexec() {
     use std::os::unix::ffi::OsStrExt;
     let mut carried_over = Vec::new();
-    for marker in [TLS_REEXEC_ENV, PRELOAD_REEXEC_ENV] {
+    for marker in [TLS_REEXEC_ENV, PRELOAD_REEXEC_ENV, HOOKS_REEXEC_ENV] {
         let Some(originals) = std::env::var_os(marker) else { continue };
         if marker == PRELOAD_REEXEC_ENV {
             jitrun::host::note_preload_at_start(std::env::var_os("LD_PRELOAD").unwrap_or_default());
@@ -398,6 +401,7 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
 
 /// Runs the linked program on the main thread, like a native process.
 fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
+    sanitizer_hooks::answer_with_the_programs(cli, &image);
     let info = image.link_info();
     // Before run_main: the report's exit hook must run after the image's
     // finalizer, and the crash handler must be in place before constructors.
@@ -560,4 +564,169 @@ fn die_of_signal(signal: i32) -> i32 {
         libc::raise(signal);
     }
     128 + signal
+}
+
+/// The functions a sanitizer runtime calls if the executable defines them
+/// (`__asan_default_options`, `__lsan_default_suppressions`, ...; see
+/// `driver_runtime::PROGRAM_HOOKS`). The runtime starts before the image
+/// exists and sees only jitrun's definitions, so jitrun defines them all
+/// and answers with the program's: those the runtime calls later by
+/// calling the program's; those it reads as it starts from the variables
+/// of a restart, which jitrun makes once the program's answers (called
+/// after the link, before its constructors, as natively) differ from what
+/// the runtime was told. Defined in the executable only: a library user's
+/// own program keeps its hooks.
+mod sanitizer_hooks {
+    use std::ffi::{c_char, c_int};
+    use std::os::unix::ffi::OsStringExt;
+    use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+    use jitrun::driver_runtime::PROGRAM_HOOKS;
+    use jitrun::Image;
+
+    /// What each hook read at start answered (its variable's value, or "").
+    static ANSWERED_AT_START: [AtomicPtr<c_char>; PROGRAM_HOOKS.len()] =
+        [const { AtomicPtr::new(std::ptr::null_mut()) }; PROGRAM_HOOKS.len()];
+    /// The program's definition of each hook called later, once linked.
+    static PROGRAMS: [AtomicUsize; PROGRAM_HOOKS.len()] = [const { AtomicUsize::new(0) }; PROGRAM_HOOKS.len()];
+
+    /// The answer to hook `index` read at start. Called by the runtime as
+    /// it starts, before `main`: no allocation (the sanitizer's allocator
+    /// is not ready), only `getenv`.
+    fn answer_at_start(index: usize) -> *const c_char {
+        let answered = ANSWERED_AT_START[index].load(Ordering::Acquire);
+        if !answered.is_null() {
+            return answered;
+        }
+        // SAFETY: getenv with a NUL-terminated name; the value lives as
+        // long as the process's initial environment block.
+        let value = unsafe { libc::getenv(PROGRAM_HOOKS[index].variable.as_ptr()) };
+        let value = if value.is_null() { c"".as_ptr() } else { value.cast_const() };
+        ANSWERED_AT_START[index].store(value.cast_mut(), Ordering::Release);
+        value
+    }
+
+    /// Takes the restart's answers before the environment loses them: a
+    /// runtime loaded during the link (UBSan's) asks only then.
+    pub fn keep_answers_from_restart() {
+        for (index, hook) in PROGRAM_HOOKS.iter().enumerate() {
+            if hook.read_at_start {
+                answer_at_start(index);
+            }
+        }
+    }
+
+    /// The program's definition of hook `index`, if it has one.
+    fn program(index: usize) -> Option<usize> {
+        Some(PROGRAMS[index].load(Ordering::Acquire)).filter(|&address| address != 0)
+    }
+
+    /// Whether `a` and `b` are the same text (for the checks below).
+    const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Defines hook `PROGRAM_HOOKS[$index]` as read at start.
+    macro_rules! answered_at_start {
+        ($name:ident, $index:expr) => {
+            const _: () = assert!(same(stringify!($name), PROGRAM_HOOKS[$index].name));
+            const _: () = assert!(PROGRAM_HOOKS[$index].read_at_start);
+            #[no_mangle]
+            pub extern "C" fn $name() -> *const c_char {
+                answer_at_start($index)
+            }
+        };
+    }
+    answered_at_start!(__asan_default_options, 0);
+    answered_at_start!(__asan_default_suppressions, 1);
+    answered_at_start!(__lsan_default_options, 2);
+    answered_at_start!(__ubsan_default_options, 3);
+    answered_at_start!(__tsan_default_options, 4);
+    answered_at_start!(__tsan_default_suppressions, 5);
+
+    const _: () = assert!(same(PROGRAM_HOOKS[6].name, "__lsan_default_suppressions"));
+    const _: () = assert!(same(PROGRAM_HOOKS[7].name, "__lsan_is_turned_off"));
+    const _: () = assert!(same(PROGRAM_HOOKS[8].name, "__asan_on_error"));
+
+    /// The program's suppressions, read when LeakSanitizer checks; none by default.
+    #[no_mangle]
+    pub extern "C" fn __lsan_default_suppressions() -> *const c_char {
+        match program(6) {
+            // SAFETY: the program's `const char *__lsan_default_suppressions(void)`.
+            Some(f) => unsafe { std::mem::transmute::<usize, extern "C" fn() -> *const c_char>(f)() },
+            None => c"".as_ptr(),
+        }
+    }
+
+    /// Whether the program turns leak checking off; not by default.
+    #[no_mangle]
+    pub extern "C" fn __lsan_is_turned_off() -> c_int {
+        match program(7) {
+            // SAFETY: the program's `int __lsan_is_turned_off(void)`.
+            Some(f) => unsafe { std::mem::transmute::<usize, extern "C" fn() -> c_int>(f)() },
+            None => 0,
+        }
+    }
+
+    /// Called when AddressSanitizer reports an error; nothing by default.
+    #[no_mangle]
+    pub extern "C" fn __asan_on_error() {
+        if let Some(f) = program(8) {
+            // SAFETY: the program's `void __asan_on_error(void)`.
+            unsafe { std::mem::transmute::<usize, extern "C" fn()>(f)() }
+        }
+    }
+
+    /// Gives the runtimes the program's hooks: records the definitions of
+    /// those called later, and restarts jitrun if a hook read at start
+    /// answers differently for the program (once; a program read from a
+    /// pipe cannot be read again: a warning then).
+    pub fn answer_with_the_programs(cli: &jitrun::cli::Cli, image: &Image) {
+        let mut changes = Vec::new();
+        for (index, hook) in PROGRAM_HOOKS.iter().enumerate() {
+            let Some(address) = image.lookup(hook.name) else { continue };
+            if !hook.runtime_is_loaded() {
+                continue;
+            }
+            if !hook.read_at_start {
+                PROGRAMS[index].store(address as usize, Ordering::Release);
+                continue;
+            }
+            // SAFETY: a sanitizer hook is `const char *(void)`, which the
+            // runtime calls before constructors run, as here.
+            let answer = unsafe { image.call_string_function(hook.name) }.unwrap_or_default();
+            // SAFETY: set by answer_at_start to a C string that lives on.
+            let told = unsafe { std::ffi::CStr::from_ptr(answer_at_start(index)) };
+            if answer != told.to_bytes() {
+                changes.push((hook.variable.to_str().unwrap_or_default(), std::ffi::OsString::from_vec(answer)));
+            }
+        }
+        if changes.is_empty() {
+            return;
+        }
+        let names = changes.iter().map(|(v, _)| v.trim_start_matches("JITRUN_HOOK_")).collect::<Vec<_>>();
+        match cli.inputs.iter().find(|p| !std::fs::metadata(p).is_ok_and(|m| m.is_file())) {
+            Some(pipe) => eprintln!(
+                "jitrun: warning: the program's {} cannot take effect: the sanitizer read its options when jitrun \
+                 started, and {} cannot be read a second time (a pipe, not a file)",
+                names.join(", "),
+                pipe.display()
+            ),
+            None if super::restarted_with(super::HOOKS_REEXEC_ENV) => {
+                eprintln!("jitrun: warning: the program's {} answered differently when asked again", names.join(", "))
+            }
+            None => super::reexec_with(&changes, super::HOOKS_REEXEC_ENV),
+        }
+    }
 }

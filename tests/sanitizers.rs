@@ -214,6 +214,47 @@ fn address_sanitizer_frames_name_source_lines_across_objects() {
 }
 
 #[test]
+fn the_programs_own_sanitizer_options_and_suppressions_count() {
+    for (toolchain, name, flags, args, status) in [
+        (Toolchain::Gcc, "hooks_asan.c", "-O0 -fsanitize=address", &[][..], 0),
+        (Toolchain::Gcc, "hooks_asan.c", "-O0 -fsanitize=address", &["overflow"][..], 42),
+        (Toolchain::Clang, "hooks_asan.c", "-O0 -fsanitize=address", &["overflow"][..], 42),
+        (Toolchain::Gcc, "hooks_tsan.c", "-O1 -fsanitize=thread", &[][..], 5),
+        (Toolchain::Clang, "hooks_tsan.c", "-O1 -fsanitize=thread", &[][..], 5),
+        (Toolchain::Gcc, "hooks_ubsan.c", "-O1 -fsanitize=undefined", &[][..], 9),
+        (Toolchain::Clang, "hooks_ubsan.c", "-O1 -fsanitize=undefined", &[][..], 9),
+    ] {
+        if toolchain == Toolchain::Clang && !clang_available() {
+            continue;
+        }
+        let (exe, object) = build_from(toolchain, "sanitizers", name, flags);
+        let (native, jit) = (native(&exe, args), jitrun(&[], &object, args));
+        let what = format!("{} {:?} [{:?} {}]", name, args, toolchain, flags);
+        assert_eq!(native.status.code(), Some(status), "{}: native\n{}", what, text(&native.stderr));
+        assert_eq!(jit.status.code(), Some(status), "{}: jitrun\n{}", what, text(&jit.stderr));
+        assert_eq!(jit.stdout, native.stdout, "{}", what);
+        assert_eq!(headline(&jit.stderr), headline(&native.stderr), "{}", what);
+        // The suppressed leak is not reported (and the program saw no
+        // variable of jitrun's restarts: its output is the native one).
+        assert!(!text(&jit.stderr).contains("LeakSanitizer"), "{}: {}", what, text(&jit.stderr));
+    }
+    // A program from a pipe cannot be read again after the runtime started:
+    // the program still runs, with a warning that its options are not used.
+    let (_, object) = build_from(Toolchain::Gcc, "sanitizers", "hooks_ubsan.c", "-O1 -fsanitize=undefined");
+    let piped = run_with(
+        Command::new(jitrun_bin()).arg("/dev/stdin"),
+        &std::fs::read(&object).expect("object"),
+        Duration::from_secs(60),
+    );
+    assert_eq!(piped.status.code(), Some(0), "{}", text(&piped.stderr));
+    assert!(
+        text(&piped.stderr).contains("warning: the program's __ubsan_default_options cannot take effect"),
+        "{}",
+        text(&piped.stderr)
+    );
+}
+
+#[test]
 fn address_sanitizer_stays_preloaded_when_more_static_tls_takes_another_restart() {
     let (exe, object) = build_from(Toolchain::Gcc, "tls", "big_static_tls.c", "-O1 -pthread -fsanitize=address");
     let jit = same_as_native("big_static_tls.c", &exe, &object, &[]);
