@@ -15,6 +15,9 @@ fn main() {
     // jitrun's dl_iterate_phdr wraps the loader's for every library (a
     // sanitizer's symbolizer then sees the image; see host.rs).
     println!("cargo:rustc-link-arg-bins=-Wl,--export-dynamic-symbol=dl_iterate_phdr");
+    // libgcc_s finds frames with _dl_find_object (glibc 2.35): jitrun's
+    // answers for an image listed as a module (see host.rs).
+    println!("cargo:rustc-link-arg-bins=-Wl,--export-dynamic-symbol=_dl_find_object");
     // Sanitizer runtimes call these if the executable defines them: jitrun
     // answers with the program's (see main.rs, `sanitizer_hooks`).
     for hook in [

@@ -417,46 +417,113 @@ struct SharedUnwinder {
 /// dropping it unregisters (while libgcc_s is still held open).
 pub struct Registration {
     eh_frame: u64,
-    shared: Option<SharedUnwinder>,
+    shared: Option<SharedRegistration>,
 }
 
 /// Registers the image's `.eh_frame` (terminated by a zero word) with
-/// jitrun's unwinder and, if loaded, with libgcc_s's.
-pub fn register(eh_frame: u64) -> Registration {
+/// jitrun's unwinder and, if loaded and `with_shared_unwinder`, with
+/// libgcc_s's (see [`register_with_shared_unwinder`]).
+pub fn register(eh_frame: u64, with_shared_unwinder: bool) -> Registration {
     // SAFETY: `eh_frame` points to a complete, relocated `.eh_frame` section
     // with a zero terminator, which stays mapped until the registration drops.
     unsafe { __register_frame(eh_frame as *const u8) };
-    // jitrun's own unwinder is not exported, so a global lookup finds only
-    // a loaded libgcc_s.
-    let shared = lookup_global(c"__register_frame").and_then(|register| {
-        let library = SharedLibrary::containing(register)?;
-        let deregister = library.lookup(c"__deregister_frame")?;
-        if register == __register_frame as *const () as u64 {
-            return None; // jitrun itself uses libgcc_s (no static unwinder)
-        }
-        // SAFETY: both are libgcc_s's functions of this signature, which the
-        // held library handle keeps mapped.
-        let (register, deregister) = unsafe {
-            (std::mem::transmute::<u64, FrameTableFn>(register), std::mem::transmute::<u64, FrameTableFn>(deregister))
-        };
-        // SAFETY: as for jitrun's own registration above.
-        unsafe { register(eh_frame as *const u8) };
-        Some(SharedUnwinder { library, deregister })
-    });
+    let shared = if with_shared_unwinder { register_with_shared_unwinder(eh_frame) } else { None };
     Registration { eh_frame, shared }
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        if let Some(shared) = &self.shared {
-            // SAFETY: registered with this unwinder by `register`; the
-            // library is still open (dropped after this).
-            unsafe { (shared.deregister)(self.eh_frame as *const u8) };
-            log::trace!("eh_frame unregistered from {}", shared.library.path.display());
-        }
+        // libgcc_s's registration first, as it was made last.
+        drop(self.shared.take());
         // SAFETY: the same pointer was registered by `register`.
         unsafe { __deregister_frame(self.eh_frame as *const u8) }
     }
+}
+
+/// An `.eh_frame` registered with libgcc_s; dropping it unregisters.
+pub struct SharedRegistration {
+    eh_frame: u64,
+    unwinder: SharedUnwinder,
+}
+
+/// Registers `.eh_frame` (as for [`register`]) with libgcc_s, if loaded.
+/// libgcc_s sorts a registered table the first time it searches it, with
+/// malloc, holding its lock: a malloc that unwinds (AddressSanitizer's with
+/// `fast_unwind_on_malloc=0`) then waits for that lock forever. Hence the
+/// module a sanitizer sees carries a search table instead
+/// (`host::list_image_as_module`).
+pub fn register_with_shared_unwinder(eh_frame: u64) -> Option<SharedRegistration> {
+    // jitrun's own unwinder is not exported, so a global lookup finds only
+    // a loaded libgcc_s.
+    let register = lookup_global(c"__register_frame")?;
+    let library = SharedLibrary::containing(register)?;
+    let deregister = library.lookup(c"__deregister_frame")?;
+    if register == __register_frame as *const () as u64 {
+        return None; // jitrun itself uses libgcc_s (no static unwinder)
+    }
+    // SAFETY: both are libgcc_s's functions of this signature, which the
+    // held library handle keeps mapped.
+    let (register, deregister) = unsafe {
+        (std::mem::transmute::<u64, FrameTableFn>(register), std::mem::transmute::<u64, FrameTableFn>(deregister))
+    };
+    // SAFETY: as for jitrun's own registration in `register`.
+    unsafe { register(eh_frame as *const u8) };
+    Some(SharedRegistration { eh_frame, unwinder: SharedUnwinder { library, deregister } })
+}
+
+impl Drop for SharedRegistration {
+    fn drop(&mut self) {
+        // SAFETY: registered with this unwinder by
+        // `register_with_shared_unwinder`; the library is still open
+        // (dropped after this).
+        unsafe { (self.unwinder.deregister)(self.eh_frame as *const u8) };
+        log::trace!("eh_frame unregistered from {}", self.unwinder.library.path.display());
+    }
+}
+
+/// The FDEs of an `.eh_frame` section at `address` (`bytes`, relocated, as
+/// the unwinder reads it): the address each one's code starts at and the
+/// FDE's own address, sorted by the former, for the search table of an
+/// `.eh_frame_hdr` (which a linker writes: the unwinder then finds a frame
+/// by binary search, with no lock and no allocation).
+pub fn search_table(address: u64, bytes: &[u8]) -> Result<Vec<(u64, u64)>, String> {
+    let records = split_records(bytes)?;
+    let mut fde_encoding_of_cie = rustc_hash::FxHashMap::default();
+    let mut table = Vec::new();
+    for rec in records.iter().filter(|r| !r.is_terminator) {
+        let body = &bytes[rec.start as usize..rec.end as usize];
+        if rec.cie_pointer == 0 {
+            fde_encoding_of_cie.insert(rec.start, parse_cie(body)?);
+            continue;
+        }
+        let cie_start = rec.start + 4 - u64::from(rec.cie_pointer);
+        let &encoding = fde_encoding_of_cie.get(&cie_start).ok_or("an FDE without an earlier CIE")?;
+        let field = address + rec.start + 8;
+        let mut r = Reader { bytes: body, pos: 8 };
+        let value = match encoding & 0x0f {
+            0x0 | 0x4 | 0xc => {
+                r.skip(8)?;
+                u64::from_le_bytes(body[8..16].try_into().expect("8 bytes"))
+            }
+            0x3 => u64::from(r.u32()?),
+            0xb => r.u32()? as i32 as i64 as u64,
+            0x2 | 0xa => {
+                r.skip(2)?;
+                let raw = u16::from_le_bytes(body[8..10].try_into().expect("2 bytes"));
+                if encoding & 0x0f == 0xa {
+                    raw as i16 as i64 as u64
+                } else {
+                    u64::from(raw)
+                }
+            }
+            0x1 => r.uleb()?,
+            other => return Err(format!("FDE pointer format {:#x} is not supported", other)),
+        };
+        let pc_begin = if encoding & 0x70 == 0x10 { field.wrapping_add(value) } else { value };
+        table.push((pc_begin, address + rec.start));
+    }
+    table.sort_unstable();
+    Ok(table)
 }
 
 #[cfg(test)]

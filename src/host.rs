@@ -662,6 +662,74 @@ fn loaders_dl_iterate_phdr() -> DlIteratePhdr {
 struct SyntheticModule {
     name: CString,
     headers: Vec<libc::Elf64_Phdr>,
+    /// Its `.eh_frame_hdr` (see [`map_frame_search_table`]), if it has one.
+    frame_table: Option<u64>,
+}
+
+/// Where the unwinder finds the image's frames in its module: an
+/// `.eh_frame_hdr` with a binary search table, as a linker writes one,
+/// mapped within 2 GiB of the image (its entries are 32-bit offsets).
+/// Never unmapped: libgcc_s caches where a module's table is.
+fn map_frame_search_table(eh_frame: (u64, u64)) -> Result<libc::Elf64_Phdr, String> {
+    let (address, size) = eh_frame;
+    // SAFETY: the image's .eh_frame, mapped and written before the image's
+    // finalize actions run, for as long as the image.
+    let bytes = unsafe { std::slice::from_raw_parts(address as *const u8, size as usize) };
+    let table = crate::ehframe::search_table(address, bytes)?;
+    let len = 12 + 8 * table.len();
+    let near = |at: u64| at.abs_diff(address) < (1 << 31) - (1 << 24);
+    let page = crate::layout::page_size();
+    let hints = [0, address.saturating_sub(1 << 24), address + (1 << 24), address.saturating_sub(1 << 28)];
+    let header = hints
+        .iter()
+        .find_map(|&hint| {
+            // SAFETY: a fresh private mapping at an address the kernel picks.
+            let at = unsafe {
+                libc::mmap(
+                    (hint / page * page) as *mut libc::c_void,
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            if at == libc::MAP_FAILED {
+                return None;
+            }
+            if near(at as u64) && near(at as u64 + len as u64) {
+                return Some(at as u64);
+            }
+            // SAFETY: unmapping the mapping just made.
+            unsafe { libc::munmap(at, len) };
+            None
+        })
+        .ok_or("no room for the search table within 2 GiB of the image")?;
+    let offset = |to: u64| (to.wrapping_sub(header) as i64 as i32).to_le_bytes();
+    let mut hdr = Vec::with_capacity(len);
+    // Version 1; eh_frame_ptr pcrel sdata4; fde_count udata4; table datarel sdata4.
+    hdr.extend_from_slice(&[1, 0x1b, 0x03, 0x3b]);
+    hdr.extend_from_slice(&(address.wrapping_sub(header + 4) as i64 as i32).to_le_bytes());
+    hdr.extend_from_slice(&(table.len() as u32).to_le_bytes());
+    for &(pc_begin, fde) in &table {
+        hdr.extend_from_slice(&offset(pc_begin));
+        hdr.extend_from_slice(&offset(fde));
+    }
+    // SAFETY: `len` bytes just mapped writable; then made read-only.
+    unsafe {
+        std::ptr::copy_nonoverlapping(hdr.as_ptr(), header as *mut u8, len);
+        libc::mprotect(header as *mut libc::c_void, len, libc::PROT_READ);
+    }
+    Ok(libc::Elf64_Phdr {
+        p_type: libc::PT_GNU_EH_FRAME,
+        p_flags: libc::PF_R,
+        p_offset: 0,
+        p_vaddr: header,
+        p_paddr: header,
+        p_filesz: len as u64,
+        p_memsz: len as u64,
+        p_align: 4,
+    })
 }
 
 static SYNTHETIC_MODULE: std::sync::atomic::AtomicPtr<SyntheticModule> =
@@ -672,9 +740,16 @@ static SYNTHETIC_MODULE: std::sync::atomic::AtomicPtr<SyntheticModule> =
 /// frames in their reports. `symbol_file` is an ELF file with the image's
 /// functions at their addresses, kept in a memory file whose
 /// `/proc/PID/fd/N` path the symbolizer (a child process) can open;
-/// `code` the image's executable ranges. Returns the registration: dropping
-/// it takes the module out again.
-pub fn list_image_as_module(symbol_file: &[u8], code: &[(u64, u64)]) -> Result<ListedModule> {
+/// `code` the image's executable ranges; `eh_frame` (address, size) the
+/// image's `.eh_frame`, which libgcc_s's unwinder (C++ exceptions, the
+/// sanitizer's stack traces) then finds through the module's search table,
+/// or, when that cannot be made, through a registration. Returns the
+/// listing: dropping it takes the module out again.
+pub fn list_image_as_module(
+    symbol_file: &[u8],
+    code: &[(u64, u64)],
+    eh_frame: Option<(u64, u64)>,
+) -> Result<ListedModule> {
     use std::io::Write;
     use std::os::fd::FromRawFd;
     // SAFETY: memfd_create with a NUL-terminated name; the descriptor is
@@ -687,7 +762,7 @@ pub fn list_image_as_module(symbol_file: &[u8], code: &[(u64, u64)]) -> Result<L
     let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
     file.write_all(symbol_file).context("writing the image's symbol file")?;
     let name = CString::new(format!("/proc/{}/fd/{}", std::process::id(), fd)).expect("no NUL in a path");
-    let headers = code
+    let mut headers: Vec<_> = code
         .iter()
         .map(|&(address, size)| libc::Elf64_Phdr {
             p_type: libc::PT_LOAD,
@@ -700,9 +775,24 @@ pub fn list_image_as_module(symbol_file: &[u8], code: &[(u64, u64)]) -> Result<L
             p_align: 4096,
         })
         .collect();
-    let module = Box::into_raw(Box::new(SyntheticModule { name, headers }));
+    let (mut registration, mut frame_table) = (None, None);
+    if let Some(eh_frame) = eh_frame {
+        match map_frame_search_table(eh_frame) {
+            Ok(header) => {
+                frame_table = Some(header.p_vaddr);
+                headers.push(header);
+                // Looked up now, not in the middle of an unwind.
+                loaders_dl_find_object();
+            }
+            Err(e) => {
+                log::debug!("the image's module has no frame search table ({}): registering its frames", e);
+                registration = crate::ehframe::register_with_shared_unwinder(eh_frame.0);
+            }
+        }
+    }
+    let module = Box::into_raw(Box::new(SyntheticModule { name, headers, frame_table }));
     retire(SYNTHETIC_MODULE.swap(module, std::sync::atomic::Ordering::AcqRel));
-    Ok(ListedModule { module, _file: file })
+    Ok(ListedModule { module, _file: file, _registration: registration })
 }
 
 /// Keeps a module taken out of the list: a walk in progress on another
@@ -719,6 +809,8 @@ fn retire(module: *mut SyntheticModule) {
 pub struct ListedModule {
     module: *mut SyntheticModule,
     _file: std::fs::File,
+    /// The frames registered with libgcc_s when the module has no table.
+    _registration: Option<crate::ehframe::SharedRegistration>,
 }
 
 // SAFETY: the pointer is only compared, never dereferenced through this.
@@ -765,6 +857,72 @@ pub unsafe extern "C" fn dl_iterate_phdr(callback: PhdrCallback, data: *mut libc
     };
     // SAFETY: a complete info for the caller's callback, as the loader gives.
     unsafe { callback(&mut info, std::mem::size_of::<libc::dl_phdr_info>(), data) }
+}
+
+/// glibc's `struct dl_find_object` on x86-64 (no `dlfo_eh_dbase` or
+/// `dlfo_eh_count` there).
+#[repr(C)]
+pub struct DlFindObject {
+    dlfo_flags: u64,
+    dlfo_map_start: *mut libc::c_void,
+    dlfo_map_end: *mut libc::c_void,
+    dlfo_link_map: *mut libc::c_void,
+    dlfo_eh_frame: *mut libc::c_void,
+    reserved: [u64; 7],
+}
+
+type DlFindObjectFn = unsafe extern "C" fn(*mut libc::c_void, *mut DlFindObject) -> libc::c_int;
+
+/// glibc's `_dl_find_object` (2.35 and later), which jitrun's own wraps;
+/// `None` with an older loader.
+fn loaders_dl_find_object() -> Option<DlFindObjectFn> {
+    static REAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let mut real = REAL.load(std::sync::atomic::Ordering::Acquire);
+    if real == 0 {
+        // SAFETY: RTLD_NEXT from this executable finds the loader's.
+        real = unsafe { libc::dlvsym(libc::RTLD_NEXT, c"_dl_find_object".as_ptr(), c"GLIBC_2.35".as_ptr()) } as usize;
+        REAL.store(real.max(1), std::sync::atomic::Ordering::Release);
+    }
+    // SAFETY: the loader's function of this signature.
+    (real > 1).then(|| unsafe { std::mem::transmute::<usize, DlFindObjectFn>(real) })
+}
+
+/// `_dl_find_object` for the whole process (jitrun exports it, so
+/// libgcc_s's unwinder binds here): the image's code when it is listed as a
+/// module with a frame search table (only with a sanitizer preloaded; see
+/// [`list_image_as_module`]), else the loader's answer. libgcc_s asks this
+/// rather than `dl_iterate_phdr` where frames are not registered with it.
+///
+/// # Safety
+/// As `_dl_find_object(3)`.
+#[no_mangle]
+pub unsafe extern "C" fn _dl_find_object(pc: *mut libc::c_void, result: *mut DlFindObject) -> libc::c_int {
+    let module = SYNTHETIC_MODULE.load(std::sync::atomic::Ordering::Acquire);
+    // SAFETY: published modules are never freed.
+    if let Some(module) = unsafe { module.as_ref() } {
+        let pc = pc as u64;
+        let code =
+            module.headers.iter().find(|h| h.p_type == libc::PT_LOAD && pc >= h.p_vaddr && pc - h.p_vaddr < h.p_memsz);
+        if let (Some(code), Some(table)) = (code, module.frame_table) {
+            // SAFETY: the caller's result block, as the loader fills it.
+            unsafe {
+                result.write(DlFindObject {
+                    dlfo_flags: 0,
+                    dlfo_map_start: code.p_vaddr as *mut libc::c_void,
+                    dlfo_map_end: (code.p_vaddr + code.p_memsz) as *mut libc::c_void,
+                    dlfo_link_map: std::ptr::null_mut(),
+                    dlfo_eh_frame: table as *mut libc::c_void,
+                    reserved: [0; 7],
+                })
+            };
+            return 0;
+        }
+    }
+    match loaders_dl_find_object() {
+        // SAFETY: the caller's arguments, as the loader takes them.
+        Some(real) => unsafe { real(pc, result) },
+        None => -1,
+    }
 }
 
 /// The file of the loaded shared object whose segments contain `addr`, and

@@ -638,10 +638,17 @@ impl Linker {
                 move |patched| copyreloc::uninstall(original, slot, size, patched),
             ));
         }
-        if let Some(eh) = layout.section(".eh_frame").filter(|s| s.size > 4) {
-            let addr = base + eh.offset;
+        let eh_frame = layout.section(".eh_frame").filter(|s| s.size > 4).map(|eh| (base + eh.offset, eh.size));
+        if let Some((addr, _)) = eh_frame {
+            // With a sanitizer, libgcc_s finds the frames through the module
+            // listed for it below, not through a registration.
+            let with_shared_unwinder = !listed_for_symbolizer;
             // Dropping the registration unregisters.
-            actions.push(ActionPair::with_state("register eh_frame", move || Ok(ehframe::register(addr)), drop));
+            actions.push(ActionPair::with_state(
+                "register eh_frame",
+                move || Ok(ehframe::register(addr, with_shared_unwinder)),
+                drop,
+            ));
         }
         let page = layout::page_size();
         let segments = layout
@@ -677,7 +684,7 @@ impl Linker {
             )?;
             actions.push(ActionPair::with_state(
                 "list with the sanitizer's symbolizer",
-                move || host::list_image_as_module(&symbols, &code),
+                move || host::list_image_as_module(&symbols, &code, eh_frame),
                 drop,
             ));
         }

@@ -269,6 +269,23 @@ fn address_sanitizer_wraps_the_cxx_runtime_it_finds_at_start() {
 }
 
 #[test]
+fn address_sanitizer_can_unwind_at_every_malloc() {
+    // `fast_unwind_on_malloc=0` makes each malloc walk the stack with
+    // libgcc_s's unwinder, which must find the image's frames without
+    // taking a lock that its own mallocs would take again (it hung).
+    for name in ["asan_heap.c", "asan_exceptions.cpp"] {
+        let (exe, object) = build(name, "-O1 -fsanitize=address");
+        let slow = |command: &mut Command| {
+            run_with(command.env("ASAN_OPTIONS", "fast_unwind_on_malloc=0"), b"", Duration::from_secs(60))
+        };
+        let native = slow(&mut Command::new(&exe));
+        let jit = slow(Command::new(jitrun_bin()).arg(&object));
+        let diffs = output_diffs(&format!("{} with fast_unwind_on_malloc=0", name), &native, &jit);
+        assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    }
+}
+
+#[test]
 fn thread_sanitizer_reports_the_programs_race_and_nothing_of_jitruns() {
     let (exe, object) = build("tsan_race.c", "-O1 -fsanitize=thread");
     let (native, jit) = (native(&exe, &[]), jitrun(&[], &object, &[]));
