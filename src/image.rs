@@ -516,6 +516,9 @@ fn memory_map() -> Option<MemoryMap> {
 /// No other thread moves the break (`brk`) meanwhile: the kernel would
 /// take back the break read here.
 unsafe fn set_memory_map(mut map: MemoryMap) -> bool {
+    if let Some(&(start, end)) = ENVIRONMENT_BLOCK.get() {
+        (map.env_start, map.env_end) = (start, end);
+    }
     // SAFETY: brk(0) only reports the current break; PR_SET_MM_MAP reads
     // a prctl_mm_map of the size passed.
     unsafe {
@@ -570,6 +573,36 @@ fn read_memory_map() -> Option<MemoryMap> {
         ..MemoryMap::default()
     })
     .filter(|m| m.arg_start < m.arg_end && m.env_start <= m.env_end)
+}
+
+/// The environment a restarted jitrun gave back to the program (see
+/// [`show_environment_as_given`]), `[start, end)`.
+static ENVIRONMENT_BLOCK: std::sync::OnceLock<(u64, u64)> = std::sync::OnceLock::new();
+
+/// Makes `/proc/self/environ` show the environment as it is now: for a
+/// jitrun that restarted itself with changes to its environment
+/// (`LD_PRELOAD` with a sanitizer's runtime, more static TLS) and undid
+/// them, so that the program sees there what it was given, as `environ`
+/// shows it. Takes effect with the program's arguments (`fit_arguments`).
+/// Command line only, at start-up, single-threaded.
+pub fn show_environment_as_given() {
+    extern "C" {
+        static environ: *const *const c_char;
+    }
+    let mut block = Vec::new();
+    // SAFETY: the process's environment array, null-terminated, read at
+    // start-up while no other thread changes it.
+    unsafe {
+        let mut entry = environ;
+        while !entry.is_null() && !(*entry).is_null() {
+            block.extend_from_slice(CStr::from_ptr(*entry).to_bytes_with_nul());
+            entry = entry.add(1);
+        }
+    }
+    // Kept for the process's life: the kernel reads it for /proc/PID/environ.
+    let block = block.leak();
+    let start = block.as_ptr() as u64;
+    let _ = ENVIRONMENT_BLOCK.set((start, start + block.len() as u64));
 }
 
 /// Sets the process's argument bounds to `[start, end)`, if [`memory_map`]

@@ -287,6 +287,9 @@ fn restore_environment_after_reexec() {
         std::env::remove_var(marker);
         carried_over.push(CarriedOver { marker, originals, values });
     }
+    if !carried_over.is_empty() {
+        jitrun::image::show_environment_as_given();
+    }
     let _ = CARRIED_OVER.set(carried_over);
 }
 
