@@ -10,7 +10,8 @@
 //! | `at_quick_exit(f)`       | `__cxa_at_quick_exit(f, &__dso_handle)`              |
 //! | `pthread_atfork(p,a,c)`  | `__register_atfork(p, a, c, &__dso_handle)`          |
 //! | `__stack_chk_fail_local` | tail call to `__stack_chk_fail`                      |
-//! | `__jitrun_call_entry`    | calls constructors and the entry (no unwind info)     |
+//! | `__jitrun_call_entry`    | calls constructors and the entry through `__jitrun_call_main`; the outermost frame (its unwind info ends the stack, as `_start`'s does) |
+//! | `__jitrun_call_main`     | `f(argc, argv, envp)`, with unwind info           |
 //! | `__jitrun_tlsdesc_static`| TLS descriptor function: returns the stored offset   |
 //! | `__jitrun_init`, `__jitrun_fini` | `_init`/`_fini`: prologue and epilogue around the objects' `.init`/`.fini` fragments |
 //!
@@ -40,12 +41,19 @@ use crate::model::*;
 /// Name of the synthetic object in messages.
 pub const RUNTIME_OBJECT: &str = "<jitrun runtime>";
 pub const DSO_HANDLE: &str = "__dso_handle";
-/// `__jitrun_call_entry(f, argc, argv, envp)` calls `f(argc, argv, envp)`.
-/// jitrun calls constructors and the entry through it because it has no
-/// unwind info: an exception nobody catches stops there with "end of
-/// stack" and `std::terminate` runs, as under `__libc_start_main`, instead
-/// of unwinding into jitrun's own frames.
+/// `__jitrun_call_entry(f, argc, argv, envp)` calls `f(argc, argv, envp)`
+/// (through [`CALL_MAIN`]). jitrun calls constructors and the entry through
+/// it because its unwind info ends the stack (the return address is
+/// undefined, as in `_start`'s): an exception nobody catches stops there
+/// with "end of stack" and `std::terminate` runs, as under
+/// `__libc_start_main`, instead of unwinding into jitrun's own frames.
+/// Below the program's frames a stack walk finds two of jitrun's, as it
+/// finds libc's start-up frames natively: a sanitizer's unwinder that gets
+/// fewer than three frames falls back to following frame pointers, which
+/// code built without them turns into garbage.
 pub const CALL_ENTRY: &str = "__jitrun_call_entry";
+/// The frame between [`CALL_ENTRY`] and the program's function.
+pub const CALL_MAIN: &str = "__jitrun_call_main";
 /// The resolver of TLS descriptors (`-mtls-dialect=gnu2`); always present.
 pub const TLSDESC_STATIC: &str = "__jitrun_tlsdesc_static";
 /// The thunk of Mach-O thread-local descriptors.
@@ -94,6 +102,13 @@ const PIECES: &[Piece] = &[
     },
     Piece {
         name: CALL_ENTRY,
+        always: true,
+        // push %rbp; call __jitrun_call_main; pop %rbp; ret
+        code: &[0x55, 0xe8, 0, 0, 0, 0, 0x5d, 0xc3],
+        fixups: &[(2, EdgeKind::Branch32, CALL_MAIN, -4)],
+    },
+    Piece {
+        name: CALL_MAIN,
         always: true,
         // push %rbp; mov %rdi,%rax; mov %esi,%edi; mov %rdx,%rsi;
         // mov %rcx,%rdx; call *%rax; pop %rbp; ret
@@ -211,6 +226,7 @@ pub fn build(needed: &HashSet<&str>, replaces_allocator: bool) -> LinkGraph {
             graph.blocks[block as usize].edges.push(Edge { offset, kind, target, addend });
         }
     }
+    add_entry_unwind_info(&mut graph);
     // `_init`/`_fini`: the output section's fragments (which fall through
     // from one to the next) behind `sub $8,%rsp` (the stack as a call
     // leaves it is 8 bytes off the ABI's 16) and ahead of `add $8,%rsp;
@@ -238,6 +254,61 @@ pub fn build(needed: &HashSet<&str>, replaces_allocator: bool) -> LinkGraph {
         define(&mut graph, name, block, SymbolKind::Function, size);
     }
     graph
+}
+
+/// `.eh_frame` for [`CALL_ENTRY`] and [`CALL_MAIN`]: one CIE (augmentation
+/// `zR`, FDE addresses PC-relative 4-byte; at entry the CFA is `%rsp + 8`
+/// and the return address is at CFA - 8) and an FDE for each.
+fn add_entry_unwind_info(graph: &mut LinkGraph) {
+    const CIE: [u8; 24] = [
+        0x14, 0, 0, 0, // length
+        0, 0, 0, 0, // CIE id
+        1, b'z', b'R', 0, // version, augmentation
+        1, 0x78, 16, // code alignment 1, data alignment -8, return address column 16
+        1, 0x1b, // augmentation data: FDE pointers pcrel sdata4
+        0x0c, 7, 8, // DW_CFA_def_cfa %rsp+8
+        0x90, 1, // DW_CFA_offset %rip at CFA-8
+        0, 0, // DW_CFA_nop padding
+    ];
+    // After the CIE pointer: pc_begin (4, fixed up), pc_range (4), no
+    // augmentation data, then the call frame instructions.
+    let fde = |cie_pointer: u32, range: u32, instructions: &[u8]| {
+        let mut fde = Vec::with_capacity(24);
+        let length = (4 + 4 + 4 + 1 + instructions.len()).next_multiple_of(8) - 4;
+        fde.extend_from_slice(&(length as u32).to_le_bytes());
+        fde.extend_from_slice(&cie_pointer.to_le_bytes());
+        fde.extend_from_slice(&[0; 4]);
+        fde.extend_from_slice(&range.to_le_bytes());
+        fde.push(0);
+        fde.extend_from_slice(instructions);
+        fde.resize(4 + length, 0); // DW_CFA_nop
+        fde
+    };
+    let mut bytes = CIE.to_vec();
+    let mut pc_begins = Vec::new();
+    // DW_CFA_advance_loc N is 0x40 + N; DW_CFA_def_cfa_offset 0x0e;
+    // DW_CFA_offset %rbp 0x86; DW_CFA_undefined 0x07.
+    // The outermost frame: its return address is undefined. push %rbp at
+    // 0, pop %rbp at 6: CFA %rsp+16 in between.
+    let entry_start = bytes.len();
+    pc_begins.push((entry_start + 8, CALL_ENTRY));
+    bytes.extend(fde(entry_start as u32 + 4, 8, &[0x07, 16, 0x41, 0x0e, 16, 0x46, 0x0e, 8]));
+    // push %rbp at 0, pop %rbp at 14: CFA %rsp+16 with %rbp at CFA-16 in between.
+    let main_start = bytes.len();
+    pc_begins.push((main_start + 8, CALL_MAIN));
+    bytes.extend(fde(main_start as u32 + 4, 16, &[0x41, 0x0e, 16, 0x86, 2, 0x4e, 0x0e, 8]));
+    let size = bytes.len() as u64;
+    let section = graph.add_section(".eh_frame", SectionKind::EhFrame);
+    let block = graph.add_block(section, Content::Owned(bytes), size, 8);
+    for (offset, function) in pc_begins {
+        let target = graph.add_external(function);
+        graph.blocks[block as usize].edges.push(Edge {
+            offset: offset as u32,
+            kind: EdgeKind::Pc32,
+            target,
+            addend: 0,
+        });
+    }
 }
 
 /// A random guard word with a zero low byte, as glibc makes its canary

@@ -171,6 +171,18 @@ fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
             assert_eq!(thread_names(&jit.stderr), thread_names(&native.stderr), "{}", what);
             // Frames in the image are named: jitrun lists it as a module.
             assert!(text(&jit.stderr).contains(" in main "), "{}: {}", what, text(&jit.stderr));
+            // The error's stack is unwound (with unwind info, as natively)
+            // through jitrun's start-up frames: no frame-pointer guesses.
+            let stderr = text(&jit.stderr);
+            let first_stack =
+                stderr.lines().skip_while(|l| !l.starts_with("    #")).take_while(|l| l.starts_with("    #"));
+            let frames: Vec<&str> = first_stack.collect();
+            assert!(
+                !frames.is_empty() && frames.iter().all(|f| !f.contains("<unknown module>")),
+                "{}: {}",
+                what,
+                stderr
+            );
         }
         if flags.contains("-O2") {
             // Each isolated run is a child of the restarted jitrun.
