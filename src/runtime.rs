@@ -257,57 +257,35 @@ pub fn build(needed: &HashSet<&str>, replaces_allocator: bool) -> LinkGraph {
 }
 
 /// `.eh_frame` for [`CALL_ENTRY`] and [`CALL_MAIN`]: one CIE (augmentation
-/// `zR`, FDE addresses PC-relative 4-byte; at entry the CFA is `%rsp + 8`
-/// and the return address is at CFA - 8) and an FDE for each.
+/// `zR`: FDE addresses PC-relative 4-byte; at entry the CFA is `%rsp + 8`
+/// and the return address at CFA - 8), then an FDE for each, whose
+/// `pc_begin` (at [`ENTRY_UNWIND_PC_BEGINS`]) the fixups fill in. Call
+/// frame instructions: `0x40 + N` advances N bytes, `0x0e N` sets the CFA
+/// offset, `0x86 2` saves `%rbp` at CFA-16, `0x07 16` leaves the return
+/// address undefined (the outermost frame).
+const ENTRY_UNWIND_INFO: [u8; 88] = [
+    // CIE: length, id, version, "zR", code alignment 1, data alignment -8,
+    // return address column 16, augmentation data (1 byte: 0x1b),
+    // DW_CFA_def_cfa %rsp+8, DW_CFA_offset %rip at CFA-8, padding.
+    0x14, 0, 0, 0, 0, 0, 0, 0, 1, b'z', b'R', 0, 1, 0x78, 16, 1, 0x1b, 0x0c, 7, 8, 0x90, 1, 0, 0,
+    // FDE of __jitrun_call_entry (8 bytes: push %rbp at 0, pop %rbp at 6):
+    // length, CIE pointer, pc_begin, pc_range, no augmentation data.
+    0x1c, 0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0x07, 16, 0x41, 0x0e, 16, 0x46, 0x0e, 8, 0, 0, 0, 0, 0, 0,
+    0, // FDE of __jitrun_call_main (16 bytes: push %rbp at 0, pop %rbp at 14).
+    0x1c, 0, 0, 0, 0x3c, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0x41, 0x0e, 16, 0x86, 2, 0x4e, 0x0e, 8, 0, 0, 0, 0, 0, 0,
+    0,
+];
+
+/// Where [`ENTRY_UNWIND_INFO`]'s FDEs hold their `pc_begin`, and for what.
+const ENTRY_UNWIND_PC_BEGINS: [(u32, &str); 2] = [(32, CALL_ENTRY), (64, CALL_MAIN)];
+
 fn add_entry_unwind_info(graph: &mut LinkGraph) {
-    const CIE: [u8; 24] = [
-        0x14, 0, 0, 0, // length
-        0, 0, 0, 0, // CIE id
-        1, b'z', b'R', 0, // version, augmentation
-        1, 0x78, 16, // code alignment 1, data alignment -8, return address column 16
-        1, 0x1b, // augmentation data: FDE pointers pcrel sdata4
-        0x0c, 7, 8, // DW_CFA_def_cfa %rsp+8
-        0x90, 1, // DW_CFA_offset %rip at CFA-8
-        0, 0, // DW_CFA_nop padding
-    ];
-    // After the CIE pointer: pc_begin (4, fixed up), pc_range (4), no
-    // augmentation data, then the call frame instructions.
-    let fde = |cie_pointer: u32, range: u32, instructions: &[u8]| {
-        let mut fde = Vec::with_capacity(24);
-        let length = (4 + 4 + 4 + 1 + instructions.len()).next_multiple_of(8) - 4;
-        fde.extend_from_slice(&(length as u32).to_le_bytes());
-        fde.extend_from_slice(&cie_pointer.to_le_bytes());
-        fde.extend_from_slice(&[0; 4]);
-        fde.extend_from_slice(&range.to_le_bytes());
-        fde.push(0);
-        fde.extend_from_slice(instructions);
-        fde.resize(4 + length, 0); // DW_CFA_nop
-        fde
-    };
-    let mut bytes = CIE.to_vec();
-    let mut pc_begins = Vec::new();
-    // DW_CFA_advance_loc N is 0x40 + N; DW_CFA_def_cfa_offset 0x0e;
-    // DW_CFA_offset %rbp 0x86; DW_CFA_undefined 0x07.
-    // The outermost frame: its return address is undefined. push %rbp at
-    // 0, pop %rbp at 6: CFA %rsp+16 in between.
-    let entry_start = bytes.len();
-    pc_begins.push((entry_start + 8, CALL_ENTRY));
-    bytes.extend(fde(entry_start as u32 + 4, 8, &[0x07, 16, 0x41, 0x0e, 16, 0x46, 0x0e, 8]));
-    // push %rbp at 0, pop %rbp at 14: CFA %rsp+16 with %rbp at CFA-16 in between.
-    let main_start = bytes.len();
-    pc_begins.push((main_start + 8, CALL_MAIN));
-    bytes.extend(fde(main_start as u32 + 4, 16, &[0x41, 0x0e, 16, 0x86, 2, 0x4e, 0x0e, 8]));
-    let size = bytes.len() as u64;
     let section = graph.add_section(".eh_frame", SectionKind::EhFrame);
-    let block = graph.add_block(section, Content::Owned(bytes), size, 8);
-    for (offset, function) in pc_begins {
+    let size = ENTRY_UNWIND_INFO.len() as u64;
+    let block = graph.add_block(section, Content::Owned(ENTRY_UNWIND_INFO.to_vec()), size, 8);
+    for (offset, function) in ENTRY_UNWIND_PC_BEGINS {
         let target = graph.add_external(function);
-        graph.blocks[block as usize].edges.push(Edge {
-            offset: offset as u32,
-            kind: EdgeKind::Pc32,
-            target,
-            addend: 0,
-        });
+        graph.blocks[block as usize].edges.push(Edge { offset, kind: EdgeKind::Pc32, target, addend: 0 });
     }
 }
 
@@ -330,4 +308,38 @@ fn define(graph: &mut LinkGraph, name: &str, block: BlockId, kind: SymbolKind, s
         kind,
         size,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_entry_frames_unwind_info_is_well_formed() {
+        let graph = build(&HashSet::new(), false);
+        crate::ehframe::check(&graph).expect("valid .eh_frame");
+        // Record by record: each length covers its bytes up to the next.
+        let mut at = 0;
+        let mut records = Vec::new();
+        while at < ENTRY_UNWIND_INFO.len() {
+            let length = u32::from_le_bytes(ENTRY_UNWIND_INFO[at..at + 4].try_into().unwrap()) as usize;
+            records.push((at, length));
+            at += 4 + length;
+        }
+        assert_eq!(at, ENTRY_UNWIND_INFO.len());
+        assert_eq!(records.iter().map(|r| r.0).collect::<Vec<_>>(), [0, 24, 56]);
+        for (start, _) in &records[1..] {
+            // The CIE pointer leads back to offset 0; pc_begin is fixed up.
+            let pointer = u32::from_le_bytes(ENTRY_UNWIND_INFO[start + 4..start + 8].try_into().unwrap()) as usize;
+            assert_eq!(start + 4 - pointer, 0);
+            assert!(ENTRY_UNWIND_PC_BEGINS.iter().any(|&(offset, _)| offset as usize == start + 8));
+        }
+        // The instructions end before the padding: each FDE's last one is
+        // `DW_CFA_def_cfa_offset 8`, whole.
+        for (start, length) in &records[1..] {
+            let body = &ENTRY_UNWIND_INFO[start + 17..start + 4 + length];
+            let end = body.iter().rposition(|&b| b != 0).unwrap();
+            assert_eq!(&body[end - 1..=end], &[0x0e, 8]);
+        }
+    }
 }
