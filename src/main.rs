@@ -404,7 +404,10 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
 
 /// Runs the linked program on the main thread, like a native process.
 fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
-    sanitizer_hooks::answer_with_the_programs(cli, &image);
+    // Dropped before the image (a parameter): a hook must not call into
+    // unmapped code, as LeakSanitizer's check at the exit of an isolated
+    // runs' parent would.
+    let _hooks = sanitizer_hooks::answer_with_the_programs(cli, &image);
     let info = image.link_info();
     // Before run_main: the report's exit hook must run after the image's
     // finalizer, and the crash handler must be in place before constructors.
@@ -691,11 +694,21 @@ mod sanitizer_hooks {
         }
     }
 
+    /// The program's hooks called later, recorded while its image lives:
+    /// dropping this forgets them (the runtimes' defaults answer again).
+    pub struct ProgramsHooks;
+
+    impl Drop for ProgramsHooks {
+        fn drop(&mut self) {
+            PROGRAMS.iter().for_each(|address| address.store(0, Ordering::Release));
+        }
+    }
+
     /// Gives the runtimes the program's hooks: records the definitions of
     /// those called later, and restarts jitrun if a hook read at start
     /// answers differently for the program (once; a program read from a
     /// pipe cannot be read again: a warning then).
-    pub fn answer_with_the_programs(cli: &jitrun::cli::Cli, image: &Image) {
+    pub fn answer_with_the_programs(cli: &jitrun::cli::Cli, image: &Image) -> ProgramsHooks {
         let mut changes = Vec::new();
         for (index, hook) in PROGRAM_HOOKS.iter().enumerate() {
             let Some(address) = image.lookup(hook.name) else { continue };
@@ -716,7 +729,7 @@ mod sanitizer_hooks {
             }
         }
         if changes.is_empty() {
-            return;
+            return ProgramsHooks;
         }
         let names = changes.iter().map(|(v, _)| v.trim_start_matches("JITRUN_HOOK_")).collect::<Vec<_>>();
         match cli.inputs.iter().find(|p| !std::fs::metadata(p).is_ok_and(|m| m.is_file())) {
@@ -731,5 +744,6 @@ mod sanitizer_hooks {
             }
             None => super::reexec_with(&changes, super::HOOKS_REEXEC_ENV),
         }
+        ProgramsHooks
     }
 }

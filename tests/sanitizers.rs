@@ -249,6 +249,14 @@ fn the_programs_own_sanitizer_options_and_suppressions_count() {
         // The suppressed leak is not reported (and the program saw no
         // variable of jitrun's restarts: its output is the native one).
         assert!(!text(&jit.stderr).contains("LeakSanitizer"), "{}: {}", what, text(&jit.stderr));
+        if name == "hooks_asan.c" && args.is_empty() {
+            // Isolated runs: the parent, which ran none of the program,
+            // checks its own leaks at exit without the program's hooks
+            // (its code is gone by then).
+            let jit = jitrun(&["--isolate", "--repeat", "2"], &object, args);
+            assert_eq!(jit.status.code(), Some(0), "{}: isolated\n{}", what, text(&jit.stderr));
+            assert_eq!(jit.stdout, native.stdout.repeat(2), "{}: isolated", what);
+        }
     }
     // A program from a pipe cannot be read again after the runtime started:
     // the program still runs, with a warning that its options are not used.

@@ -9,6 +9,7 @@ extern char **environ;
 
 const char *__asan_default_options(void) { return "exitcode=42"; }
 const char *__lsan_default_suppressions(void) { return "leak:known_leak"; }
+int __lsan_is_turned_off(void) { return 0; }
 
 static void *volatile sink;
 
