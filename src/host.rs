@@ -660,7 +660,13 @@ fn loaders_dl_iterate_phdr() -> DlIteratePhdr {
 /// a file holding the image's symbols at their addresses, its segments the
 /// image's code.
 struct SyntheticModule {
-    name: CString,
+    /// The memory file holding the symbol file, named `/proc/PID/fd/N`
+    /// with the current process's id (a forked child's own, which it
+    /// inherited), and what it was (device, inode): listed only while the
+    /// descriptor still is that file (a program may close it and reuse the
+    /// number; a symbolizer that opened a pipe there would wait forever).
+    fd: libc::c_int,
+    identity: (u64, u64),
     headers: Vec<libc::Elf64_Phdr>,
     /// Its `.eh_frame_hdr` (see [`map_frame_search_table`]), if it has one.
     frame_table: Option<u64>,
@@ -751,7 +757,7 @@ pub fn list_image_as_module(
     eh_frame: Option<(u64, u64)>,
 ) -> Result<ListedModule> {
     use std::io::Write;
-    use std::os::fd::FromRawFd;
+    use std::os::fd::{AsRawFd, FromRawFd};
     // SAFETY: memfd_create with a NUL-terminated name; the descriptor is
     // owned by the File below, then kept open for the process's life.
     let fd = unsafe { libc::memfd_create(c"jitrun-image".as_ptr(), libc::MFD_CLOEXEC) };
@@ -761,7 +767,13 @@ pub fn list_image_as_module(
     // SAFETY: a fresh descriptor nobody else owns.
     let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
     file.write_all(symbol_file).context("writing the image's symbol file")?;
-    let name = CString::new(format!("/proc/{}/fd/{}", std::process::id(), fd)).expect("no NUL in a path");
+    // Moved high, out of the program's way: natively its first open()
+    // returns 3.
+    let file = match out_of_the_programs_way(&file) {
+        Some(high) => high,
+        None => file,
+    };
+    let identity = file_identity(file.as_raw_fd()).context("fstat of the image's symbol file")?;
     let mut headers: Vec<_> = code
         .iter()
         .map(|&(address, size)| libc::Elf64_Phdr {
@@ -790,7 +802,8 @@ pub fn list_image_as_module(
             }
         }
     }
-    let module = Box::into_raw(Box::new(SyntheticModule { name, headers, frame_table }));
+    let fd = file.as_raw_fd();
+    let module = Box::into_raw(Box::new(SyntheticModule { fd, identity, headers, frame_table }));
     retire(SYNTHETIC_MODULE.swap(module, std::sync::atomic::Ordering::AcqRel));
     Ok(ListedModule { module, _file: file, _registration: registration })
 }
@@ -845,9 +858,13 @@ pub unsafe extern "C" fn dl_iterate_phdr(callback: PhdrCallback, data: *mut libc
     let Some(callback) = callback.filter(|_| result == 0 && !module.is_null()) else { return result };
     // SAFETY: published modules are never freed.
     let module = unsafe { &*module };
+    if file_identity(module.fd) != Some(module.identity) {
+        return result; // the program closed or replaced the symbol file
+    }
+    let mut name = [0u8; 48];
     let mut info = libc::dl_phdr_info {
         dlpi_addr: 0,
-        dlpi_name: module.name.as_ptr(),
+        dlpi_name: proc_fd_path(&mut name, module.fd).as_ptr(),
         dlpi_phdr: module.headers.as_ptr(),
         dlpi_phnum: module.headers.len() as u16,
         dlpi_adds: 0,
@@ -857,6 +874,69 @@ pub unsafe extern "C" fn dl_iterate_phdr(callback: PhdrCallback, data: *mut libc
     };
     // SAFETY: a complete info for the caller's callback, as the loader gives.
     unsafe { callback(&mut info, std::mem::size_of::<libc::dl_phdr_info>(), data) }
+}
+
+/// A copy of `file` at a high descriptor, close-on-exec: 2048 or above
+/// (past the 1024 that programs closing "all" descriptors, or `select`,
+/// count to) where the limit on open files allows, else 1000; `None` if it
+/// does not. Not much higher: a fork copies the descriptor table.
+fn out_of_the_programs_way(file: &std::fs::File) -> Option<std::fs::File> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit fills the struct passed.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return None;
+    }
+    let lowest = match limit.rlim_cur {
+        4097.. => 2048,
+        1025..=4096 => 1000,
+        _ => return None,
+    };
+    // SAFETY: F_DUPFD_CLOEXEC makes a new descriptor, owned by the File.
+    let high = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_DUPFD_CLOEXEC, lowest) };
+    // SAFETY: as above.
+    (high >= 0).then(|| unsafe { std::fs::File::from_raw_fd(high) })
+}
+
+/// The (device, inode) of what descriptor `fd` refers to.
+fn file_identity(fd: libc::c_int) -> Option<(u64, u64)> {
+    // SAFETY: fstat fills the zeroed struct (plain data) passed.
+    unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        (libc::fstat(fd, &mut stat) == 0).then_some((stat.st_dev, stat.st_ino))
+    }
+}
+
+/// `/proc/PID/fd/FD` with a NUL, written into `buffer` without allocating
+/// (it is named while a sanitizer reports, maybe from a signal handler).
+fn proc_fd_path(buffer: &mut [u8; 48], fd: libc::c_int) -> &CStr {
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() };
+    let mut at = 0;
+    let mut put = |bytes: &[u8]| {
+        buffer[at..at + bytes.len()].copy_from_slice(bytes);
+        at += bytes.len();
+    };
+    let number = |mut n: u32, digits: &mut [u8; 10]| {
+        let mut start = digits.len();
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                return start;
+            }
+        }
+    };
+    let (mut pid_digits, mut fd_digits) = ([0u8; 10], [0u8; 10]);
+    let pid_start = number(pid as u32, &mut pid_digits);
+    let fd_start = number(fd as u32, &mut fd_digits);
+    put(b"/proc/");
+    put(&pid_digits[pid_start..]);
+    put(b"/fd/");
+    put(&fd_digits[fd_start..]);
+    put(b"\0");
+    CStr::from_bytes_with_nul(&buffer[..at]).expect("one NUL, at the end")
 }
 
 /// glibc's `struct dl_find_object` on x86-64 (no `dlfo_eh_dbase` or

@@ -233,7 +233,6 @@ fn reexec_with_preloaded_runtime(first: &jitrun::driver_runtime::RuntimeMustCome
 /// for [`restore_environment_after_reexec`]. Returns only if exec failed.
 fn reexec_with(changes: &[(&str, std::ffi::OsString)], marker: &str) {
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
-    use std::os::unix::process::CommandExt;
     let mut originals = Vec::new();
     for (name, _) in changes {
         originals.extend_from_slice(name.as_bytes());
@@ -244,21 +243,39 @@ fn reexec_with(changes: &[(&str, std::ffi::OsString)], marker: &str) {
         originals.push(b'\n');
     }
     log::debug!("re-executing with {:?}", changes);
-    let mut args = std::env::args_os();
-    let _argv0 = args.next();
-    let mut command = std::process::Command::new("/proc/self/exe");
-    command.args(args);
+    // The environment in its order (Command would sort it), changed in place.
+    let mut environment: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os().collect();
+    let mut set =
+        |name: &std::ffi::OsStr, value: &std::ffi::OsStr| match environment.iter_mut().find(|(n, _)| n == name) {
+            Some(variable) => variable.1 = value.to_os_string(),
+            None => environment.push((name.to_os_string(), value.to_os_string())),
+        };
     // An earlier restart's changes hold again (the runtime stays preloaded
     // when more static TLS is needed too).
     for carried in CARRIED_OVER.get().into_iter().flatten() {
-        command.env(carried.marker, &carried.originals).envs(carried.values.iter().map(|(n, v)| (n, v)));
+        set(carried.marker.as_ref(), &carried.originals);
+        carried.values.iter().for_each(|(n, v)| set(n, v));
     }
-    command.env(marker, std::ffi::OsString::from_vec(originals));
+    set(marker.as_ref(), &std::ffi::OsString::from_vec(originals));
     for (name, value) in changes {
-        command.env(name, value);
+        set(name.as_ref(), value);
     }
-    let err = command.exec();
-    log::warn!("cannot re-execute jitrun: {}", err);
+    let c_string = |bytes: &[u8]| std::ffi::CString::new(bytes).ok();
+    let args: Option<Vec<_>> = std::env::args_os().map(|a| c_string(a.as_bytes())).collect();
+    let env: Option<Vec<_>> =
+        environment.iter().map(|(n, v)| c_string(&[n.as_bytes(), b"=", v.as_bytes()].concat())).collect();
+    let (Some(args), Some(env)) = (args, env) else {
+        log::warn!("cannot re-execute jitrun: a NUL byte in an argument or variable");
+        return;
+    };
+    let pointers = |strings: &[std::ffi::CString]| {
+        strings.iter().map(|s| s.as_ptr()).chain([std::ptr::null()]).collect::<Vec<_>>()
+    };
+    let (argv, envp) = (pointers(&args), pointers(&env));
+    // SAFETY: null-terminated arrays of C strings that outlive the call;
+    // execve returns only on failure.
+    unsafe { libc::execve(c"/proc/self/exe".as_ptr(), argv.as_ptr(), envp.as_ptr()) };
+    log::warn!("cannot re-execute jitrun: {}", std::io::Error::last_os_error());
 }
 
 /// Undoes what [`reexec_with`] changed in the environment, and keeps what
@@ -590,6 +607,10 @@ mod sanitizer_hooks {
     use jitrun::driver_runtime::PROGRAM_HOOKS;
     use jitrun::Image;
 
+    /// [`super::HOOKS_REEXEC_ENV`] as a C string, for `getenv` before `main`.
+    const HOOKS_REEXEC_MARKER: &std::ffi::CStr = c"JITRUN_HOOKS_REEXEC";
+    const _: () = assert!(same(super::HOOKS_REEXEC_ENV, "JITRUN_HOOKS_REEXEC"));
+
     /// What each hook read at start answered (its variable's value, or "").
     static ANSWERED_AT_START: [AtomicPtr<c_char>; PROGRAM_HOOKS.len()] =
         [const { AtomicPtr::new(std::ptr::null_mut()) }; PROGRAM_HOOKS.len()];
@@ -604,9 +625,17 @@ mod sanitizer_hooks {
         if !answered.is_null() {
             return answered;
         }
-        // SAFETY: getenv with a NUL-terminated name; the value lives as
+        // Only a restart's answers: the variables alone, from elsewhere,
+        // must not change the runtime's options.
+        // SAFETY: getenv with NUL-terminated names; the value lives as
         // long as the process's initial environment block.
-        let value = unsafe { libc::getenv(PROGRAM_HOOKS[index].variable.as_ptr()) };
+        let restarted = unsafe { !libc::getenv(HOOKS_REEXEC_MARKER.as_ptr()).is_null() };
+        // SAFETY: as above.
+        let value = if restarted {
+            unsafe { libc::getenv(PROGRAM_HOOKS[index].variable.as_ptr()) }
+        } else {
+            std::ptr::null_mut()
+        };
         let value = if value.is_null() { c"".as_ptr() } else { value.cast_const() };
         ANSWERED_AT_START[index].store(value.cast_mut(), Ordering::Release);
         value

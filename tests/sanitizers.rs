@@ -258,6 +258,12 @@ fn the_programs_own_sanitizer_options_and_suppressions_count() {
             assert_eq!(jit.stdout, native.stdout.repeat(2), "{}: isolated", what);
         }
     }
+    // The answers travel in JITRUN_HOOK_* variables, which count only in
+    // jitrun's own restart: from elsewhere they change nothing.
+    let (_, object) = build("asan_heap.c", "-O0 -fsanitize=address");
+    let mut stray = Command::new(jitrun_bin());
+    stray.env("JITRUN_HOOK___asan_default_options", "exitcode=99").arg(&object).args(["--", "overflow"]);
+    assert_eq!(run(&mut stray).status.code(), Some(1));
     // A program from a pipe cannot be read again after the runtime started:
     // the program still runs, with a warning that its options are not used.
     let (_, object) = build_from(Toolchain::Gcc, "sanitizers", "hooks_ubsan.c", "-O1 -fsanitize=undefined");
@@ -272,6 +278,30 @@ fn the_programs_own_sanitizer_options_and_suppressions_count() {
         "{}",
         text(&piped.stderr)
     );
+}
+
+#[test]
+fn a_program_that_closes_descriptors_keeps_its_descriptors_and_its_reports() {
+    // The symbolizer's file sits far above descriptor 3, and is listed only
+    // while it is still there: a pipe in its place would block the
+    // symbolizer (jitrun hung), and the program's first open() got 4.
+    for (toolchain, flags) in
+        with_clang(&[(Toolchain::Gcc, "-O0 -fsanitize=address"), (Toolchain::Clang, "-O0 -fsanitize=address")])
+    {
+        let (exe, object) = build_from(toolchain, "sanitizers", "asan_closes_fds.c", flags);
+        let (native, jit) = (native(&exe, &[]), jitrun(&[], &object, &[]));
+        let what = format!("asan_closes_fds.c [{:?}]", toolchain);
+        assert_eq!(jit.status.code(), Some(1), "{}: {}", what, text(&jit.stderr));
+        assert_eq!(jit.stdout, native.stdout, "{}", what);
+        assert_eq!(text(&jit.stdout), "first descriptor 3\n");
+        assert_eq!(headline(&jit.stderr), headline(&native.stderr), "{}", what);
+        assert_eq!(
+            source_frames(&jit.stderr, &["asan_closes_fds.c"]),
+            source_frames(&native.stderr, &["asan_closes_fds.c"]),
+            "{}",
+            what
+        );
+    }
 }
 
 #[test]

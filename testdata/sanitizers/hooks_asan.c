@@ -27,13 +27,17 @@ int main(int argc, char **argv) {
     /* Variables of jitrun's own restarts (the sanitizer's preload, the
      * hooks' answers): none, as natively, in environ and in /proc. */
     int jitruns = 0, in_proc = 0;
-    for (char **e = environ; *e; e++)
+    unsigned order = 0; /* changes if the variables come in another order */
+    for (char **e = environ; *e; e++) {
         jitruns += strncmp(*e, "JITRUN_", 7) == 0;
+        for (const char *c = *e; *c && *c != '='; c++)
+            order = order * 31 + (unsigned char)*c;
+    }
     static char block[1 << 16];
     FILE *f = fopen("/proc/self/environ", "r");
     size_t n = f ? fread(block, 1, sizeof block - 1, f) : 0;
     for (char *e = block; e < block + n; e += strlen(e) + 1)
         in_proc += strncmp(e, "JITRUN_", 7) == 0 || strncmp(e, "LD_PRELOAD=", 11) == 0;
-    printf("done, %d JITRUN_ variables, %d in /proc/self/environ\n", jitruns, in_proc);
+    printf("done, %d JITRUN_ variables, %d in /proc/self/environ, order %08x\n", jitruns, in_proc, order);
     return 0;
 }
