@@ -426,7 +426,8 @@ impl Linker {
         graphs.push(runtime_graph);
         let named_libraries: Vec<NamedLibrary> = named_libraries.into_iter().map(|(_, named)| named).collect();
         let built_by_clang = graphs.iter().any(|g| g.built_by_clang);
-        load_runtime_libraries_if_needed(&table, &named_libraries, &mut libraries, built_by_clang)?;
+        let calls_a_sanitizer =
+            load_runtime_libraries_if_needed(&table, &named_libraries, &mut libraries, built_by_clang)?;
         let mut host = HostResolver::new(named_libraries);
         if !matches!(object_format, Some((FileKind::MachO, _))) {
             load_static_compiler_runtime_if_needed(
@@ -549,7 +550,9 @@ impl Linker {
         let library_paths: Vec<String> = libraries.iter().map(|l| l.path.display().to_string()).collect();
         // Deferred collection keeps the graphs, so it excludes the hook that
         // takes them; a debugger wants the info before the program runs.
-        let listed_for_symbolizer = crate::driver_runtime::sanitizer_preloaded_noted();
+        // A sanitizer's reports name the image's frames (UBSan's, with
+        // print_stacktrace=1, too; its runtime is loaded, not preloaded).
+        let listed_for_symbolizer = crate::driver_runtime::sanitizer_preloaded_noted() || calls_a_sanitizer;
         let defer =
             options.defer_link_info && on_linked.is_none() && !crate::debugger::wanted() && !listed_for_symbolizer;
         let info = if defer {
@@ -870,13 +873,14 @@ const CXX_RUNTIME_LIBRARIES: [&str; 3] = ["libstdc++.so.6", "libm.so.6", COMPILE
 /// with `-fopenmp` or `-fsanitize=...` gets the runtime the driver would
 /// link (see [`crate::driver_runtime`]); one that must come first and is
 /// not in the process yet fails the link with
-/// [`crate::driver_runtime::RuntimeMustComeFirst`].
+/// [`crate::driver_runtime::RuntimeMustComeFirst`]. Returns whether the
+/// code calls a sanitizer's runtime.
 fn load_runtime_libraries_if_needed(
     table: &SymbolTable,
     named: &[NamedLibrary],
     libraries: &mut Vec<SharedLibrary>,
     built_by_clang: bool,
-) -> Result<()> {
+) -> Result<bool> {
     const UNWINDS_WITHOUT_CXX: [&str; 5] =
         ["pthread_exit", "pthread_cancel", "thrd_exit", "backtrace", "__gcc_personality_v0"];
     // libc's, though named like the C++ ABI's (jitrun's `atexit` calls the first).
@@ -932,7 +936,7 @@ fn load_runtime_libraries_if_needed(
             log::debug!("runtime library: {:#}", e);
         }
     }
-    Ok(())
+    Ok(flags_served.iter().any(|flag| flag.starts_with("-fsanitize")))
 }
 
 /// Whether each copy slot is needed: the variable is out of 32-bit reach

@@ -135,6 +135,13 @@ fn undefined_behaviour_sanitizer_reports_and_goes_on() {
         // Clang's code gets clang's runtime, which adds a SUMMARY line.
         let summary = text(&jit.stderr).contains("SUMMARY: UndefinedBehaviorSanitizer");
         assert_eq!(summary, toolchain == Toolchain::Clang, "{}", text(&jit.stderr));
+        // With stack traces, the image's frames are named, with lines.
+        let traced = |command: &mut Command| run(command.env("UBSAN_OPTIONS", "print_stacktrace=1"));
+        let native = traced(&mut Command::new(&exe));
+        let jit = traced(Command::new(jitrun_bin()).arg(&object));
+        let frames = source_frames(&jit.stderr, &["ubsan_overflow.c"]);
+        assert!(frames.iter().any(|f| f.starts_with(" in main ")), "{}", text(&jit.stderr));
+        assert_eq!(frames, source_frames(&native.stderr, &["ubsan_overflow.c"]), "{}", text(&jit.stderr));
     }
 }
 
