@@ -64,7 +64,7 @@ struct CrashTable {
     ranges: Vec<Range>,
     names: String,
     places: Vec<Box<str>>,
-    lines: LineTable,
+    lines: std::sync::Arc<LineTable>,
     /// Where the report's outcome goes, if `--report` was given.
     report: Option<ReportSink>,
     print: bool,
@@ -95,7 +95,7 @@ pub(crate) struct Ranges {
     /// Per place: whether it is in jitrun's runtime object.
     place_is_runtime: Vec<bool>,
     /// Source lines of the objects built with `-g`.
-    pub(crate) lines: LineTable,
+    pub(crate) lines: std::sync::Arc<LineTable>,
 }
 
 impl Ranges {
@@ -182,6 +182,7 @@ fn build_ranges(info: &LinkInfo) -> Ranges {
         }
     }
     out.finish();
+    out.lines = info.lines.clone().unwrap_or_default();
     out
 }
 

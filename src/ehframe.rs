@@ -401,6 +401,7 @@ extern "C" {
     // the image's frames with it, whatever the program loads.
     fn __register_frame(begin: *const u8);
     fn __deregister_frame(begin: *const u8);
+    fn _Unwind_Find_FDE(pc: *mut std::ffi::c_void, bases: *mut [usize; 3]) -> *const std::ffi::c_void;
 }
 
 type FrameTableFn = unsafe extern "C" fn(*const u8);
@@ -423,11 +424,22 @@ pub struct Registration {
 /// Registers the image's `.eh_frame` (terminated by a zero word) with
 /// jitrun's unwinder and, if loaded and `with_shared_unwinder`, with
 /// libgcc_s's (see [`register_with_shared_unwinder`]).
+///
+/// Without libgcc_s (a sanitizer's process, see [`register_with_shared_unwinder`])
+/// jitrun's unwinder sorts the table now: it would on the first lookup,
+/// allocating, and that is a crash report's, in a signal handler, where
+/// ThreadSanitizer reports every allocation as a signal-unsafe call.
 pub fn register(eh_frame: u64, with_shared_unwinder: bool) -> Registration {
     // SAFETY: `eh_frame` points to a complete, relocated `.eh_frame` section
     // with a zero terminator, which stays mapped until the registration drops.
     unsafe { __register_frame(eh_frame as *const u8) };
     let shared = if with_shared_unwinder { register_with_shared_unwinder(eh_frame) } else { None };
+    if !with_shared_unwinder {
+        let mut bases = [0usize; 3];
+        // SAFETY: any lookup classifies (sorts) every registered table;
+        // the pc need not be found, and `bases` is the struct it fills.
+        unsafe { _Unwind_Find_FDE(eh_frame as *mut std::ffi::c_void, &mut bases) };
+    }
     Registration { eh_frame, shared }
 }
 

@@ -14,10 +14,16 @@ type Slice<'a> = EndianSlice<'a, LittleEndian>;
 /// Address-sorted rows: each gives the line from its address up to the
 /// next row's; a row with line 0 ends a sequence (no line there).
 #[derive(Default)]
-pub(crate) struct LineTable {
+pub struct LineTable {
     rows: Vec<Row>,
     /// File paths, as the line programs name them.
     files: Vec<Box<str>>,
+}
+
+impl std::fmt::Debug for LineTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LineTable({} rows, {} files)", self.rows.len(), self.files.len())
+    }
 }
 
 #[derive(Clone, Copy)]

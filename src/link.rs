@@ -560,7 +560,13 @@ impl Linker {
         } else {
             // Taken, not cloned: only the deferred branch below reads them again.
             let (inputs, phases) = (std::mem::take(&mut inputs), std::mem::take(&mut timer.phases));
-            Arc::new(linkinfo::collect(&graphs, &addrs, &library_paths, inputs, phases))
+            let mut info = linkinfo::collect(&graphs, &addrs, &library_paths, inputs, phases);
+            // A crash table built from this info (not from the deferred
+            // model, which has the objects) needs their lines now.
+            if listed_for_symbolizer && graphs.iter().any(|g| g.has_line_info) {
+                info.lines = Some(Arc::new(line_table(&graphs, &res, &addrs)));
+            }
+            Arc::new(info)
         };
         let table_graph = addrs.table_graph;
 
@@ -951,6 +957,27 @@ fn decide_copies(tables: &Tables, res: &Resolution, base: u64, size: u64) -> Vec
     tables.copies.iter().map(|c| !reach(res.externals[c.external as usize].address)).collect()
 }
 
+/// The source lines of the objects built with `-g`, at their final
+/// addresses, from the line programs in their DWARF.
+fn line_table(graphs: &[LinkGraph], res: &Resolution, addrs: &Addresses) -> crate::line_table::LineTable {
+    let mut table = crate::line_table::LineTable::default();
+    for (g, graph) in graphs.iter().enumerate().filter(|(_, graph)| graph.has_line_info) {
+        let address_of = |s: u32| res.targets.get(g)?.get(s as usize).and_then(|&t| addrs.address_if_any(t));
+        let wanted = |name: &[u8]| matches!(name, b".debug_line" | b".debug_line_str" | b".debug_str");
+        let Some(sections) = crate::debugger::relocated_debug_sections(graph, address_of, wanted, |_| 0) else {
+            continue;
+        };
+        let named = |wanted: &[u8]| sections.iter().find(|(name, _)| name == wanted).map_or(&[][..], |(_, b)| b);
+        table.add_object(&crate::line_table::LineSections {
+            debug_line: named(b".debug_line"),
+            debug_line_str: named(b".debug_line_str"),
+            debug_str: named(b".debug_str"),
+        });
+    }
+    table.finish();
+    table
+}
+
 /// What link info is computed from, kept by an image linked with
 /// [`LinkOptions::defer_link_info`] until someone collects it.
 pub struct DeferredLinkInfo {
@@ -1054,33 +1081,12 @@ impl DeferredLinkInfo {
             }
         }
         ranges.finish();
-        ranges.lines = self.line_table(&addrs);
+        ranges.lines = std::sync::Arc::new(line_table(&self.graphs, &self.res, &addrs));
         // The model is freed before the table is published: a parent about
         // to fork isolated runs trims malloc's free memory once it has the
         // table, and every page still resident then is paid at each fork.
         drop(self);
         crate::crash::publish(ranges, print, None);
-    }
-
-    /// The source lines of the objects built with `-g`, at their final
-    /// addresses, from the line programs in their DWARF.
-    fn line_table(&self, addrs: &Addresses) -> crate::line_table::LineTable {
-        let mut table = crate::line_table::LineTable::default();
-        for (g, graph) in self.graphs.iter().enumerate().filter(|(_, graph)| graph.has_line_info) {
-            let address_of = |s: u32| self.res.targets.get(g)?.get(s as usize).and_then(|&t| addrs.address_if_any(t));
-            let wanted = |name: &[u8]| matches!(name, b".debug_line" | b".debug_line_str" | b".debug_str");
-            let Some(sections) = crate::debugger::relocated_debug_sections(graph, address_of, wanted, |_| 0) else {
-                continue;
-            };
-            let named = |wanted: &[u8]| sections.iter().find(|(name, _)| name == wanted).map_or(&[][..], |(_, b)| b);
-            table.add_object(&crate::line_table::LineSections {
-                debug_line: named(b".debug_line"),
-                debug_line_str: named(b".debug_line_str"),
-                debug_str: named(b".debug_str"),
-            });
-        }
-        table.finish();
-        table
     }
 
     /// Computes the link info (and frees the link model).

@@ -42,6 +42,10 @@ pub struct LinkInfo {
     /// Not part of the map (it would make maps of one link differ).
     #[serde(skip)]
     pub phases: BTreeMap<String, f64>,
+    /// The source lines of the objects built with `-g`, for crash reports,
+    /// when the link computed them (see `link::line_table`).
+    #[serde(skip)]
+    pub(crate) lines: Option<std::sync::Arc<crate::line_table::LineTable>>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -410,6 +414,7 @@ pub(crate) fn collect(
         externals,
         counts,
         phases,
+        lines: None,
     }
 }
 

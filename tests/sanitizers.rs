@@ -312,6 +312,25 @@ fn a_program_that_closes_descriptors_keeps_its_descriptors_and_its_reports() {
 }
 
 #[test]
+fn a_failed_assertion_in_sanitized_code_is_reported_as_without_a_sanitizer() {
+    // The process dies from SIGABRT (134 in a shell) as natively. jitrun's crash report unwinds with its own unwinder, whose tables are
+    // sorted before the program runs (allocating in the SIGABRT handler
+    // drew ThreadSanitizer's "signal-unsafe call" reports), and names
+    // source lines under a sanitizer too.
+    for flags in ["-O1 -fsanitize=thread", "-O1 -fsanitize=address", "-O1 -fsanitize=undefined"] {
+        let (exe, object) = build("assert_fails.c", flags);
+        let (native, jit) = (native(&exe, &[]), jitrun(&[], &object, &[]));
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(native.status.signal(), Some(libc::SIGABRT), "{}", flags);
+        assert_eq!(jit.status.signal(), Some(libc::SIGABRT), "{}: {}", flags, text(&jit.stderr));
+        let stderr = text(&jit.stderr);
+        assert!(stderr.contains("Assertion `values[0] != 7' failed."), "{}: {}", flags, stderr);
+        assert!(!stderr.contains("Sanitizer"), "{}: {}", flags, stderr);
+        assert!(stderr.contains("check+") && stderr.contains("assert_fails.c:8\n"), "{}: {}", flags, stderr);
+    }
+}
+
+#[test]
 fn address_sanitizer_stays_preloaded_when_more_static_tls_takes_another_restart() {
     let (exe, object) = build_from(Toolchain::Gcc, "tls", "big_static_tls.c", "-O1 -pthread -fsanitize=address");
     let jit = same_as_native("big_static_tls.c", &exe, &object, &[]);
