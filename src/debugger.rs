@@ -150,11 +150,31 @@ pub fn symbol_file(
 ) -> Result<Vec<u8>> {
     let text = info.segments.iter().find(|s| s.protection.contains('x'));
     let (text_addr, text_size) = text.map_or((info.base, 0), |s| (s.address, s.size));
-    let mut functions: Vec<_> =
-        info.functions().filter(|f| f.address >= text_addr && f.address < text_addr + text_size).collect();
+    // A symbolizer also names globals (ThreadSanitizer's "Location is
+    // global 'x'"): the other segments, as sections without contents, and
+    // their data symbols. Each symbol with its segment (None: text).
+    let data_segments: Vec<_> = match reader {
+        SymbolFileFor::Symbolizer => {
+            info.segments.iter().filter(|s| !s.protection.contains('x') && s.size > 0).collect()
+        }
+        SymbolFileFor::Debugger => Vec::new(),
+    };
+    let in_segment =
+        |address: u64| data_segments.iter().position(|s| address >= s.address && address - s.address < s.size);
+    let mut functions: Vec<_> = info
+        .symbols
+        .iter()
+        .filter_map(|sym| match sym.kind {
+            "function" if sym.address >= text_addr && sym.address < text_addr + text_size => Some((sym, None)),
+            "data" => in_segment(sym.address).map(|segment| (sym, Some(segment))),
+            _ => None,
+        })
+        .collect();
     // ELF wants local symbols before global ones.
-    functions.sort_by_key(|f| f.scope != "local");
-    let num_local = 1 + functions.iter().filter(|f| f.scope == "local").count() as u32;
+    functions.sort_by_key(|(f, _)| f.scope != "local");
+    let num_local = 1 + functions.iter().filter(|(f, _)| f.scope == "local").count() as u32;
+
+    let data_names: Vec<String> = data_segments.iter().map(|segment| format!(".{}", segment.name)).collect();
 
     let mut buffer = Vec::new();
     let mut writer = Writer::new(Endianness::Little, true, &mut buffer);
@@ -162,6 +182,10 @@ pub fn symbol_file(
     writer.reserve_null_section_index();
     let text_name = writer.add_section_name(b".text");
     let text_index = writer.reserve_section_index();
+    let data_sections: Vec<_> = data_names
+        .iter()
+        .map(|name| (writer.add_section_name(name.as_bytes()), writer.reserve_section_index()))
+        .collect();
     let eh_frame = eh_frame.map(|(address, bytes)| {
         let name = writer.add_section_name(b".eh_frame");
         writer.reserve_section_index();
@@ -177,9 +201,10 @@ pub fn symbol_file(
         })
         .collect();
     writer.reserve_null_symbol_index();
-    let names: Vec<_> = functions.iter().map(|f| writer.add_string(f.name.as_bytes())).collect();
-    for _ in &functions {
-        writer.reserve_symbol_index(Some(text_index));
+    let names: Vec<_> = functions.iter().map(|(f, _)| writer.add_string(f.name.as_bytes())).collect();
+    let section_of = |segment: Option<usize>| segment.map_or(text_index, |segment| data_sections[segment].1);
+    for (_, segment) in &functions {
+        writer.reserve_symbol_index(Some(section_of(*segment)));
     }
     writer.reserve_symtab_section_index();
     writer.reserve_strtab_section_index();
@@ -202,12 +227,13 @@ pub fn symbol_file(
         writer.write(bytes);
     }
     writer.write_null_symbol();
-    for (f, name) in functions.iter().zip(&names) {
+    for ((f, segment), name) in functions.iter().zip(&names) {
         let bind = if f.scope == "local" { elf::STB_LOCAL } else { elf::STB_GLOBAL };
+        let kind = if segment.is_some() { elf::STT_OBJECT } else { elf::STT_FUNC };
         writer.write_symbol(&Sym {
             name: Some(*name),
-            section: Some(text_index),
-            st_info: (bind << 4) | elf::STT_FUNC,
+            section: Some(section_of(*segment)),
+            st_info: (bind << 4) | kind,
             st_other: elf::STV_DEFAULT,
             st_shndx: 0,
             st_value: f.address - symbol_base,
@@ -229,6 +255,21 @@ pub fn symbol_file(
         sh_addralign: 16,
         sh_entsize: 0,
     });
+    for (segment, (name, _)) in data_segments.iter().zip(&data_sections) {
+        let writable = if segment.protection.contains('w') { elf::SHF_WRITE } else { 0 };
+        writer.write_section_header(&SectionHeader {
+            name: Some(*name),
+            sh_type: elf::SHT_NOBITS,
+            sh_flags: u64::from(elf::SHF_ALLOC | writable),
+            sh_addr: segment.address,
+            sh_offset: 0,
+            sh_size: segment.size,
+            sh_link: 0,
+            sh_info: 0,
+            sh_addralign: 8,
+            sh_entsize: 0,
+        });
+    }
     if let Some((bytes, address, name, offset)) = eh_frame {
         writer.write_section_header(&SectionHeader {
             name: Some(name),

@@ -746,14 +746,14 @@ static SYNTHETIC_MODULE: std::sync::atomic::AtomicPtr<SyntheticModule> =
 /// frames in their reports. `symbol_file` is an ELF file with the image's
 /// functions at their addresses, kept in a memory file whose
 /// `/proc/PID/fd/N` path the symbolizer (a child process) can open;
-/// `code` the image's executable ranges; `eh_frame` (address, size) the
+/// `segments` the image's (address, size, executable); `eh_frame` (address, size) the
 /// image's `.eh_frame`, which libgcc_s's unwinder (C++ exceptions, the
 /// sanitizer's stack traces) then finds through the module's search table,
 /// or, when that cannot be made, through a registration. Returns the
 /// listing: dropping it takes the module out again.
 pub fn list_image_as_module(
     symbol_file: &[u8],
-    code: &[(u64, u64)],
+    segments: &[(u64, u64, bool)],
     eh_frame: Option<(u64, u64)>,
 ) -> Result<ListedModule> {
     use std::io::Write;
@@ -774,11 +774,13 @@ pub fn list_image_as_module(
         None => file,
     };
     let identity = file_identity(file.as_raw_fd()).context("fstat of the image's symbol file")?;
-    let mut headers: Vec<_> = code
+    let mut headers: Vec<_> = segments
         .iter()
-        .map(|&(address, size)| libc::Elf64_Phdr {
+        .map(|&(address, size, executable)| libc::Elf64_Phdr {
             p_type: libc::PT_LOAD,
-            p_flags: libc::PF_R | libc::PF_X,
+            // Not writable: LeakSanitizer scans a module's writable
+            // segments, and has the image's as root regions already.
+            p_flags: libc::PF_R | if executable { libc::PF_X } else { 0 },
             p_offset: 0,
             p_vaddr: address,
             p_paddr: address,

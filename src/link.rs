@@ -682,9 +682,13 @@ impl Linker {
         ));
         actions.extend(crate::debugger::action(&info, debug_files));
         if listed_for_symbolizer {
-            // A sanitizer's reports name the image's functions.
-            let code: Vec<(u64, u64)> =
-                info.segments.iter().filter(|s| s.protection.contains('x')).map(|s| (s.address, s.size)).collect();
+            // A sanitizer's reports name the image's functions and globals.
+            let segments: Vec<(u64, u64, bool)> = info
+                .segments
+                .iter()
+                .filter(|s| s.size > 0)
+                .map(|s| (s.address, s.size, s.protection.contains('x')))
+                .collect();
             let symbols = crate::debugger::symbol_file(
                 &info,
                 None,
@@ -693,7 +697,7 @@ impl Linker {
             )?;
             actions.push(ActionPair::with_state(
                 "list with the sanitizer's symbolizer",
-                move || host::list_image_as_module(&symbols, &code, eh_frame),
+                move || host::list_image_as_module(&symbols, &segments, eh_frame),
                 drop,
             ));
         }

@@ -374,6 +374,10 @@ fn thread_sanitizer_reports_the_programs_race_and_nothing_of_jitruns() {
     assert_eq!(headline(&jit.stderr), "WARNING: ThreadSanitizer: data race");
     assert_eq!(reports(&jit), reports(&native), "{}", text(&jit.stderr));
     assert!(text(&jit.stderr).contains("#0 work "), "frames in the image are named: {}", text(&jit.stderr));
+    // ... and its globals, as natively.
+    let location = "Location is global 'counter' of size 4";
+    assert!(text(&native.stderr).contains(location), "{}", text(&native.stderr));
+    assert!(text(&jit.stderr).contains(location), "{}", text(&jit.stderr));
     // The user's own options reach the program unchanged.
     let mut with_options = Command::new(jitrun_bin());
     with_options.env("TSAN_OPTIONS", "exitcode=7").arg(&object);
