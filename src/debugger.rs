@@ -431,11 +431,11 @@ pub(crate) fn relocated_debug_sections(
     let mut debug = Vec::new();
     for (index, section) in sections.enumerate() {
         let Some(name) = name_of(section).filter(|n| n.starts_with(b".debug_") && wanted(n)) else { continue };
-        if section.sh_flags(endian) & u64::from(elf::SHF_COMPRESSED) != 0 {
-            continue; // -gz: would need zlib
-        }
         let Ok(bytes) = section.data(endian, data) else { continue };
-        let mut bytes = bytes.to_vec();
+        let compressed = section.sh_flags(endian) & u64::from(elf::SHF_COMPRESSED) != 0;
+        let Some(mut bytes) = (if compressed { decompressed(bytes) } else { Some(bytes.to_vec()) }) else {
+            continue;
+        };
         let relocations =
             sections.iter().filter(|r| r.sh_type(endian) == elf::SHT_RELA && r.sh_info(endian) as usize == index.0);
         for rela in relocations {
@@ -458,6 +458,23 @@ pub(crate) fn relocated_debug_sections(
         debug.push((name.to_vec(), bytes));
     }
     Some(debug)
+}
+
+/// The contents of a section compressed with zlib (`-gz`): after the
+/// `Elf64_Chdr` (type, reserved, size, alignment), a zlib stream of `size`
+/// bytes. `None` for another compression (zstd) or a corrupt stream.
+fn decompressed(bytes: &[u8]) -> Option<Vec<u8>> {
+    let field = |at: usize, width: usize| -> Option<u64> {
+        let raw = bytes.get(at..at + width)?;
+        Some(raw.iter().rev().fold(0u64, |value, &b| (value << 8) | u64::from(b)))
+    };
+    if field(0, 4)? != u64::from(elf::ELFCOMPRESS_ZLIB) {
+        return None;
+    }
+    // At most 1 GiB, whatever a corrupt header claims.
+    let size = usize::try_from(field(8, 8)?).ok().filter(|&size| size <= 1 << 30)?;
+    let data = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(bytes.get(24..)?, size).ok()?;
+    (data.len() == size).then_some(data)
 }
 
 /// The DWARF of all of `graphs` as one file holds it, as a linker merges
@@ -530,4 +547,33 @@ fn write_debug_file(code: &[(Vec<u8>, u64, u64)], debug: &[DebugSection]) -> Res
     write_debug_section_headers(&mut writer, &debug_sections, debug);
     writer.write_shstrtab_section_header();
     Ok(buffer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An `Elf64_Chdr` of `kind` claiming `size` bytes, then `stream`.
+    fn compressed(kind: u32, size: u64, stream: &[u8]) -> Vec<u8> {
+        let mut bytes = kind.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&0u32.to_le_bytes());
+        bytes.extend_from_slice(&size.to_le_bytes());
+        bytes.extend_from_slice(&1u64.to_le_bytes());
+        bytes.extend_from_slice(stream);
+        bytes
+    }
+
+    #[test]
+    fn compressed_debug_sections_inflate_and_corrupt_ones_are_skipped() {
+        let text = b"a line program, say".repeat(20);
+        let stream = miniz_oxide::deflate::compress_to_vec_zlib(&text, 6);
+        let zlib = elf::ELFCOMPRESS_ZLIB;
+        assert_eq!(decompressed(&compressed(zlib, text.len() as u64, &stream)).as_deref(), Some(&text[..]));
+        // A size that does not match, a truncated stream, zstd, a bare header.
+        assert_eq!(decompressed(&compressed(zlib, text.len() as u64 + 1, &stream)), None);
+        assert_eq!(decompressed(&compressed(zlib, text.len() as u64, &stream[..stream.len() / 2])), None);
+        assert_eq!(decompressed(&compressed(elf::ELFCOMPRESS_ZSTD, text.len() as u64, &stream)), None);
+        assert_eq!(decompressed(&compressed(zlib, u64::MAX, &stream)), None);
+        assert_eq!(decompressed(&[1, 0, 0]), None);
+    }
 }

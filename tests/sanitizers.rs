@@ -211,10 +211,12 @@ fn source_frames(stderr: &[u8], files: &[&str]) -> Vec<String> {
 
 #[test]
 fn address_sanitizer_frames_name_source_lines_across_objects() {
-    for (toolchain, flags) in
-        with_clang(&[(Toolchain::Gcc, "-g -O1 -fsanitize=address"), (Toolchain::Clang, "-g -O1 -fsanitize=address")])
-    {
-        let dir = scratch(&format!("sanitizers-asan-lines-{:?}", toolchain));
+    for (toolchain, flags) in with_clang(&[
+        (Toolchain::Gcc, "-g -O1 -fsanitize=address"),
+        (Toolchain::Gcc, "-g -gz -O1 -fsanitize=address"),
+        (Toolchain::Clang, "-g -O1 -fsanitize=address"),
+    ]) {
+        let dir = scratch(&format!("sanitizers-asan-lines-{:?}-{}", toolchain, flags.replace([' ', '='], "_")));
         let sources = ["asan_lines_main.c", "asan_lines_sum.c"].map(|name| testdata().join("sanitizers").join(name));
         let objects = compile_with(toolchain, &sources, flags, &[], &dir);
         let exe = dir.join("a.out");
