@@ -192,14 +192,7 @@ pub fn symbol_file(
         let offset = writer.reserve(bytes.len(), 8);
         (bytes, address, name, offset)
     });
-    let debug_sections: Vec<_> = debug
-        .iter()
-        .map(|(name, bytes)| {
-            let name = writer.add_section_name(name);
-            writer.reserve_section_index();
-            (name, writer.reserve(bytes.len(), 1))
-        })
-        .collect();
+    let debug_sections = reserve_debug_sections(&mut writer, debug);
     writer.reserve_null_symbol_index();
     let names: Vec<_> = functions.iter().map(|(f, _)| writer.add_string(f.name.as_bytes())).collect();
     let section_of = |segment: Option<usize>| segment.map_or(text_index, |segment| data_sections[segment].1);
@@ -293,6 +286,21 @@ pub fn symbol_file(
 
 /// A `.debug_*` section: its name and contents.
 pub type DebugSection = (Vec<u8>, Vec<u8>);
+
+/// Reserves a section for each of `debug`: its name and file offset.
+fn reserve_debug_sections<'a>(
+    writer: &mut Writer<'a>,
+    debug: &'a [DebugSection],
+) -> Vec<(object::write::StringId, usize)> {
+    debug
+        .iter()
+        .map(|(name, bytes)| {
+            let name = writer.add_section_name(name);
+            writer.reserve_section_index();
+            (name, writer.reserve(bytes.len(), 1))
+        })
+        .collect()
+}
 
 /// The headers of `debug`, whose names and file offsets `reserved` holds.
 fn write_debug_section_headers(
@@ -512,14 +520,7 @@ fn write_debug_file(code: &[(Vec<u8>, u64, u64)], debug: &[DebugSection]) -> Res
     writer.reserve_null_section_index();
     let code_sections: Vec<_> =
         code.iter().map(|(name, ..)| (writer.add_section_name(name), writer.reserve_section_index())).collect();
-    let debug_sections: Vec<_> = debug
-        .iter()
-        .map(|(name, bytes)| {
-            let name = writer.add_section_name(name);
-            writer.reserve_section_index();
-            (name, writer.reserve(bytes.len(), 1))
-        })
-        .collect();
+    let debug_sections = reserve_debug_sections(&mut writer, debug);
     writer.reserve_shstrtab_section_index();
     writer.reserve_shstrtab();
     writer.reserve_section_headers();

@@ -99,7 +99,7 @@ fn real_main() {
             let first_library = e.downcast_ref::<jitrun::driver_runtime::RuntimeMustComeFirst>();
             if tls.is_some() || first_library.is_some() {
                 // A restart reads the inputs again: a pipe's bytes are gone.
-                match cli.inputs.iter().find(|p| !std::fs::metadata(p).is_ok_and(|m| m.is_file())) {
+                match input_not_from_a_file(&cli) {
                     Some(pipe) => {
                         e = e.context(format!(
                             "jitrun would have to start again, and cannot read {} a second time (a pipe, not a file)",
@@ -164,6 +164,12 @@ fn link_and_hand_off() {
     // would sleep again on it, and each wake-up across CPUs costs a
     // hypervisor round trip in a VM.
     HANDED_OFF.notify_one();
+}
+
+/// An input that is not a regular file (a pipe, `/dev/stdin`): a restart
+/// could not read it a second time.
+fn input_not_from_a_file(cli: &Cli) -> Option<&std::path::PathBuf> {
+    cli.inputs.iter().find(|p| !std::fs::metadata(p).is_ok_and(|m| m.is_file()))
 }
 
 /// Escapes control characters, so that names taken from a corrupt file
@@ -761,7 +767,7 @@ mod sanitizer_hooks {
             return ProgramsHooks;
         }
         let names = changes.iter().map(|(v, _)| v.trim_start_matches("JITRUN_HOOK_")).collect::<Vec<_>>();
-        match cli.inputs.iter().find(|p| !std::fs::metadata(p).is_ok_and(|m| m.is_file())) {
+        match super::input_not_from_a_file(cli) {
             Some(pipe) => eprintln!(
                 "jitrun: warning: the program's {} cannot take effect: the sanitizer read its options when jitrun \
                  started, and {} cannot be read a second time (a pipe, not a file)",
