@@ -245,8 +245,7 @@ impl Image {
         // SAFETY: argv's strings live in the parent's copy-on-write memory,
         // valid until the process ends; the child only reads them.
         let status = unsafe { self.call_program(entry, argv.argc(), argv.install(), false) };
-        // SAFETY: plain libc exit: atexit handlers (the finalizer included), stdio flush.
-        unsafe { libc::exit(status) }
+        exit_below_the_program(entry.trampoline, status)
     }
 
     /// Runs the initializers (see [`Initializers`]), then the entry.
@@ -294,11 +293,15 @@ impl Image {
     /// runs every atexit handler (this image's finalizer included) and
     /// flushes stdio.
     pub fn exit(self, status: i32) -> ! {
+        let trampoline = self.lookup(crate::runtime::CALL_ENTRY);
         // Leak the image: its code must stay mapped while exit() runs its
         // destructors, and the process is ending anyway.
         std::mem::forget(self);
-        // SAFETY: plain libc exit.
-        unsafe { libc::exit(status) }
+        match trampoline {
+            Some(trampoline) => exit_below_the_program(trampoline, status),
+            // SAFETY: plain libc exit.
+            None => unsafe { libc::exit(status) },
+        }
     }
 
     /// Runs this image's destructors and atexit handlers, once.
@@ -310,6 +313,22 @@ impl Image {
             self.fini_state = None;
         }
     }
+}
+
+/// `exit(status)` (atexit handlers, the image's finalizer among them, then
+/// stdio's flush) called through the entry trampoline, as `main`'s return
+/// reaches it natively under `__libc_start_main`: an exception thrown out
+/// of an exit handler then stops at the trampoline's end of stack and
+/// `std::terminate` says so, instead of unwinding into jitrun's frames
+/// (whose personality aborts silently on a foreign exception).
+fn exit_below_the_program(trampoline: u64, status: c_int) -> ! {
+    // SAFETY: the trampoline is the runtime piece in the image's text; it
+    // calls `exit(status, ...)`, whose extra arguments are ignored.
+    unsafe {
+        let call_entry = std::mem::transmute::<u64, CallEntryFn>(trampoline);
+        call_entry(libc::exit as *const () as u64, status, std::ptr::null_mut(), std::ptr::null_mut());
+    }
+    unreachable!("exit returned")
 }
 
 /// A C `argv`: the strings and the null-terminated pointer array, and the

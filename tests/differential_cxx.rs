@@ -27,6 +27,7 @@ cxx_programs! {
     threads => "threads.cpp",
     uncaught => "uncaught.cpp",
     iostream_io => "iostream_io.cpp",
+    exit_handler_throws => "exit_handler_throws.cpp",
 }
 
 #[test]
