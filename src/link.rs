@@ -1458,7 +1458,7 @@ fn apply_fixup_of_any_kind(
         let sym = &graph.symbols[edge.target as usize];
         let sym_name = match (&sym.name, sym.def) {
             (Some(n), _) => n.to_string(),
-            (None, SymbolDef::Defined { block, .. }) => graph.block_section(block).name.clone(),
+            (None, SymbolDef::Defined { block, .. }) => graph.block_section(block).name.to_string(),
             _ => "<anonymous>".to_string(),
         };
         anyhow!("{}: relocation {} against `{}` {}", graph.edge_location(b, edge), edge.kind, sym_name, what)

@@ -316,7 +316,7 @@ pub(crate) fn collect(
             if let (Some(start), Some(end)) = (placed.iter().map(|p| p.0).min(), placed.iter().map(|p| p.1).max()) {
                 input_sections.push(InputSectionInfo {
                     object: graph.name.clone(),
-                    name: section.name.clone(),
+                    name: section.name.to_string(),
                     address: start,
                     size: end - start,
                 });
@@ -331,7 +331,7 @@ pub(crate) fn collect(
                 kind: kind_name(sym.kind),
                 scope: if sym.scope == Scope::Local { "local" } else { "global" },
                 object: graph.name.clone(),
-                section: graph.block_section(block).name.clone(),
+                section: graph.block_section(block).name.to_string(),
             });
         }
     }

@@ -204,13 +204,16 @@ pub enum InitKind {
 }
 
 pub struct Section {
-    pub name: String,
+    /// Inline up to 24 bytes (most section names): no allocation each.
+    pub name: compact_str::CompactString,
     pub kind: SectionKind,
     /// Sort key inside an init/fini array (`.init_array.NNNNN`), else 0.
     pub priority: u32,
     /// Set when the section belongs to a COMDAT group that another object won.
     pub discarded: bool,
-    pub blocks: Vec<BlockId>,
+    /// Nearly always one (an ELF section is one block), so kept inline:
+    /// two allocations per section were a tenth of parsing many small objects.
+    pub blocks: smallvec::SmallVec<[BlockId; 2]>,
 }
 
 /// Where a block's bytes come from.
@@ -355,7 +358,13 @@ impl LinkGraph {
     }
 
     pub fn add_section(&mut self, name: &str, kind: SectionKind) -> SectionId {
-        self.sections.push(Section { name: name.to_string(), kind, priority: 0, discarded: false, blocks: Vec::new() });
+        self.sections.push(Section {
+            name: name.into(),
+            kind,
+            priority: 0,
+            discarded: false,
+            blocks: Default::default(),
+        });
         (self.sections.len() - 1) as SectionId
     }
 
