@@ -891,7 +891,7 @@ fn out_of_the_programs_way(file: &std::fs::File) -> Option<std::fs::File> {
     }
     let lowest = match limit.rlim_cur {
         4097.. => 2048,
-        1025..=4096 => 1000,
+        1001..=4096 => 1000,
         _ => return None,
     };
     // SAFETY: F_DUPFD_CLOEXEC makes a new descriptor, owned by the File.
