@@ -477,6 +477,11 @@ impl<const N: usize> FixedBuffer<N> {
         FixedBuffer { buf: [0; N], len: 0 }
     }
 
+    /// What was formatted (text beyond N bytes was cut).
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
     /// Writes what was formatted (text beyond N bytes was cut) and empties the buffer.
     pub(crate) fn flush_to(&mut self, fd: c_int) {
         write_fd(fd, &self.buf[..self.len]);

@@ -351,6 +351,20 @@ fn check_encoding(encoding: u8, indirect_allowed: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// The value of a fixed-width encoded pointer at `at` in `bytes`, before
+/// its application (absolute or PC-relative) is applied: 8 bytes
+/// (`absptr`, `udata8`, `sdata8`), `udata4` or `sdata4` (sign-extended).
+/// `None` for other formats, or when the field runs past `bytes`.
+pub(crate) fn encoded_value(bytes: &[u8], at: usize, encoding: u8) -> Option<i64> {
+    let field = |width: usize| bytes.get(at..at.checked_add(width)?);
+    match encoding & 0x0f {
+        0x0 | 0x4 | 0xc => Some(i64::from_le_bytes(field(8)?.try_into().ok()?)),
+        0x3 => Some(i64::from(u32::from_le_bytes(field(4)?.try_into().ok()?))),
+        0xb => Some(i64::from(i32::from_le_bytes(field(4)?.try_into().ok()?))),
+        _ => None,
+    }
+}
+
 /// Bytes an encoded pointer takes, `None` for LEB128 formats.
 pub(crate) fn encoded_size(encoding: u8) -> Option<usize> {
     match encoding & 0x0f {
@@ -511,26 +525,9 @@ pub fn search_table(address: u64, bytes: &[u8]) -> Result<Vec<(u64, u64)>, Strin
         let cie_start = rec.start + 4 - u64::from(rec.cie_pointer);
         let &encoding = fde_encoding_of_cie.get(&cie_start).ok_or("an FDE without an earlier CIE")?;
         let field = address + rec.start + 8;
-        let mut r = Reader { bytes: body, pos: 8 };
-        let value = match encoding & 0x0f {
-            0x0 | 0x4 | 0xc => {
-                r.skip(8)?;
-                u64::from_le_bytes(body[8..16].try_into().expect("8 bytes"))
-            }
-            0x3 => u64::from(r.u32()?),
-            0xb => r.u32()? as i32 as i64 as u64,
-            0x2 | 0xa => {
-                r.skip(2)?;
-                let raw = u16::from_le_bytes(body[8..10].try_into().expect("2 bytes"));
-                if encoding & 0x0f == 0xa {
-                    raw as i16 as i64 as u64
-                } else {
-                    u64::from(raw)
-                }
-            }
-            0x1 => r.uleb()?,
-            other => return Err(format!("FDE pointer format {:#x} is not supported", other)),
-        };
+        let value = encoded_value(body, 8, encoding)
+            .ok_or_else(|| format!("FDE pointer encoding {:#x} is not supported", encoding))?
+            as u64;
         let pc_begin = if encoding & 0x70 == 0x10 { field.wrapping_add(value) } else { value };
         table.push((pc_begin, address + rec.start));
     }

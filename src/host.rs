@@ -636,23 +636,29 @@ type PhdrCallback =
     Option<unsafe extern "C" fn(*mut libc::dl_phdr_info, libc::size_t, *mut libc::c_void) -> libc::c_int>;
 type DlIteratePhdr = unsafe extern "C" fn(PhdrCallback, *mut libc::c_void) -> libc::c_int;
 
+/// The definition of `name` (at `version`, else any) after jitrun's own
+/// (RTLD_NEXT from this executable: the loader's or libc's, or a preloaded
+/// sanitizer's wrapper of it), looked up once into `cache` (1: none).
+fn next_definition(cache: &std::sync::atomic::AtomicUsize, name: &CStr, version: &CStr) -> Option<usize> {
+    let mut found = cache.load(std::sync::atomic::Ordering::Acquire);
+    if found == 0 {
+        // SAFETY: dlvsym/dlsym with RTLD_NEXT and NUL-terminated names.
+        found = unsafe {
+            match libc::dlvsym(libc::RTLD_NEXT, name.as_ptr(), version.as_ptr()) as usize {
+                0 => libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) as usize,
+                versioned => versioned,
+            }
+        };
+        cache.store(found.max(1), std::sync::atomic::Ordering::Release);
+    }
+    (found > 1).then_some(found)
+}
+
 /// glibc's `dl_iterate_phdr`, which jitrun's own (below) wraps.
 fn loaders_dl_iterate_phdr() -> DlIteratePhdr {
     static REAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let mut real = REAL.load(std::sync::atomic::Ordering::Acquire);
-    if real == 0 {
-        // SAFETY: RTLD_NEXT from this executable finds the definition after
-        // jitrun's own: libc's (or a preloaded sanitizer's wrapper of it).
-        real = unsafe {
-            let versioned = libc::dlvsym(libc::RTLD_NEXT, c"dl_iterate_phdr".as_ptr(), c"GLIBC_2.2.5".as_ptr());
-            match versioned as usize {
-                0 => libc::dlsym(libc::RTLD_NEXT, c"dl_iterate_phdr".as_ptr()) as usize,
-                found => found,
-            }
-        };
-        REAL.store(real, std::sync::atomic::Ordering::Release);
-    }
-    // SAFETY: the loader's function of this signature (it always exists).
+    let real = next_definition(&REAL, c"dl_iterate_phdr", c"GLIBC_2.2.5").expect("libc has dl_iterate_phdr");
+    // SAFETY: the loader's function of this signature.
     unsafe { std::mem::transmute::<usize, DlIteratePhdr>(real) }
 }
 
@@ -667,9 +673,16 @@ struct SyntheticModule {
     /// number; a symbolizer that opened a pipe there would wait forever).
     fd: libc::c_int,
     identity: (u64, u64),
+    /// Its segments, and its `.eh_frame_hdr` when it has one (see
+    /// [`map_frame_search_table`]).
     headers: Vec<libc::Elf64_Phdr>,
-    /// Its `.eh_frame_hdr` (see [`map_frame_search_table`]), if it has one.
-    frame_table: Option<u64>,
+}
+
+impl SyntheticModule {
+    /// The address of its `.eh_frame_hdr`, if it has one.
+    fn frame_table(&self) -> Option<u64> {
+        self.headers.iter().find(|h| h.p_type == libc::PT_GNU_EH_FRAME).map(|h| h.p_vaddr)
+    }
 }
 
 /// Where the unwinder finds the image's frames in its module: an
@@ -789,11 +802,10 @@ pub fn list_image_as_module(
             p_align: 4096,
         })
         .collect();
-    let (mut registration, mut frame_table) = (None, None);
+    let mut registration = None;
     if let Some(eh_frame) = eh_frame {
         match map_frame_search_table(eh_frame) {
             Ok(header) => {
-                frame_table = Some(header.p_vaddr);
                 headers.push(header);
                 // Looked up now, not in the middle of an unwind.
                 loaders_dl_find_object();
@@ -805,7 +817,7 @@ pub fn list_image_as_module(
         }
     }
     let fd = file.as_raw_fd();
-    let module = Box::into_raw(Box::new(SyntheticModule { fd, identity, headers, frame_table }));
+    let module = Box::into_raw(Box::new(SyntheticModule { fd, identity, headers }));
     retire(SYNTHETIC_MODULE.swap(module, std::sync::atomic::Ordering::AcqRel));
     Ok(ListedModule { module, _file: file, _registration: registration })
 }
@@ -863,10 +875,10 @@ pub unsafe extern "C" fn dl_iterate_phdr(callback: PhdrCallback, data: *mut libc
     if file_identity(module.fd) != Some(module.identity) {
         return result; // the program closed or replaced the symbol file
     }
-    let mut name = [0u8; 48];
+    let name = proc_fd_path(module.fd);
     let mut info = libc::dl_phdr_info {
         dlpi_addr: 0,
-        dlpi_name: proc_fd_path(&mut name, module.fd).as_ptr(),
+        dlpi_name: name.as_bytes().as_ptr().cast(),
         dlpi_phdr: module.headers.as_ptr(),
         dlpi_phnum: module.headers.len() as u16,
         dlpi_adds: 0,
@@ -909,36 +921,14 @@ fn file_identity(fd: libc::c_int) -> Option<(u64, u64)> {
     }
 }
 
-/// `/proc/PID/fd/FD` with a NUL, written into `buffer` without allocating
-/// (it is named while a sanitizer reports, maybe from a signal handler).
-fn proc_fd_path(buffer: &mut [u8; 48], fd: libc::c_int) -> &CStr {
+/// `/proc/PID/fd/FD`, formatted without allocating (it is named while a
+/// sanitizer reports, maybe from a signal handler).
+fn proc_fd_path(fd: libc::c_int) -> crate::crash::FixedBuffer<48> {
+    use std::fmt::Write as _;
+    let mut path = crate::crash::FixedBuffer::new();
     // SAFETY: getpid has no preconditions.
-    let pid = unsafe { libc::getpid() };
-    let mut at = 0;
-    let mut put = |bytes: &[u8]| {
-        buffer[at..at + bytes.len()].copy_from_slice(bytes);
-        at += bytes.len();
-    };
-    let number = |mut n: u32, digits: &mut [u8; 10]| {
-        let mut start = digits.len();
-        loop {
-            start -= 1;
-            digits[start] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                return start;
-            }
-        }
-    };
-    let (mut pid_digits, mut fd_digits) = ([0u8; 10], [0u8; 10]);
-    let pid_start = number(pid as u32, &mut pid_digits);
-    let fd_start = number(fd as u32, &mut fd_digits);
-    put(b"/proc/");
-    put(&pid_digits[pid_start..]);
-    put(b"/fd/");
-    put(&fd_digits[fd_start..]);
-    put(b"\0");
-    CStr::from_bytes_with_nul(&buffer[..at]).expect("one NUL, at the end")
+    let _ = write!(path, "/proc/{}/fd/{}\0", unsafe { libc::getpid() }, fd);
+    path
 }
 
 /// glibc's `struct dl_find_object` on x86-64 (no `dlfo_eh_dbase` or
@@ -959,14 +949,9 @@ type DlFindObjectFn = unsafe extern "C" fn(*mut libc::c_void, *mut DlFindObject)
 /// `None` with an older loader.
 fn loaders_dl_find_object() -> Option<DlFindObjectFn> {
     static REAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let mut real = REAL.load(std::sync::atomic::Ordering::Acquire);
-    if real == 0 {
-        // SAFETY: RTLD_NEXT from this executable finds the loader's.
-        real = unsafe { libc::dlvsym(libc::RTLD_NEXT, c"_dl_find_object".as_ptr(), c"GLIBC_2.35".as_ptr()) } as usize;
-        REAL.store(real.max(1), std::sync::atomic::Ordering::Release);
-    }
+    let real = next_definition(&REAL, c"_dl_find_object", c"GLIBC_2.35")?;
     // SAFETY: the loader's function of this signature.
-    (real > 1).then(|| unsafe { std::mem::transmute::<usize, DlFindObjectFn>(real) })
+    Some(unsafe { std::mem::transmute::<usize, DlFindObjectFn>(real) })
 }
 
 /// `_dl_find_object` for the whole process (jitrun exports it, so
@@ -983,9 +968,10 @@ pub unsafe extern "C" fn _dl_find_object(pc: *mut libc::c_void, result: *mut DlF
     // SAFETY: published modules are never freed.
     if let Some(module) = unsafe { module.as_ref() } {
         let pc = pc as u64;
-        let code =
-            module.headers.iter().find(|h| h.p_type == libc::PT_LOAD && pc >= h.p_vaddr && pc - h.p_vaddr < h.p_memsz);
-        if let (Some(code), Some(table)) = (code, module.frame_table) {
+        let code = module.headers.iter().find(|h| {
+            h.p_type == libc::PT_LOAD && h.p_flags & libc::PF_X != 0 && pc >= h.p_vaddr && pc - h.p_vaddr < h.p_memsz
+        });
+        if let (Some(code), Some(table)) = (code, module.frame_table()) {
             // SAFETY: the caller's result block, as the loader fills it.
             unsafe {
                 result.write(DlFindObject {

@@ -555,16 +555,32 @@ impl Linker {
         let listed_for_symbolizer = crate::driver_runtime::sanitizer_preloaded_noted() || calls_a_sanitizer;
         let defer =
             options.defer_link_info && on_linked.is_none() && !crate::debugger::wanted() && !listed_for_symbolizer;
+        let address_of = |g: usize, s: u32| symbol_address(&res, &addrs, g, s);
+        // Source lines for a sanitizer's symbolizer: all objects' DWARF in
+        // the one file it reads for the image.
+        let symbolizer_debug = if listed_for_symbolizer {
+            crate::debugger::merged_debug_sections(&graphs, address_of)
+        } else {
+            Vec::new()
+        };
         let info = if defer {
             Arc::default()
         } else {
             // Taken, not cloned: only the deferred branch below reads them again.
             let (inputs, phases) = (std::mem::take(&mut inputs), std::mem::take(&mut timer.phases));
             let mut info = linkinfo::collect(&graphs, &addrs, &library_paths, inputs, phases);
-            // A crash table built from this info (not from the deferred
-            // model, which has the objects) needs their lines now.
-            if listed_for_symbolizer && graphs.iter().any(|g| g.has_line_info) {
-                info.lines = Some(Arc::new(line_table(&graphs, &res, &addrs)));
+            // The caller wanted the model kept for a crash table with source
+            // lines, and cannot have it: the lines come with the info
+            // (from the symbolizer's DWARF when there is one, relocated once).
+            if options.defer_link_info && graphs.iter().any(|g| g.has_line_info) {
+                let mut lines = crate::line_table::LineTable::default();
+                if listed_for_symbolizer {
+                    add_lines(&mut lines, &symbolizer_debug);
+                } else {
+                    add_lines_of_objects(&mut lines, &graphs, address_of);
+                }
+                lines.finish();
+                info.lines = Some(Arc::new(lines));
             }
             Arc::new(info)
         };
@@ -572,22 +588,11 @@ impl Linker {
 
         // Source lines for a debugger: each object's DWARF at the final addresses.
         let debug_files: Vec<Vec<u8>> = if crate::debugger::wanted() {
-            let address_of =
-                |g: usize, s: u32| res.targets.get(g)?.get(s as usize).and_then(|&t| addrs.address_if_any(t));
             graphs
                 .iter()
                 .enumerate()
                 .filter_map(|(g, graph)| crate::debugger::object_debug_file(graph, |s| address_of(g, s)))
                 .collect()
-        } else {
-            Vec::new()
-        };
-        // Source lines for a sanitizer's symbolizer: all objects' DWARF in
-        // the one file it reads for the image.
-        let symbolizer_debug = if listed_for_symbolizer {
-            let address_of =
-                |g: usize, s: u32| res.targets.get(g)?.get(s as usize).and_then(|&t| addrs.address_if_any(t));
-            crate::debugger::merged_debug_sections(&graphs, address_of)
         } else {
             Vec::new()
         };
@@ -961,25 +966,35 @@ fn decide_copies(tables: &Tables, res: &Resolution, base: u64, size: u64) -> Vec
     tables.copies.iter().map(|c| !reach(res.externals[c.external as usize].address)).collect()
 }
 
-/// The source lines of the objects built with `-g`, at their final
-/// addresses, from the line programs in their DWARF.
-fn line_table(graphs: &[LinkGraph], res: &Resolution, addrs: &Addresses) -> crate::line_table::LineTable {
-    let mut table = crate::line_table::LineTable::default();
+/// The final address of symbol `symbol` of graph `graph`, if it has one in
+/// the image (or outside it, resolved).
+fn symbol_address(res: &Resolution, addrs: &Addresses, graph: usize, symbol: u32) -> Option<u64> {
+    res.targets.get(graph)?.get(symbol as usize).and_then(|&t| addrs.address_if_any(t))
+}
+
+/// Adds the line programs of `sections` (relocated `.debug_*` sections) to `table`.
+fn add_lines(table: &mut crate::line_table::LineTable, sections: &[crate::debugger::DebugSection]) {
+    let named = |wanted: &[u8]| sections.iter().find(|(name, _)| name == wanted).map_or(&[][..], |(_, b)| b);
+    table.add_object(&crate::line_table::LineSections {
+        debug_line: named(b".debug_line"),
+        debug_line_str: named(b".debug_line_str"),
+        debug_str: named(b".debug_str"),
+    });
+}
+
+/// Adds the source lines of each object of `graphs` built with `-g`, at
+/// their final addresses (`address_of(graph, symbol)`), to `table`.
+fn add_lines_of_objects(
+    table: &mut crate::line_table::LineTable,
+    graphs: &[LinkGraph],
+    address_of: impl Fn(usize, u32) -> Option<u64>,
+) {
     for (g, graph) in graphs.iter().enumerate().filter(|(_, graph)| graph.has_line_info) {
-        let address_of = |s: u32| res.targets.get(g)?.get(s as usize).and_then(|&t| addrs.address_if_any(t));
         let wanted = |name: &[u8]| matches!(name, b".debug_line" | b".debug_line_str" | b".debug_str");
-        let Some(sections) = crate::debugger::relocated_debug_sections(graph, address_of, wanted, |_| 0) else {
-            continue;
-        };
-        let named = |wanted: &[u8]| sections.iter().find(|(name, _)| name == wanted).map_or(&[][..], |(_, b)| b);
-        table.add_object(&crate::line_table::LineSections {
-            debug_line: named(b".debug_line"),
-            debug_line_str: named(b".debug_line_str"),
-            debug_str: named(b".debug_str"),
-        });
+        if let Some(sections) = crate::debugger::relocated_debug_sections(graph, |s| address_of(g, s), wanted, |_| 0) {
+            add_lines(table, &sections);
+        }
     }
-    table.finish();
-    table
 }
 
 /// What link info is computed from, kept by an image linked with
@@ -1085,7 +1100,10 @@ impl DeferredLinkInfo {
             }
         }
         ranges.finish();
-        ranges.lines = std::sync::Arc::new(line_table(&self.graphs, &self.res, &addrs));
+        let mut lines = crate::line_table::LineTable::default();
+        add_lines_of_objects(&mut lines, &self.graphs, |g, s| symbol_address(&self.res, &addrs, g, s));
+        lines.finish();
+        ranges.lines = std::sync::Arc::new(lines);
         // The model is freed before the table is published: a parent about
         // to fork isolated runs trims malloc's free memory once it has the
         // table, and every page still resident then is paid at each fork.

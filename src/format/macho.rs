@@ -822,19 +822,15 @@ impl EdgeBuilder<'_> {
                 continue;
             }
             let fail = |this: &Self, what: &dyn std::fmt::Display| this.fail(section, pointer.offset, what);
-            let raw = match pointer.encoding & 0x0f {
-                0x00 | 0x04 | 0x0c => i64::from_le_bytes(bytes[pointer.offset as usize..][..8].try_into().unwrap()),
-                0x03 => u32::from_le_bytes(bytes[pointer.offset as usize..][..4].try_into().unwrap()) as i64,
-                0x0b => i32::from_le_bytes(bytes[pointer.offset as usize..][..4].try_into().unwrap()) as i64,
-                other => {
-                    return Err(fail(
-                        self,
-                        &format_args!(
-                            "pointer encoding {:#x} (format {:#x}) is not supported",
-                            pointer.encoding, other
-                        ),
-                    ))
-                }
+            let Some(raw) = crate::ehframe::encoded_value(bytes, pointer.offset as usize, pointer.encoding) else {
+                return Err(fail(
+                    self,
+                    &format_args!(
+                        "pointer encoding {:#x} (format {:#x}) is not supported",
+                        pointer.encoding,
+                        pointer.encoding & 0x0f
+                    ),
+                ));
             };
             let width = pointer.width();
             let (target_addr, kind) = match pointer.encoding & 0x70 {
