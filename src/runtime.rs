@@ -103,9 +103,12 @@ const PIECES: &[Piece] = &[
     Piece {
         name: CALL_ENTRY,
         always: true,
-        // push %rbp; call __jitrun_call_main; pop %rbp; ret
-        code: &[0x55, 0xe8, 0, 0, 0, 0, 0x5d, 0xc3],
-        fixups: &[(2, EdgeKind::Branch32, CALL_MAIN, -4)],
+        // push %rbp; xor %ebp,%ebp; call __jitrun_call_main; pop %rbp; ret
+        // -- %rbp is zero below the program, as `_start` leaves it: a
+        // frame-pointer walk (ASan's on every malloc) stops there instead
+        // of following whatever jitrun's own code kept in %rbp.
+        code: &[0x55, 0x31, 0xed, 0xe8, 0, 0, 0, 0, 0x5d, 0xc3],
+        fixups: &[(4, EdgeKind::Branch32, CALL_MAIN, -4)],
     },
     Piece {
         name: CALL_MAIN,
@@ -268,9 +271,9 @@ const ENTRY_UNWIND_INFO: [u8; 88] = [
     // return address column 16, augmentation data (1 byte: 0x1b),
     // DW_CFA_def_cfa %rsp+8, DW_CFA_offset %rip at CFA-8, padding.
     0x14, 0, 0, 0, 0, 0, 0, 0, 1, b'z', b'R', 0, 1, 0x78, 16, 1, 0x1b, 0x0c, 7, 8, 0x90, 1, 0, 0,
-    // FDE of __jitrun_call_entry (8 bytes: push %rbp at 0, pop %rbp at 6):
+    // FDE of __jitrun_call_entry (10 bytes: push %rbp at 0, pop %rbp at 8):
     // length, CIE pointer, pc_begin, pc_range, no augmentation data.
-    0x1c, 0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0x07, 16, 0x41, 0x0e, 16, 0x46, 0x0e, 8, 0, 0, 0, 0, 0, 0,
+    0x1c, 0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x07, 16, 0x41, 0x0e, 16, 0x48, 0x0e, 8, 0, 0, 0, 0, 0, 0,
     0, // FDE of __jitrun_call_main (16 bytes: push %rbp at 0, pop %rbp at 14).
     0x1c, 0, 0, 0, 0x3c, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0x41, 0x0e, 16, 0x86, 2, 0x4e, 0x0e, 8, 0, 0, 0, 0, 0, 0,
     0,
@@ -335,11 +338,19 @@ mod tests {
             assert!(ENTRY_UNWIND_PC_BEGINS.iter().any(|&(offset, _)| offset as usize == start + 8));
         }
         // The instructions end before the padding: each FDE's last one is
-        // `DW_CFA_def_cfa_offset 8`, whole.
-        for (start, length) in &records[1..] {
+        // `DW_CFA_def_cfa_offset 8`, whole, at the function's `ret` (its
+        // last byte), and the range is the function's code.
+        for ((start, length), (_, function)) in records[1..].iter().zip(ENTRY_UNWIND_PC_BEGINS) {
+            let code = PIECES.iter().find(|piece| piece.name == function).unwrap().code;
+            let range = u32::from_le_bytes(ENTRY_UNWIND_INFO[start + 12..start + 16].try_into().unwrap());
+            assert_eq!(range as usize, code.len(), "{function}");
+            assert_eq!(code.last(), Some(&0xc3), "{function}");
             let body = &ENTRY_UNWIND_INFO[start + 17..start + 4 + length];
             let end = body.iter().rposition(|&b| b != 0).unwrap();
             assert_eq!(&body[end - 1..=end], &[0x0e, 8]);
+            // DW_CFA_advance_loc deltas (0x40 + N) add up to the `ret`.
+            let advanced: usize = body.iter().filter(|&&b| b & 0xc0 == 0x40).map(|&b| (b & 0x3f) as usize).sum();
+            assert_eq!(advanced, code.len() - 1, "{function}");
         }
     }
 }

@@ -47,6 +47,7 @@ c_programs! {
     exit_deep => "exit_deep.c",
     exit_nonzero => "exit_nonzero.c",
     fnptr_identity => "fnptr_identity.c",
+    frame_pointer_end => "frame_pointer_end.c",
     fnptr_table => "fnptr_table.c",
     getline_grow => "getline_grow.c",
     getopt_args => "getopt_args.c",

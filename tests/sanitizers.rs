@@ -180,6 +180,15 @@ fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
             assert!(text(&jit.stderr).contains(" in main "), "{}: {}", what, text(&jit.stderr));
             // The error's stack is unwound (with unwind info, as natively)
             // through jitrun's start-up frames: no frame-pointer guesses.
+            // Not a leak's: its stack is the allocation's, which ASan walks
+            // by frame pointers, and `main` built without them keeps
+            // `argv[1]` in %rbp: when that string is 8-byte aligned (it
+            // depends on the environment's size) the walk reads it as a
+            // frame and prints a garbage `<unknown module>` frame, natively
+            // too.
+            if args == ["leak"] {
+                continue;
+            }
             let stderr = text(&jit.stderr);
             let first_stack =
                 stderr.lines().skip_while(|l| !l.starts_with("    #")).take_while(|l| l.starts_with("    #"));
