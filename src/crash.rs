@@ -400,10 +400,25 @@ pub(crate) fn ensure_alternate_stack() {
     if ALT_STACK.load(Ordering::Acquire) != 0 {
         return;
     }
-    let memory = Box::leak(vec![0u8; SIZE].into_boxed_slice());
-    ALT_STACK.store(memory.as_ptr() as usize, Ordering::Release);
-    let stack = libc::stack_t { ss_sp: memory.as_mut_ptr() as *mut c_void, ss_flags: 0, ss_size: SIZE };
-    // SAFETY: the memory is leaked, so it outlives every signal delivery.
+    // Mapped, not allocated: its pages cost nothing until a signal uses
+    // them (a zeroed heap block would be written in full).
+    // SAFETY: a fresh anonymous mapping touches no existing memory.
+    let memory = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            SIZE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+            -1,
+            0,
+        )
+    };
+    if memory == libc::MAP_FAILED {
+        return;
+    }
+    ALT_STACK.store(memory as usize, Ordering::Release);
+    let stack = libc::stack_t { ss_sp: memory, ss_flags: 0, ss_size: SIZE };
+    // SAFETY: the mapping is never unmapped, so it outlives every signal delivery.
     unsafe { libc::sigaltstack(&stack, std::ptr::null_mut()) };
 }
 

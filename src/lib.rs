@@ -35,6 +35,7 @@ pub mod ehframe;
 pub mod exports;
 pub mod format;
 pub mod fuzzing;
+pub mod heap;
 pub mod host;
 pub mod ifunc;
 pub mod image;

@@ -26,6 +26,10 @@ const HOOKS_REEXEC_ENV: &str = "JITRUN_HOOKS_REEXEC";
 /// program would then find in its heap), installs a SIGSEGV handler and
 /// ignores SIGPIPE, all of which a C program does not expect. `std` still
 /// gets the arguments from glibc.
+/// jitrun's allocations stay out of the program's heap (see `heap`).
+#[global_allocator]
+static HEAP: jitrun::heap::JitrunHeap = jitrun::heap::JitrunHeap;
+
 #[no_mangle]
 // The C runtime calls it with its own argv: the signature is C's.
 #[allow(clippy::not_unsafe_ptr_arg_deref)]
