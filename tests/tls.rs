@@ -11,6 +11,10 @@ const TLS_FLAG_SETS: &[&str] = &[
     "-O2 -ftls-model=initial-exec",
     "-O2 -fPIC -ftls-model=global-dynamic",
     "-O2 -fPIC -ftls-model=local-dynamic",
+    // `call *__tls_get_addr@GOTPCREL(%rip)` behind the sequence's
+    // `data16 rex.W` prefixes, which a relaxed call must keep adjacent.
+    "-O2 -fPIC -fno-plt -ftls-model=global-dynamic",
+    "-O0 -fPIC -fno-plt -ftls-model=local-dynamic",
     "-O2 -fPIC -mtls-dialect=gnu2",
     "-O2 -fPIC -mtls-dialect=gnu2 -ftls-model=local-dynamic",
     "-O2 -mcmodel=large",

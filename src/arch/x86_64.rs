@@ -482,8 +482,10 @@ pub fn apply_fixup(kind: EdgeKind, data: &mut [u8], offset: usize, v: &FixupValu
 }
 
 /// Rewrites `mov foo@GOTPCREL(%rip), %reg` to `lea foo(%rip), %reg`,
-/// `call *foo@GOTPCREL(%rip)` to `addr32 call foo` and
-/// `jmp *foo@GOTPCREL(%rip)` to `jmp foo; nop`, as the psABI allows for
+/// `call *foo@GOTPCREL(%rip)` to `addr32 call foo` (`call foo; nop` after
+/// a REX prefix, which must stay next to the opcode: the TLS sequence
+/// `data16 rex.W call *__tls_get_addr@GOTPCREL(%rip)` of `-fno-plt` code)
+/// and `jmp *foo@GOTPCREL(%rip)` to `jmp foo; nop`, as the psABI allows for
 /// `GOTPCRELX`. `pcrel` is `S + A - P`, already known to fit. Returns
 /// `None` when the instruction is not one of these (the GOT is used then).
 fn relax_got_load(data: &mut [u8], offset: usize, rex: bool, pcrel: i128) -> Result<Option<Resolution>, FixupError> {
@@ -491,32 +493,40 @@ fn relax_got_load(data: &mut [u8], offset: usize, rex: bool, pcrel: i128) -> Res
         return Err(FixupError::OutOfBounds);
     }
     let (opcode, modrm) = (data[offset - 2], data[offset - 1]);
-    let rex_ok = !rex || (offset >= 3 && data[offset - 3] & 0xf0 == 0x40);
+    let after_rex_prefix = offset >= 3 && data[offset - 3] & 0xf0 == 0x40;
+    let rex_ok = !rex || after_rex_prefix;
     match (opcode, modrm) {
         (0x8b, _) if rex_ok && modrm & 0xc7 == 0x05 => {
             data[offset - 2] = 0x8d;
             put32(data, offset, pcrel, I32)?;
             Ok(Some(Resolution::Relaxed))
         }
-        (0xff, 0x15) if !rex => {
+        (0xff, 0x15) if !rex && !after_rex_prefix => {
             data[offset - 2] = 0x67;
             data[offset - 1] = 0xe8;
             put32(data, offset, pcrel, I32)?;
             Ok(Some(Resolution::Relaxed))
         }
-        (0xff, 0x25) if !rex => {
-            // `jmp rel32` is one byte shorter; the nop keeps the length.
-            let pcrel = pcrel + 1;
-            if !fits_i32(pcrel) {
-                return Ok(None);
-            }
-            data[offset - 2] = 0xe9;
-            data[offset - 1..offset + 3].copy_from_slice(&(pcrel as i32).to_le_bytes());
-            data[offset + 3] = 0x90;
-            Ok(Some(Resolution::Relaxed))
-        }
+        // An `addr32` prefix between REX and the opcode would void REX
+        // (and leave `data16` making a 16-bit call on AMD processors).
+        (0xff, 0x15) if !rex => Ok(relax_to_rel32_then_nop(data, offset, 0xe8, pcrel)),
+        (0xff, 0x25) if !rex => Ok(relax_to_rel32_then_nop(data, offset, 0xe9, pcrel)),
         _ => Ok(None),
     }
+}
+
+/// Writes `opcode rel32; nop` over the 6-byte `ff /2` or `ff /4` whose
+/// displacement is at `offset`: the rel32 form is one byte shorter, and the
+/// nop keeps the length (and a call's return address lands on it).
+fn relax_to_rel32_then_nop(data: &mut [u8], offset: usize, opcode: u8, pcrel: i128) -> Option<Resolution> {
+    let pcrel = pcrel + 1;
+    if !fits_i32(pcrel) {
+        return None;
+    }
+    data[offset - 2] = opcode;
+    data[offset - 1..offset + 3].copy_from_slice(&(pcrel as i32).to_le_bytes());
+    data[offset + 3] = 0x90;
+    Some(Resolution::Relaxed)
 }
 
 /// Size of one stub (PLT entry), padded for alignment.
@@ -666,6 +676,14 @@ mod tests {
         // The jmp starts at P-2 and is 5 bytes long: its next pc is P+3.
         assert_eq!(i32::from_le_bytes(jmp[1..5].try_into().unwrap()), 0x2000 - 0x1005);
         assert_eq!(jmp[5], 0x90);
+        // data16 rex.W call *__tls_get_addr@GOTPCREL(%rip): REX stays next
+        // to the opcode, and the call returns to the nop.
+        let mut tls_call = [0x66, 0x48, 0xff, 0x15, 0, 0, 0, 0];
+        let v = FixupValues { p: 0x1004, ..v };
+        apply_fixup(EdgeKind::GotPcRelX { rex: false }, &mut tls_call, 4, &v).unwrap();
+        assert_eq!(tls_call[..3], [0x66, 0x48, 0xe8]);
+        assert_eq!(i32::from_le_bytes(tls_call[3..7].try_into().unwrap()), 0x2000 - 0x1007);
+        assert_eq!(tls_call[7], 0x90);
     }
 
     #[test]
