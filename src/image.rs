@@ -269,8 +269,7 @@ impl Image {
         self.install_allocator();
         mark(&crate::report::RUN_CLOCK.init_start);
         // A program starts with errno 0; jitrun's own calls leave theirs
-        // (ESRCH from checking that the link thread is gone, ENOTTY from
-        // isatty).
+        // (ENOTTY from isatty, say).
         // SAFETY: __errno_location returns this thread's errno.
         unsafe { *libc::__errno_location() = 0 };
         let Initializers { preinit, init_code, init } = self.initializers;
@@ -811,12 +810,11 @@ pub fn keep_signals_off_this_thread() {
     }
 }
 
-/// Starts a thread that runs `f`, so that nothing the calling thread
-/// allocated is ever freed by it. `std::thread::spawn` boxes the closure,
-/// and the new thread frees the box into its malloc cache, which goes back
-/// to the caller's arena when the thread ends: the program's first
-/// allocations would then find old bytes where a native program gets
-/// zeroed memory. Here the box is leaked (a few bytes, kept reachable
+/// Starts a thread that runs `f` (a crash report's table builder, while
+/// the program's thread waits in a signal handler), so that it touches no
+/// lock or cache the crashed thread may hold: glibc's `pthread_join` frees
+/// the thread's TLS vector, and the program may have replaced `free`.
+/// The start block is leaked (a few bytes, kept reachable
 /// from [`LEAKED_THREAD_STARTS`]), the thread is never joined (joining
 /// frees its TLS vector there too) and is named `name` for debuggers.
 /// Under ThreadSanitizer, whose allocator keeps the program's heap apart
@@ -874,34 +872,10 @@ pub fn spawn_thread_leaving_heap_alone<F: FnOnce() + Send + 'static>(name: &CStr
 /// The start blocks [`spawn_thread_leaving_heap_alone`] leaks, so that a
 /// leak checker (LeakSanitizer, with `-fsanitize=address` code) finds them
 /// reachable rather than report jitrun's few bytes as the program's leak.
-/// jitrun starts two such threads at most (the link, a crash's table).
+/// jitrun starts one such thread at most (a crash's table).
 static LEAKED_THREAD_STARTS: [std::sync::atomic::AtomicUsize; 4] =
     [const { std::sync::atomic::AtomicUsize::new(0) }; 4];
 static LEAKED_THREAD_STARTS_USED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// The kernel's id of the calling thread.
-pub fn current_thread_id() -> i32 {
-    // SAFETY: gettid has no preconditions.
-    unsafe { libc::gettid() }
-}
-
-/// Returns once thread `tid` of this process has ended and is gone from
-/// the kernel's view (`/proc/self/task`, the thread count `unshare`
-/// checks): its task is released a moment after it clears its thread id,
-/// which is what joining waits for.
-pub fn wait_until_thread_is_gone(tid: i32) {
-    // SAFETY: signal 0 only checks that the thread exists; getpid, tgkill
-    // and sched_yield have no other effect.
-    unsafe {
-        let pid = libc::getpid();
-        for _ in 0..1_000_000 {
-            if libc::syscall(libc::SYS_tgkill, pid, tid, 0) != 0 {
-                return;
-            }
-            libc::sched_yield();
-        }
-    }
-}
 
 /// Tells glibc that the calling thread is again the process's only one,
 /// as it is in a native process that never started a thread. glibc's fork
@@ -919,8 +893,8 @@ pub fn wait_until_thread_is_gone(tid: i32) {
 ///
 /// # Safety
 /// No other thread of jitrun's own runs user code, now or until one is
-/// created again (which clears the flag): the link thread is gone
-/// ([`wait_until_thread_is_gone`]) and scoped helpers are joined.
+/// created again (which clears the flag): the link's scoped helpers are
+/// joined.
 pub unsafe fn declare_single_threaded() {
     // A library's constructor may have started a thread of its own, which
     // natively would have cleared the flag too (procfs counts a task

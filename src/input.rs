@@ -41,15 +41,15 @@ pub enum InputData {
 /// One read(2) into a `limit`-byte buffer that, for a file that fits,
 /// shrinks in place to the file's size and is returned (no copy: malloc
 /// splits the block); a full buffer means a larger file, and the buffer is
-/// kept per thread for the next probe rather than paid for again in fresh
-/// pages. Not for pipes or terminals, whose reads may return less before
-/// their end.
+/// kept for the next probe rather than paid for again in fresh pages. Not
+/// for pipes or terminals, whose reads may return less before their end.
 fn read_if_smaller_than(file: &File, limit: usize) -> std::io::Result<Option<Vec<u8>>> {
     use std::os::fd::AsRawFd;
-    thread_local! {
-        static SPARE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    let mut buffer = SPARE.with_borrow_mut(std::mem::take);
+    // A static, not a thread-local: a thread-local with a destructor has
+    // glibc allocate a node on its thread's exit list, and on the program's
+    // thread that node would reach a `free` the program replaced.
+    static SPARE: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
+    let mut buffer = std::mem::take(&mut *SPARE.lock().unwrap_or_else(|e| e.into_inner()));
     buffer.clear();
     buffer.reserve(limit);
     let read = loop {
@@ -73,7 +73,7 @@ fn read_if_smaller_than(file: &File, limit: usize) -> std::io::Result<Option<Vec
             Ok(Some(buffer))
         }
         other => {
-            SPARE.with_borrow_mut(|spare| *spare = buffer);
+            *SPARE.lock().unwrap_or_else(|e| e.into_inner()) = buffer;
             other.map(|_| None)
         }
     }

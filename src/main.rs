@@ -48,49 +48,22 @@ fn real_main() {
     let sanitizer_preloaded = jitrun::driver_runtime::preloaded_sanitizer();
     sanitizer_hooks::keep_answers_from_restart();
     restore_environment_after_reexec();
-    // Parse and link on a helper thread. glibc gives that thread its own
-    // malloc arena, so the linker's freed memory never reaches the program:
-    // the program's heap is as fresh as in a native process, where early
-    // allocations come back zeroed (programs that read uninitialized heap
-    // memory depend on it). The thread ends before the program starts, so
-    // the program runs alone as natively (`unshare(CLONE_NEWUSER)` and
-    // gtest's death tests need one thread); glibc then hands its arena to
-    // the program's first thread of its own.
-    // A sanitizer's runtime (ASan, TSan) numbers threads as they start and
-    // watches them all, and its allocator keeps the program's heap apart
-    // anyway: then the link runs here, on one thread, and the program's
-    // first thread is T1 in its reports as natively.
+    // Parse and link on this thread, which then runs the program. jitrun's
+    // own memory comes from its own heap (`jitrun::heap`), so the program's
+    // heap is as fresh as in a native process, where early allocations come
+    // back zeroed (programs that read uninitialized heap memory depend on
+    // it), and the program runs alone as natively (`unshare(CLONE_NEWUSER)`
+    // and gtest's death tests need one thread): the link's helper threads
+    // are joined. (An earlier link thread, for a malloc arena of its own,
+    // cost ~0.1-0.15 ms per run to start and retire.) A sanitizer's runtime
+    // numbers threads as they start: the program's first is T1, as natively.
     if sanitizer_preloaded {
         jitrun::driver_runtime::note_sanitizer_preloaded();
-        link_and_hand_off();
-    } else {
-        let spawned = jitrun::image::spawn_thread_leaving_heap_alone(c"jitrun-link", move || {
-            // Signals sent to the process must reach the program's thread, as
-            // in a native process with one thread, never this one.
-            jitrun::image::keep_signals_off_this_thread();
-            link_and_hand_off();
-        });
-        if let Err(e) = spawned {
-            eprintln!("jitrun: error: cannot start the link thread: {}", e);
-            std::process::exit(EXIT_JITRUN_ERROR);
-        }
     }
-    // Meanwhile, on this otherwise idle thread: what the program's runs
-    // need to show their own command line (reading it takes ~30 µs here).
+    let (cli, linked) = parse_and_link();
+    // What the program's runs need to show their own command line.
     jitrun::image::prepare_argument_area();
-    let (cli, linked, link_thread_id) = {
-        let mut slot = HANDOFF.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            match slot.take() {
-                Some(handoff) => break handoff,
-                None => slot = HANDED_OFF.wait(slot).unwrap_or_else(|e| e.into_inner()),
-            }
-        }
-    };
-    if link_thread_id != jitrun::image::current_thread_id() {
-        jitrun::image::wait_until_thread_is_gone(link_thread_id);
-    }
-    // SAFETY: the link thread is gone (or was this one), and its helpers were joined.
+    // SAFETY: the link's helper threads were joined.
     unsafe { jitrun::image::declare_single_threaded() };
     let result = linked.and_then(|outcome| match outcome {
         Linked::Done(code) => Ok(code),
@@ -128,9 +101,8 @@ fn real_main() {
     }
 }
 
-/// Parses the command line, links, and hands the outcome to the main
-/// thread (see [`HANDOFF`]).
-fn link_and_hand_off() {
+/// Parses the command line and links.
+fn parse_and_link() -> (Cli, Result<Linked>) {
     let (cli, inputs) = match Cli::parse_ordered(std::env::args_os()) {
         Ok(parsed) => parsed,
         Err(e) => {
@@ -163,11 +135,7 @@ fn link_and_hand_off() {
         }
         None => {}
     }
-    *HANDOFF.lock().unwrap_or_else(|e| e.into_inner()) = Some((cli, linked, jitrun::image::current_thread_id()));
-    // After unlocking: woken while the lock is held, the main thread
-    // would sleep again on it, and each wake-up across CPUs costs a
-    // hypervisor round trip in a VM.
-    HANDED_OFF.notify_one();
+    (cli, linked)
 }
 
 /// An input that is not a regular file (a pipe, `/dev/stdin`): a restart
@@ -186,15 +154,7 @@ fn one_line(message: &str) -> String {
 static KEPT_LINK_MODEL: std::sync::atomic::AtomicPtr<jitrun::link::DeferredLinkInfo> =
     std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
 
-/// What the link thread hands to the main thread, with its thread id.
-/// A mutex and a condition variable, not a channel: waiting on a channel
-/// allocates on this thread, and what the link thread freed of it would
-/// come back as the program's first allocations (see
-/// `spawn_thread_leaving_heap_alone`).
-static HANDOFF: std::sync::Mutex<Option<(Cli, Result<Linked>, i32)>> = std::sync::Mutex::new(None);
-static HANDED_OFF: std::sync::Condvar = std::sync::Condvar::new();
-
-/// What the link thread hands to the main thread.
+/// The outcome of a link.
 enum Linked {
     /// Nothing to run (`--noexec`, `--print-unresolved`): exit with this.
     Done(i32),
