@@ -89,6 +89,7 @@ impl InputData {
         if let Some(bytes) = read_if_smaller_than(&file, READ_BELOW as usize)
             .with_context(|| format!("{}: cannot read", path.display()))?
         {
+            crate::heap::note_input(bytes.len());
             return Ok(InputData::Owned(bytes));
         }
         // SAFETY: the mapping is read-only; if another process truncates
@@ -103,6 +104,9 @@ impl InputData {
         // 900 KB).
         if is_relocatable_elf(&map) || detect(&map) == FileKind::MachO {
             let _ = map.advise(memmap2::Advice::PopulateRead);
+            // What the link's working set scales with (not an archive, of
+            // which only some members count).
+            crate::heap::note_input(map.len());
         }
         Ok(InputData::Mapped(map))
     }
