@@ -33,7 +33,9 @@ SYMBOL RESOLUTION ORDER (first match wins):
        and an unused one never loads (cc's --as-needed; see --no-as-needed)
        (objects using C++ runtime symbols also get libstdc++, libm and libgcc_s;
        as the compiler driver links them, code built with -fopenmp gets libgomp
-       (clang's: libomp), with -fsanitize=undefined libubsan, and with
+       (clang's: libomp), with --coverage libgcov.a (clang's:
+       libclang_rt.profile; loaded with the archives), with
+       -fsanitize=undefined libubsan, and with
        -fsanitize=address or -fsanitize=thread libasan or libtsan, which must be
        the first library: jitrun then restarts itself with it in LD_PRELOAD,
        given back its original value before the program starts; options the

@@ -118,7 +118,7 @@ impl DriverRuntime {
 
 /// `name` in the newest clang's runtime directory
 /// (`/usr/lib/llvm-N/lib/clang/VERSION/lib/linux`), if installed.
-fn clang_runtime_library(name: &str) -> Option<PathBuf> {
+pub(crate) fn clang_runtime_library(name: &str) -> Option<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib")
         .ok()?
         .flatten()

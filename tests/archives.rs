@@ -651,3 +651,37 @@ fn shared_library(dir: &Path, name: &str, source_name: &str) -> PathBuf {
     run_checked(Command::new("cc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&library).arg(source(source_name)));
     library
 }
+
+/// Code built with `--coverage` gets the profiling runtime the compiler
+/// driver links (GCC's libgcov.a, clang's libclang_rt.profile) and writes
+/// the same `.gcda` counters as the native program, also merged over
+/// isolated runs.
+#[test]
+fn coverage_counters_are_written_as_natively() {
+    for toolchain in [common::Toolchain::Gcc, common::Toolchain::Clang] {
+        if toolchain == common::Toolchain::Clang && !common::clang_available() {
+            continue;
+        }
+        let dir = scratch(&format!("archives-coverage-{:?}", toolchain));
+        let obj = common::compile_with(toolchain, &[source("coverage.c")], "-O0 --coverage", &[], &dir).remove(0);
+        let exe = dir.join("coverage");
+        let driver = if toolchain == common::Toolchain::Gcc { "cc" } else { "clang-14" };
+        run_checked(Command::new(driver).arg("--coverage").arg(&obj).arg("-o").arg(&exe));
+        let counters = obj.with_extension("gcda");
+        let counted = |run: &mut dyn FnMut()| {
+            let _ = std::fs::remove_file(&counters);
+            run();
+            std::fs::read(&counters).unwrap_or_else(|e| panic!("{}: {}", counters.display(), e))
+        };
+        let native = counted(&mut || {
+            for _ in 0..2 {
+                run_checked(Command::new(&exe).arg("a"));
+            }
+        });
+        let jit = counted(&mut || {
+            let out = jitrun(&[s(&obj), "--isolate".into(), "--repeat".into(), "2".into(), "--".into(), "a".into()]);
+            assert!(out.status.success(), "{:?}: {}", toolchain, String::from_utf8_lossy(&out.stderr));
+        });
+        assert!(native == jit, "{:?}: the .gcda files differ", toolchain);
+    }
+}

@@ -13,7 +13,10 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::{compile, compile_with, jitrun_bin, output_diffs, run_checked, run_with, scratch, testdata, Toolchain};
+use common::{
+    clang_available, compile, compile_with, jitrun_bin, output_diffs, run_checked, run_with, scratch, testdata,
+    Toolchain,
+};
 
 /// The native executable and the object of `testdata/sanitizers/NAME`,
 /// built by gcc with `flags` (passed to the native link too, as a user would).
@@ -36,13 +39,6 @@ fn build_from(toolchain: Toolchain, suite: &str, name: &str, flags: &str) -> (Pa
     };
     run_checked(Command::new(driver).args(flags.split_whitespace()).arg(&object).arg("-o").arg(&exe));
     (exe, object)
-}
-
-/// Whether clang-14 is here; its absence fails under JITRUN_REQUIRE_CLANG.
-fn clang_available() -> bool {
-    let available = Toolchain::Clang.available();
-    assert!(available || std::env::var_os("JITRUN_REQUIRE_CLANG").is_none(), "clang-14 is required but not installed");
-    available
 }
 
 fn run(command: &mut Command) -> Output {
