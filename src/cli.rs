@@ -27,14 +27,16 @@ SYMBOL RESOLUTION ORDER (first match wins):
        backtrace_symbols, backtrace_symbols_fd that know the image (file name argv[0],
        offsets from the image's start, names of exported symbols with -E, as natively)
     5. linker-defined names: _GLOBAL_OFFSET_TABLE_, _TLS_MODULE_BASE_, __start_SEC/__stop_SEC,
-       __init_array_start/end, __fini_array_start/end, _end, _edata, _etext
+       __init_array_start/end, __fini_array_start/end, _end, _edata, _etext,
+       __ehdr_start (a header listing no program headers)
     6. shared libraries from -l/-L and .so paths, in command-line order; one
        that is not loaded yet loads for a strong reference to a name it exports,
        and an unused one never loads (cc's --as-needed; see --no-as-needed)
        (objects using C++ runtime symbols also get libstdc++, libm and libgcc_s;
        as the compiler driver links them, code built with -fopenmp gets libgomp
-       (clang's: libomp), with --coverage libgcov.a (clang's:
-       libclang_rt.profile; loaded with the archives), with
+       (clang's: libomp), with --coverage libgcov.a (clang's, and for
+       -fprofile-instr-generate: libclang_rt.profile; loaded with the
+       archives), with
        -fsanitize=undefined libubsan, and with
        -fsanitize=address or -fsanitize=thread libasan or libtsan, which must be
        the first library: jitrun then restarts itself with it in LD_PRELOAD,

@@ -409,9 +409,10 @@ impl Linker {
         // Archive members for what is still missing, until nothing new
         // loads; they come before the runtime pieces and libraries.
         let mut archives: Vec<Archive> = archives.into_iter().map(|(_, a)| a).collect();
-        archives.extend(profiling_runtime_archives(&table));
-        let loaded =
-            archive::load_needed(&mut archives, &mut table, &mut graphs, &options.roots, &options.limits, &mut admit)?;
+        let (profiling, profiling_root) = profiling_runtime(&table, &graphs);
+        archives.extend(profiling);
+        let roots: Vec<String> = options.roots.iter().cloned().chain(profiling_root.map(String::from)).collect();
+        let loaded = archive::load_needed(&mut archives, &mut table, &mut graphs, &roots, &options.limits, &mut admit)?;
         if !archives.is_empty() {
             log::debug!("{} archive members loaded", loaded);
         }
@@ -824,20 +825,25 @@ fn file_identity(path: &Path) -> Result<(u64, u64)> {
 /// The profiling runtime the compiler driver links for code built with
 /// `--coverage` (or `-fprofile-arcs`), found by the calls such code makes:
 /// `__gcov_*` for GCC's libgcov.a (beside libgcc.a), `llvm_gcda_*` and
-/// `llvm_gcov_init` for clang's `libclang_rt.profile-x86_64.a`. They load
-/// with the command line's archives, so that their members' needs (atexit,
-/// getenv, ...) are met as the objects' are. The program writes its
-/// `.gcda` files as natively.
-fn profiling_runtime_archives(table: &SymbolTable) -> Vec<Archive> {
+/// `llvm_gcov_init` for clang's `libclang_rt.profile-x86_64.a`. Code built
+/// with clang's `-fprofile-instr-generate` calls nothing: it has counter
+/// sections, and the driver adds `-u __llvm_profile_runtime` (the member
+/// that writes `default.profraw` at exit), returned here as a root. The
+/// archives load with the command line's, so that their members' needs
+/// (atexit, getenv, ...) are met as the objects' are.
+fn profiling_runtime(table: &SymbolTable, graphs: &[LinkGraph]) -> (Vec<Archive>, Option<&'static str>) {
     let (mut gcc, mut clang) = (false, false);
     for name in table.undefined_strong_names() {
         gcc |= name.starts_with("__gcov_");
         clang |= name.starts_with("llvm_gcda_") || name.starts_with("llvm_gcov_");
     }
+    let instrumented =
+        graphs.iter().any(|graph| graph.sections.iter().any(|section| section.name == "__llvm_prf_cnts"));
+    clang |= instrumented;
     let gcov = || crate::libsearch::static_compiler_runtime().map(|libgcc| libgcc.with_file_name("libgcov.a"));
     let clang_profile = || crate::driver_runtime::clang_runtime_library("libclang_rt.profile-x86_64.a");
     let paths = [gcc.then(gcov).flatten(), clang.then(clang_profile).flatten()];
-    paths
+    let archives = paths
         .into_iter()
         .flatten()
         .filter_map(|path| match InputData::open(&path).and_then(|data| Archive::parse(&path, Arc::new(data))) {
@@ -847,7 +853,8 @@ fn profiling_runtime_archives(table: &SymbolTable) -> Vec<Archive> {
                 None
             }
         })
-        .collect()
+        .collect();
+    (archives, instrumented.then_some("__llvm_profile_runtime"))
 }
 
 /// `cc` links libgcc.a too (`-lgcc`): names only it defines, such as

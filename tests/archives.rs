@@ -685,3 +685,38 @@ fn coverage_counters_are_written_as_natively() {
         assert!(native == jit, "{:?}: the .gcda files differ", toolchain);
     }
 }
+
+/// Code built with clang's `-fprofile-instr-generate` references nothing
+/// of its runtime (the driver adds `-u __llvm_profile_runtime`): jitrun
+/// loads it for the counter sections, and the profile counts what the
+/// native program's does (the raw files differ in addresses and the
+/// native build ID).
+#[test]
+fn instrumented_profiles_count_as_natively() {
+    if !common::clang_available() {
+        return;
+    }
+    let dir = scratch("archives-profile-instr");
+    let obj = common::compile_with(
+        common::Toolchain::Clang,
+        &[source("coverage.c")],
+        "-O1 -fprofile-instr-generate",
+        &[],
+        &dir,
+    )
+    .remove(0);
+    let exe = dir.join("profiled");
+    run_checked(Command::new("clang-14").arg("-fprofile-instr-generate").arg(&obj).arg("-o").arg(&exe));
+    let counts = |name: &str, run: &mut Command| {
+        let raw = dir.join(name);
+        let _ = std::fs::remove_file(&raw);
+        let out = run.env("LLVM_PROFILE_FILE", &raw).output().unwrap();
+        assert!(out.status.success(), "{}: {}", name, String::from_utf8_lossy(&out.stderr));
+        let shown = Command::new("llvm-profdata-14").args(["show", "--all-functions", "--counts"]).arg(&raw).output();
+        String::from_utf8(shown.unwrap().stdout).unwrap()
+    };
+    let native = counts("native.profraw", Command::new(&exe).arg("a"));
+    let jit = counts("jit.profraw", Command::new(common::jitrun_bin()).args([s(&obj), "--".into(), "a".into()]));
+    assert!(native.contains("Block counts"), "{}", native);
+    assert_eq!(jit, native);
+}
