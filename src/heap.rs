@@ -243,9 +243,10 @@ mod tests {
 
     fn filled(size: usize, align: usize, byte: u8) -> (*mut u8, Layout) {
         let layout = Layout::from_size_align(size, align).unwrap();
-        // SAFETY: a non-zero size; the block is checked for null and written within its size.
+        // SAFETY: a layout of non-zero size.
         let block = unsafe { JitrunHeap.alloc(layout) };
         assert!(!block.is_null() && (block as usize).is_multiple_of(align), "{size} bytes aligned to {align}");
+        // SAFETY: the block just allocated has `size` bytes.
         unsafe { block.write_bytes(byte, size) };
         (block, layout)
     }
@@ -310,6 +311,7 @@ mod tests {
                     for (block, layout) in live {
                         // SAFETY: as above.
                         assert!(unsafe { std::slice::from_raw_parts(block, layout.size()) }.iter().all(|&b| b == t));
+                        // SAFETY: from this allocator with this layout.
                         unsafe { JitrunHeap.dealloc(block, layout) };
                     }
                 })

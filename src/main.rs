@@ -21,15 +21,15 @@ const PRELOAD_REEXEC_ENV: &str = "JITRUN_PRELOAD_REEXEC";
 /// The same for the program's answers to sanitizer hooks (see [`sanitizer_hooks`]).
 const HOOKS_REEXEC_ENV: &str = "JITRUN_HOOKS_REEXEC";
 
+/// jitrun's allocations stay out of the program's heap (see `jitrun::heap`).
+#[global_allocator]
+static HEAP: jitrun::heap::JitrunHeap = jitrun::heap::JitrunHeap;
+
 /// The C entry point, without Rust's runtime set-up: that set-up reads
 /// `/proc/self/maps` for a stack guard (allocating and freeing memory the
 /// program would then find in its heap), installs a SIGSEGV handler and
 /// ignores SIGPIPE, all of which a C program does not expect. `std` still
 /// gets the arguments from glibc.
-/// jitrun's allocations stay out of the program's heap (see `heap`).
-#[global_allocator]
-static HEAP: jitrun::heap::JitrunHeap = jitrun::heap::JitrunHeap;
-
 #[no_mangle]
 // The C runtime calls it with its own argv: the signature is C's.
 #[allow(clippy::not_unsafe_ptr_arg_deref)]
