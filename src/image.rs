@@ -50,7 +50,7 @@ pub struct Finalizers {
 }
 
 type FiniFn = unsafe extern "C" fn();
-/// `__jitrun_call_entry(f, argc, argv, envp)`, see [`crate::runtime::CALL_ENTRY`].
+/// `__jitrun_call_entry(f, argc, argv, envp, then)`, see [`crate::runtime::CALL_ENTRY`].
 /// What calling the program's entry needs: jitrun's trampoline (see
 /// [`crate::runtime::CALL_ENTRY`]) and the entry itself.
 #[derive(Clone, Copy)]
@@ -59,7 +59,8 @@ pub(crate) struct EntryCall {
     entry: u64,
 }
 
-type CallEntryFn = unsafe extern "C" fn(u64, c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
+type CallEntryFn = unsafe extern "C" fn(u64, c_int, *mut *mut c_char, *mut *mut c_char, u64) -> c_int;
+type ExitFn = unsafe extern "C" fn(c_int) -> !;
 
 pub struct Image {
     pub(crate) mapper: InProcessMapper,
@@ -220,6 +221,32 @@ impl Image {
     /// [`Image::run_main`] with arguments of any bytes but NUL (what a
     /// native program may be given), as the command line passes them.
     pub fn run_main_with_os_args<S: AsRef<OsStr>>(&mut self, entry: &str, program: &OsStr, args: &[S]) -> Result<i32> {
+        self.run_main_then(entry, program, args, None)
+    }
+
+    /// [`Image::run_main_with_os_args`] as a process's last run: `exit` is
+    /// called with the entry's status right where it returned, as
+    /// `__libc_start_call_main` does (see [`crate::runtime::CALL_ENTRY`]),
+    /// so it never returns unless the run cannot start. (The phases of a
+    /// `--report` need the moment the entry returned: a run with a report
+    /// returns first, then [`Image::exit`].)
+    pub fn run_main_then_exit_with_os_args<S: AsRef<OsStr>>(
+        mut self,
+        entry: &str,
+        program: &OsStr,
+        args: &[S],
+    ) -> Result<std::convert::Infallible> {
+        let status = self.run_main_then(entry, program, args, Some(libc::exit))?;
+        self.exit(status)
+    }
+
+    fn run_main_then<S: AsRef<OsStr>>(
+        &mut self,
+        entry: &str,
+        program: &OsStr,
+        args: &[S],
+        then: Option<ExitFn>,
+    ) -> Result<i32> {
         let entry = self.entry_call(entry)?;
         let argv = self.argv.insert(ProgramArgs::new(program, args)?);
         let (argc, argv) = (argv.argc(), argv.install());
@@ -227,8 +254,8 @@ impl Image {
             self.fini_state = Some(register_finalizer(self.finalizers, self.dso_handle));
         }
         // SAFETY: argv points into `self.argv` or the argument area, both
-        // kept until the next run replaces them.
-        Ok(unsafe { self.call_program(entry, argc, argv, true) })
+        // kept until the next run replaces them (or the process ends).
+        Ok(unsafe { self.call_program(entry, argc, argv, true, then) })
     }
 
     /// What [`Image::run_main`] then [`Image::exit`] do, for a process that
@@ -244,7 +271,7 @@ impl Image {
         unsafe { __cxa_atexit(run_finalizers, arg, self.dso_handle as *mut c_void) };
         // SAFETY: argv's strings live in the parent's copy-on-write memory,
         // valid until the process ends; the child only reads them.
-        let status = unsafe { self.call_program(entry, argv.argc(), argv.install(), false) };
+        let status = unsafe { self.call_program(entry, argv.argc(), argv.install(), false, Some(libc::exit)) };
         exit_below_the_program(entry.trampoline, status)
     }
 
@@ -255,7 +282,16 @@ impl Image {
     /// valid while the program may use it; `entry_addr` is a function of
     /// the image with the C `main` signature.
     /// `timed` marks the phases for `--report` (in-process runs only).
-    unsafe fn call_program(&self, entry: EntryCall, argc: c_int, argv: *mut *mut c_char, timed: bool) -> i32 {
+    /// `then`, if given, is called with the entry's status from the
+    /// trampoline's frame (an `exit`: it does not return).
+    unsafe fn call_program(
+        &self,
+        entry: EntryCall,
+        argc: c_int,
+        argv: *mut *mut c_char,
+        timed: bool,
+        then: Option<ExitFn>,
+    ) -> i32 {
         // SAFETY: reading libc's environ pointer.
         let envp = unsafe { environ };
         let EntryCall { trampoline, entry: entry_addr } = entry;
@@ -277,13 +313,13 @@ impl Image {
         for f in arrays(preinit).chain(init_code).chain(arrays(init)) {
             // SAFETY: the address comes from the image's relocated init
             // arrays; calling it is what loading a program means.
-            unsafe { call_entry(f, argc, argv, envp) };
+            unsafe { call_entry(f, argc, argv, envp, 0) };
         }
         mark(&crate::report::RUN_CLOCK.entry_start);
         log::debug!("calling the entry at {:#x}", entry_addr);
         // SAFETY: the entry is a function in the image's executable segment
         // with the C `main` signature (the caller's contract).
-        let status = unsafe { call_entry(entry_addr, argc, argv, envp) };
+        let status = unsafe { call_entry(entry_addr, argc, argv, envp, then.map_or(0, |f| f as usize as u64)) };
         mark(&crate::report::RUN_CLOCK.entry_end);
         status
     }
@@ -325,7 +361,7 @@ fn exit_below_the_program(trampoline: u64, status: c_int) -> ! {
     // calls `exit(status, ...)`, whose extra arguments are ignored.
     unsafe {
         let call_entry = std::mem::transmute::<u64, CallEntryFn>(trampoline);
-        call_entry(libc::exit as *const () as u64, status, std::ptr::null_mut(), std::ptr::null_mut());
+        call_entry(libc::exit as *const () as u64, status, std::ptr::null_mut(), std::ptr::null_mut(), 0);
     }
     unreachable!("exit returned")
 }

@@ -447,6 +447,9 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
         image.finalize();
         first_failure = first_failure.or((status != 0).then_some(status));
     }
+    if first_failure.is_none() && cli.report.is_none() {
+        match image.run_main_then_exit_with_os_args(&cli.entry, &program, &cli.args)? {}
+    }
     let status = image.run_main_with_os_args(&cli.entry, &program, &cli.args)?;
     image.exit(first_failure.unwrap_or(status))
 }

@@ -11,7 +11,7 @@
 //! | `pthread_atfork(p,a,c)`  | `__register_atfork(p, a, c, &__dso_handle)`          |
 //! | `__stack_chk_fail_local` | tail call to `__stack_chk_fail`                      |
 //! | `__jitrun_call_entry`    | calls constructors and the entry through `__jitrun_call_main`; the outermost frame (its unwind info ends the stack, as `_start`'s does) |
-//! | `__jitrun_call_main`     | `f(argc, argv, envp)`, with unwind info           |
+//! | `__jitrun_call_main`     | `f(argc, argv, envp)`, then `then(status)` if given, with unwind info |
 //! | `__jitrun_tlsdesc_static`| TLS descriptor function: returns the stored offset   |
 //! | `__jitrun_init`, `__jitrun_fini` | `_init`/`_fini`: prologue and epilogue around the objects' `.init`/`.fini` fragments |
 //!
@@ -41,8 +41,13 @@ use crate::model::*;
 /// Name of the synthetic object in messages.
 pub const RUNTIME_OBJECT: &str = "<jitrun runtime>";
 pub const DSO_HANDLE: &str = "__dso_handle";
-/// `__jitrun_call_entry(f, argc, argv, envp)` calls `f(argc, argv, envp)`
-/// (through [`CALL_MAIN`]). jitrun calls constructors and the entry through
+/// `__jitrun_call_entry(f, argc, argv, envp, then)` calls
+/// `f(argc, argv, envp)` (through [`CALL_MAIN`]) and, when `then` is not
+/// null, `then(status)` from the same frame, as `__libc_start_call_main`
+/// calls `exit` right where `main` returned: what the program left on
+/// the stack below is then overwritten as natively (LeakSanitizer's scan
+/// at exit found a dead copy of a leaked pointer when jitrun called `exit`
+/// from deeper down). jitrun calls constructors and the entry through
 /// it because its unwind info ends the stack (the return address is
 /// undefined, as in `_start`'s): an exception nobody catches stops there
 /// with "end of stack" and `std::terminate` runs, as under
@@ -113,9 +118,15 @@ const PIECES: &[Piece] = &[
     Piece {
         name: CALL_MAIN,
         always: true,
-        // push %rbp; mov %rdi,%rax; mov %esi,%edi; mov %rdx,%rsi;
-        // mov %rcx,%rdx; call *%rax; pop %rbp; ret
-        code: &[0x55, 0x48, 0x89, 0xf8, 0x89, 0xf7, 0x48, 0x89, 0xd6, 0x48, 0x89, 0xca, 0xff, 0xd0, 0x5d, 0xc3],
+        // push %rbp; push %rbx; sub $8,%rsp; mov %r8,%rbx (`then`);
+        // mov %rdi,%rax; mov %esi,%edi; mov %rdx,%rsi; mov %rcx,%rdx;
+        // call *%rax; test %rbx,%rbx; je 1f; mov %eax,%edi; call *%rbx;
+        // 1: add $8,%rsp; pop %rbx; pop %rbp; ret
+        code: &[
+            0x55, 0x53, 0x48, 0x83, 0xec, 0x08, 0x4c, 0x89, 0xc3, 0x48, 0x89, 0xf8, 0x89, 0xf7, 0x48, 0x89, 0xd6, 0x48,
+            0x89, 0xca, 0xff, 0xd0, 0x48, 0x85, 0xdb, 0x74, 0x04, 0x89, 0xc7, 0xff, 0xd3, 0x48, 0x83, 0xc4, 0x08, 0x5b,
+            0x5d, 0xc3,
+        ],
         fixups: &[],
     },
     Piece {
@@ -282,9 +293,9 @@ pub fn build(needed: &HashSet<&str>, replaces_allocator: bool) -> LinkGraph {
 /// and the return address at CFA - 8), then an FDE for each, whose
 /// `pc_begin` (at [`ENTRY_UNWIND_PC_BEGINS`]) the fixups fill in. Call
 /// frame instructions: `0x40 + N` advances N bytes, `0x0e N` sets the CFA
-/// offset, `0x86 2` saves `%rbp` at CFA-16, `0x07 16` leaves the return
-/// address undefined (the outermost frame).
-const ENTRY_UNWIND_INFO: [u8; 88] = [
+/// offset, `0x86 2` saves `%rbp` at CFA-16, `0x83 3` `%rbx` at CFA-24,
+/// `0x07 16` leaves the return address undefined (the outermost frame).
+const ENTRY_UNWIND_INFO: [u8; 104] = [
     // CIE: length, id, version, "zR", code alignment 1, data alignment -8,
     // return address column 16, augmentation data (1 byte: 0x1b),
     // DW_CFA_def_cfa %rsp+8, DW_CFA_offset %rip at CFA-8, padding.
@@ -292,9 +303,10 @@ const ENTRY_UNWIND_INFO: [u8; 88] = [
     // FDE of __jitrun_call_entry (10 bytes: push %rbp at 0, pop %rbp at 8):
     // length, CIE pointer, pc_begin, pc_range, no augmentation data.
     0x1c, 0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x07, 16, 0x41, 0x0e, 16, 0x48, 0x0e, 8, 0, 0, 0, 0, 0, 0,
-    0, // FDE of __jitrun_call_main (16 bytes: push %rbp at 0, pop %rbp at 14).
-    0x1c, 0, 0, 0, 0x3c, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0x41, 0x0e, 16, 0x86, 2, 0x4e, 0x0e, 8, 0, 0, 0, 0, 0, 0,
-    0,
+    0, // FDE of __jitrun_call_main (38 bytes: push %rbp at 0, push %rbx
+    // at 1, sub at 2, add at 31, pop %rbx at 35, pop %rbp at 36).
+    0x2c, 0, 0, 0, 0x3c, 0, 0, 0, 0, 0, 0, 0, 38, 0, 0, 0, 0, 0x41, 0x0e, 16, 0x86, 2, 0x41, 0x0e, 24, 0x83, 3, 0x44,
+    0x0e, 32, 0x5d, 0x0e, 24, 0x41, 0x0e, 16, 0x41, 0x0e, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ];
 
 /// Where [`ENTRY_UNWIND_INFO`]'s FDEs hold their `pc_begin`, and for what.
