@@ -13,10 +13,11 @@
 //!
 //! So the heap is [`dlmalloc`] (Doug Lea's allocator, the design glibc's
 //! grew from; a pure-Rust port kept by the Rust project for its wasm
-//! targets) over one reserved address range that grows in 2 MiB steps,
-//! advised to use huge pages once the link is known to be large. Memory it grew into is kept for reuse, never
-//! given back: jitrun's working set peaks during the link and later runs
-//! reuse it, so the isolated-runs parent stays flat.
+//! targets) over address space reserved 16 MiB at a time that it grows
+//! into in 2 MiB steps, advised to use huge pages once the link is known
+//! to be large. Memory it grew into is kept for reuse, never given back:
+//! jitrun's working set peaks during the link and later runs reuse it, so
+//! the isolated-runs parent stays flat.
 //!
 //! One lock serializes the heap; `pthread_atfork` handlers hold it across
 //! `fork`, so a child never inherits it locked.
@@ -28,10 +29,11 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
 use dlmalloc::{Allocator, Dlmalloc};
 
-/// Address space reserved at a time, largest first: only what is used
-/// costs memory, but a limit on address space (`ulimit -v`, valgrind)
-/// may refuse the larger ones.
-const RESERVATIONS: [usize; 3] = [64 << 30, 1 << 30, 64 << 20];
+/// Address space is reserved this much at a time, right after the last
+/// reservation when that range is free (the heap stays one segment), and
+/// no more than that: a program that limits its address space
+/// (`setrlimit(RLIMIT_AS)`, `ulimit -v`) must not find it taken.
+const RESERVATION: usize = 16 << 20;
 /// The heap grows by whole huge pages, so that every fault in it can be
 /// served by one (a huge page needs its whole aligned 2 MiB range mapped).
 const HUGE_PAGE: usize = 2 << 20;
@@ -70,29 +72,48 @@ impl HugePageRegion {
         Self { next: AtomicUsize::new(0), end: AtomicUsize::new(0), grown: AtomicUsize::new(0) }
     }
 
-    /// Reserves at least `size` bytes of address space aligned to a huge
-    /// page: no access, no memory committed. Returns `(start, end)`.
-    fn reserve(size: usize) -> Option<(usize, usize)> {
-        RESERVATIONS.iter().map(|&len| len.max(size)).find_map(|len| {
-            // SAFETY: a fresh anonymous mapping at an address the kernel
-            // picks touches no existing memory. One huge page more is
-            // reserved, so that an aligned start exists inside it.
+    /// Reserves `len` bytes of address space (no access, no memory
+    /// committed) at `at`, or anywhere aligned to a huge page. Returns the
+    /// start.
+    fn reserve(len: usize, at: Option<usize>) -> Option<usize> {
+        let map = |hint: usize, len: usize, flags: i32| {
+            // SAFETY: an anonymous mapping where nothing is mapped:
+            // MAP_FIXED_NOREPLACE refuses to replace one, and without it
+            // the kernel picks a free range.
             let mapped = unsafe {
                 libc::mmap(
-                    ptr::null_mut(),
-                    len.checked_add(HUGE_PAGE)?,
+                    hint as *mut c_void,
+                    len,
                     libc::PROT_NONE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | flags,
                     -1,
                     0,
                 )
             };
-            if mapped == libc::MAP_FAILED {
+            (mapped != libc::MAP_FAILED).then_some(mapped as usize)
+        };
+        let unmap = |start: usize, len: usize| {
+            if len > 0 {
+                // SAFETY: part of a reservation just made here, unused.
+                unsafe { libc::munmap(start as *mut c_void, len) };
+            }
+        };
+        if let Some(at) = at {
+            // Kernels before 4.17 take MAP_FIXED_NOREPLACE as a mere hint.
+            let mapped = map(at, len, libc::MAP_FIXED_NOREPLACE)?;
+            if mapped != at {
+                unmap(mapped, len);
                 return None;
             }
-            let start = (mapped as usize).next_multiple_of(HUGE_PAGE);
-            Some((start, start + len))
-        })
+            return Some(at);
+        }
+        // One huge page more, so that an aligned start exists inside; the
+        // rest is given back.
+        let mapped = map(0, len.checked_add(HUGE_PAGE)?, 0)?;
+        let start = mapped.next_multiple_of(HUGE_PAGE);
+        unmap(mapped, start - mapped);
+        unmap(start + len, mapped + HUGE_PAGE - start);
+        Some(start)
     }
 }
 
@@ -108,10 +129,21 @@ unsafe impl Allocator for HugePageRegion {
         let piece_size = |next: usize| next.checked_add(size)?.checked_next_multiple_of(HUGE_PAGE).map(|e| e - next);
         let Some(mut size) = piece_size(next) else { return FAILED };
         if end - next < size {
-            let Some((start, new_end)) = Self::reserve(size) else { return FAILED };
-            (next, end) = (start, new_end);
-            let Some(new_size) = piece_size(next) else { return FAILED };
-            size = new_size;
+            let more = size.max(RESERVATION);
+            if end != 0 && Self::reserve(more, Some(end)).is_some() {
+                end += more;
+            } else {
+                // Elsewhere: the smallest that will do if a limit on
+                // address space refuses the usual amount.
+                let Some((start, len)) =
+                    [more, size].into_iter().find_map(|len| Self::reserve(len, None).map(|start| (start, len)))
+                else {
+                    return FAILED;
+                };
+                (next, end) = (start, start + len);
+                let Some(new_size) = piece_size(next) else { return FAILED };
+                size = new_size;
+            }
         }
         let grown = self.grown.load(Ordering::Relaxed);
         if HUGE_PAGES_WANTED.load(Ordering::Relaxed) || grown >= LARGE_HEAP {

@@ -43,3 +43,43 @@ fn load_run_unload_twice_runs_each_pair_twice() {
     assert_eq!(one_round.len(), 6, "native log: {}", one_round);
     assert_eq!(order, one_round.repeat(2));
 }
+
+/// jitrun's own heap reserves address space a little at a time: under a
+/// tight limit on it (`ulimit -v`, a program's own `setrlimit`), it still
+/// starts, and leaves a program that maps a large block the room it has
+/// natively.
+#[test]
+fn a_tight_address_space_limit_leaves_room_for_the_program() {
+    let dir = common::scratch("lifecycle-rlimit-as");
+    let object = common::compile_source(
+        &dir,
+        "arena.c",
+        r#"#include <stdio.h>
+#include <sys/mman.h>
+int main(void) {
+    /* 64 MiB, as an allocator's arena */
+    char *arena = mmap(0, 64 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (arena == MAP_FAILED) { puts("no arena"); return 1; }
+    arena[0] = 1;
+    puts("arena mapped");
+    return 0;
+}
+"#,
+        "-O2",
+    );
+    for limit_kib in [60_000, 100_000] {
+        let script = format!("ulimit -v {}; exec \"$0\" \"$1\"", limit_kib);
+        let out = Command::new("sh").args(["-c", &script]).arg(common::jitrun_bin()).arg(&object).output().unwrap();
+        // Under 60 MB there is no room for the arena (natively neither),
+        // but jitrun runs the program, which says so.
+        let (status, stdout) = if limit_kib >= 100_000 { (0, "arena mapped\n") } else { (1, "no arena\n") };
+        assert_eq!(
+            out.status.code(),
+            Some(status),
+            "ulimit -v {}: {}",
+            limit_kib,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), stdout, "ulimit -v {}", limit_kib);
+    }
+}
