@@ -67,16 +67,8 @@ pub(crate) fn map_in_order<T: Sync, R: Send>(items: &[T], parallel: bool, f: imp
     };
     let mut results: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    reserve_thread_heap();
-                    work()
-                })
-            })
-            .collect();
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
         // Many items make much to allocate, on the calling thread too.
-        reserve_thread_heap();
         let mine = work();
         let theirs = helpers.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
         for (i, result) in theirs.flatten().chain(mine) {
@@ -95,17 +87,4 @@ pub(crate) fn link_threads() -> usize {
     } else {
         crate::run::cpu_count()
     }
-}
-
-/// Grows the calling thread's malloc heap once, by about 800 KiB, so that
-/// it need not grow page by page: glibc extends a thread's heap with one
-/// `mprotect` per growth, and each takes the process's memory-map lock,
-/// which the other threads' page faults then wait for (≈300 of them for
-/// 300 small objects). The memory is freed at once and never touched; the
-/// heap keeps its extended protection.
-pub(crate) fn reserve_thread_heap() {
-    // Below malloc's mmap threshold (128 KiB), so they come from the heap.
-    const CHUNK: usize = 96 << 10;
-    let chunks: Vec<Vec<u8>> = (0..8).map(|_| Vec::with_capacity(CHUNK)).collect();
-    drop(chunks);
 }
