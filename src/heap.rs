@@ -19,8 +19,9 @@
 //! jitrun's working set peaks during the link and later runs reuse it, so
 //! the isolated-runs parent stays flat.
 //!
-//! One lock serializes the heap; `pthread_atfork` handlers hold it across
-//! `fork`, so a child never inherits it locked.
+//! There are two such heaps, the main thread's and the link's helper
+//! threads', each with its lock; `pthread_atfork` handlers hold both
+//! across `fork`, so a child never inherits one locked.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::c_void;
@@ -42,8 +43,9 @@ const HUGE_PAGE: usize = 2 << 20;
 /// grown this far anyway. A small link needs less than one, and zeroing a
 /// whole huge page would cost it more than the faults it saves, and 2 MiB
 /// of memory (the 301-object link: 2.3 MiB of heap from 0.9 MB of input;
-/// 280,000 relocations: 8 MiB from 15 MB).
-const LARGE_INPUT: usize = 4 << 20;
+/// 280,000 relocations: 8 MiB from 15 MB). Low enough that the first
+/// large object read decides it, before the helper threads' heap grows.
+const LARGE_INPUT: usize = 3 << 19;
 const LARGE_HEAP: usize = 8 << 20;
 static INPUT_BYTES: AtomicUsize = AtomicUsize::new(0);
 static HUGE_PAGES_WANTED: AtomicBool = AtomicBool::new(false);
@@ -65,11 +67,41 @@ pub struct HugePageRegion {
     end: AtomicUsize,
     /// Bytes handed out so far.
     grown: AtomicUsize,
+    /// Where its reservations are, so that a block's address tells which
+    /// heap it came from.
+    reservations: &'static Reservations,
+}
+
+/// Reservations one region keeps track of (1 GiB and more of heap).
+const MAX_RANGES: usize = 64;
+
+/// A region's reservations as `[start, end)` pairs; a region with all of
+/// them in use reserves no more (its heap then fails, see [`JitrunHeap`]).
+struct Reservations {
+    ranges: [AtomicUsize; 2 * MAX_RANGES],
+    count: AtomicUsize,
+}
+
+impl Reservations {
+    const fn new() -> Self {
+        Reservations { ranges: [const { AtomicUsize::new(0) }; 2 * MAX_RANGES], count: AtomicUsize::new(0) }
+    }
+
+    /// Whether `address` lies in one of the reservations. Needs no lock: a
+    /// block's range was recorded before the block existed, and ranges
+    /// never change but for the last one growing.
+    fn contain(&self, address: usize) -> bool {
+        let count = self.count.load(Ordering::Acquire);
+        (0..count).any(|i| {
+            let start = self.ranges[2 * i].load(Ordering::Acquire);
+            (start..self.ranges[2 * i + 1].load(Ordering::Acquire)).contains(&address)
+        })
+    }
 }
 
 impl HugePageRegion {
-    const fn new() -> Self {
-        Self { next: AtomicUsize::new(0), end: AtomicUsize::new(0), grown: AtomicUsize::new(0) }
+    const fn new(reservations: &'static Reservations) -> Self {
+        Self { next: AtomicUsize::new(0), end: AtomicUsize::new(0), grown: AtomicUsize::new(0), reservations }
     }
 
     /// Reserves `len` bytes of address space (no access, no memory
@@ -130,9 +162,14 @@ unsafe impl Allocator for HugePageRegion {
         let Some(mut size) = piece_size(next) else { return FAILED };
         if end - next < size {
             let more = size.max(RESERVATION);
+            let (ranges, count) = (&self.reservations.ranges, self.reservations.count.load(Ordering::Relaxed));
             if end != 0 && Self::reserve(more, Some(end)).is_some() {
                 end += more;
+                ranges[2 * count - 1].store(end, Ordering::Release);
             } else {
+                if count == MAX_RANGES {
+                    return FAILED;
+                }
                 // Elsewhere: the smallest that will do if a limit on
                 // address space refuses the usual amount.
                 let Some((start, len)) =
@@ -141,6 +178,9 @@ unsafe impl Allocator for HugePageRegion {
                     return FAILED;
                 };
                 (next, end) = (start, start + len);
+                ranges[2 * count].store(start, Ordering::Release);
+                ranges[2 * count + 1].store(end, Ordering::Release);
+                self.reservations.count.store(count + 1, Ordering::Release);
                 let Some(new_size) = piece_size(next) else { return FAILED };
                 size = new_size;
             }
@@ -189,83 +229,163 @@ unsafe impl Allocator for HugePageRegion {
 }
 
 /// The global allocator: `#[global_allocator] static HEAP: JitrunHeap = JitrunHeap;`.
+///
+/// Two heaps, each with its lock: one for the main thread, one for the
+/// threads that parse and write in parallel ([`use_helper_heap`]), so that
+/// those do not wait for each other's allocations (with one heap, 301
+/// objects linked ~5% slower than with glibc's per-thread arenas). A block
+/// goes back to the heap whose address range holds it.
 pub struct JitrunHeap;
 
-static mut HEAP: Dlmalloc<HugePageRegion> = Dlmalloc::new_with_allocator(HugePageRegion::new());
-/// The heap's lock: 0 free, 1 held, 2 held with waiters (a futex).
-static LOCK: AtomicU32 = AtomicU32::new(0);
+/// One dlmalloc and its lock: 0 free, 1 held, 2 held with waiters (a futex).
+struct Heap {
+    dlmalloc: std::cell::UnsafeCell<Dlmalloc<HugePageRegion>>,
+    lock: AtomicU32,
+}
+
+// SAFETY: the dlmalloc is only reached with the lock held (`Heap::with`).
+unsafe impl Sync for Heap {}
+
+static MAIN_RESERVATIONS: Reservations = Reservations::new();
+static HELPER_RESERVATIONS: Reservations = Reservations::new();
+static MAIN: Heap = Heap::new(&MAIN_RESERVATIONS);
+static HELPERS: Heap = Heap::new(&HELPER_RESERVATIONS);
 static FORK_HANDLERS: std::sync::Once = std::sync::Once::new();
 
-/// Takes the heap's lock. The parallel parsing threads allocate at the
-/// same time and hold it for ~100 ns: a short spin settles most contention
-/// without a system call (a plain pthread mutex made 170 futex calls in a
-/// 300-object link).
-extern "C" fn lock() {
-    for _ in 0..100 {
-        if LOCK.compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
-            return;
+std::thread_local! {
+    /// Set on the link's helper threads. A `Cell<bool>` needs no
+    /// destructor, so reading it allocates nothing and registers nothing.
+    static ON_HELPER_HEAP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Makes the calling thread allocate from the helpers' heap.
+pub fn use_helper_heap() {
+    ON_HELPER_HEAP.with(|on| on.set(true));
+}
+
+impl Heap {
+    const fn new(reservations: &'static Reservations) -> Self {
+        Heap {
+            dlmalloc: std::cell::UnsafeCell::new(Dlmalloc::new_with_allocator(HugePageRegion::new(reservations))),
+            lock: AtomicU32::new(0),
         }
-        std::hint::spin_loop();
     }
-    while LOCK.swap(2, Ordering::Acquire) != 0 {
-        // SAFETY: FUTEX_WAIT on a static word; it returns at once if the
-        // word is no longer 2.
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                LOCK.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                2,
-                ptr::null::<c_void>(),
-            )
-        };
+
+    /// The heap a thread allocates from.
+    fn current() -> &'static Heap {
+        if ON_HELPER_HEAP.with(|on| on.get()) {
+            &HELPERS
+        } else {
+            &MAIN
+        }
+    }
+
+    /// The heap `block` came from.
+    fn of(block: *mut u8) -> &'static Heap {
+        if HELPER_RESERVATIONS.contain(block as usize) {
+            &HELPERS
+        } else {
+            &MAIN
+        }
+    }
+
+    /// Takes the lock. The parallel threads allocate at the same time and
+    /// hold a lock for ~100 ns: a short spin settles most contention
+    /// without a system call (a plain pthread mutex made 170 futex calls
+    /// in a 300-object link).
+    fn lock(&self) {
+        for _ in 0..100 {
+            if self.lock.compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+                return;
+            }
+            std::hint::spin_loop();
+        }
+        while self.lock.swap(2, Ordering::Acquire) != 0 {
+            // SAFETY: FUTEX_WAIT on a static word; it returns at once if
+            // the word is no longer 2.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_futex,
+                    self.lock.as_ptr(),
+                    libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                    2,
+                    ptr::null::<c_void>(),
+                )
+            };
+        }
+    }
+
+    /// Releases the lock, waking a waiter if there is one.
+    fn unlock(&self) {
+        if self.lock.swap(0, Ordering::Release) == 2 {
+            // SAFETY: FUTEX_WAKE on a static word wakes at most one waiter.
+            unsafe {
+                libc::syscall(libc::SYS_futex, self.lock.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, 1)
+            };
+        }
+    }
+
+    /// Runs `f` on this heap with its lock held.
+    fn with<T>(&self, f: impl FnOnce(&mut Dlmalloc<HugePageRegion>) -> T) -> T {
+        // Outside the locks: pthread_atfork allocates with glibc's malloc,
+        // not these heaps, and must not run inside a fork's prepare handler.
+        FORK_HANDLERS.call_once(|| {
+            // SAFETY: plain functions that take and release both locks.
+            unsafe { libc::pthread_atfork(Some(lock_both), Some(unlock_both), Some(unlock_both)) };
+        });
+        self.lock();
+        // SAFETY: the lock gives this thread the only reference.
+        let result = f(unsafe { &mut *self.dlmalloc.get() });
+        self.unlock();
+        result
     }
 }
 
-/// Releases the heap's lock, waking a waiter if there is one.
-extern "C" fn unlock() {
-    if LOCK.swap(0, Ordering::Release) == 2 {
-        // SAFETY: FUTEX_WAKE on a static word wakes at most one waiter.
-        unsafe { libc::syscall(libc::SYS_futex, LOCK.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, 1) };
-    }
+/// Held across `fork`, so that a child never inherits a heap locked by
+/// another thread.
+extern "C" fn lock_both() {
+    MAIN.lock();
+    HELPERS.lock();
 }
 
-/// Runs `f` on the heap with its lock held.
-fn with_heap<T>(f: impl FnOnce(&mut Dlmalloc<HugePageRegion>) -> T) -> T {
-    // Outside the lock: pthread_atfork allocates with glibc's malloc, not
-    // this heap, and must not run inside a fork's prepare handler.
-    FORK_HANDLERS.call_once(|| {
-        // SAFETY: plain function pointers that lock and unlock the mutex.
-        unsafe { libc::pthread_atfork(Some(lock), Some(unlock), Some(unlock)) };
-    });
-    lock();
-    // SAFETY: the lock gives this thread the only reference to HEAP.
-    let result = f(unsafe { &mut *ptr::addr_of_mut!(HEAP) });
-    unlock();
-    result
+extern "C" fn unlock_both() {
+    HELPERS.unlock();
+    MAIN.unlock();
 }
 
-// SAFETY: each call goes to dlmalloc under the lock, with the layout the
-// caller gives; dlmalloc honours size and alignment.
+// SAFETY: each call goes to a dlmalloc under its lock, with the layout the
+// caller gives (dlmalloc honours size and alignment); a block is freed or
+// resized by the heap that made it.
 unsafe impl GlobalAlloc for JitrunHeap {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded under GlobalAlloc's own contract.
-        with_heap(|heap| unsafe { heap.malloc(layout.size(), layout.align()) })
+        let block = Heap::current().with(|heap| unsafe { heap.malloc(layout.size(), layout.align()) });
+        if block.is_null() && ptr::eq(Heap::current(), &HELPERS) {
+            // The helpers' region is out of ranges: the main heap.
+            // SAFETY: as above.
+            return MAIN.with(|heap| unsafe { heap.malloc(layout.size(), layout.align()) });
+        }
+        block
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as in `alloc`.
-        with_heap(|heap| unsafe { heap.calloc(layout.size(), layout.align()) })
+        let block = Heap::current().with(|heap| unsafe { heap.calloc(layout.size(), layout.align()) });
+        if block.is_null() && ptr::eq(Heap::current(), &HELPERS) {
+            // SAFETY: as in `alloc`.
+            return MAIN.with(|heap| unsafe { heap.calloc(layout.size(), layout.align()) });
+        }
+        block
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: `ptr` came from this allocator with `layout` (the caller's contract).
-        with_heap(|heap| unsafe { heap.free(ptr, layout.size(), layout.align()) })
+        Heap::of(ptr).with(|heap| unsafe { heap.free(ptr, layout.size(), layout.align()) })
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: as in `dealloc`.
-        with_heap(|heap| unsafe { heap.realloc(ptr, layout.size(), layout.align(), new_size) })
+        Heap::of(ptr).with(|heap| unsafe { heap.realloc(ptr, layout.size(), layout.align(), new_size) })
     }
 }
 
@@ -318,6 +438,28 @@ mod tests {
             assert!(unsafe { std::slice::from_raw_parts(zeroed, size) }.iter().all(|&b| b == 0), "{size}");
             // SAFETY: from this allocator with this layout.
             unsafe { JitrunHeap.dealloc(zeroed, layout) };
+        }
+    }
+
+    #[test]
+    fn blocks_of_the_helpers_heap_go_back_to_it_from_any_thread() {
+        let made: Vec<(usize, Layout)> = std::thread::spawn(|| {
+            use_helper_heap();
+            (0..100).map(|i| filled(16 + i * 97, 8, 7)).map(|(block, layout)| (block as usize, layout)).collect()
+        })
+        .join()
+        .unwrap();
+        for (block, layout) in made {
+            assert!(HELPER_RESERVATIONS.contain(block) && !MAIN_RESERVATIONS.contain(block));
+            assert!(ptr::eq(Heap::of(block as *mut u8), &HELPERS));
+            // SAFETY: from this allocator with this layout; resized and
+            // freed here, on another thread than the one that made it.
+            let grown = unsafe { JitrunHeap.realloc(block as *mut u8, layout, layout.size() * 2) };
+            assert!(HELPER_RESERVATIONS.contain(grown as usize));
+            // SAFETY: the first `layout.size()` bytes were kept by realloc.
+            assert!(unsafe { std::slice::from_raw_parts(grown, layout.size()) }.iter().all(|&b| b == 7));
+            // SAFETY: the grown block's layout.
+            unsafe { JitrunHeap.dealloc(grown, Layout::from_size_align(layout.size() * 2, 8).unwrap()) };
         }
     }
 
