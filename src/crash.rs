@@ -346,7 +346,7 @@ const STEP_TABLE: i32 = 1;
 /// Starts a thread that runs `source` (a builder that publishes the table).
 /// If the thread cannot start, nobody publishes and the wait times out.
 fn start_table_builder(source: Box<TableSource>) {
-    let _ = crate::image::spawn_thread_leaving_heap_alone(c"jitrun-crash", move || {
+    let _ = crate::image::spawn_unjoined_thread(c"jitrun-crash", move || {
         crate::image::keep_signals_off_this_thread();
         // The report goes on without names rather than jitrun failing.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(source));

@@ -61,7 +61,7 @@ pub fn note_input(bytes: usize) {
 /// The system side of the heap: hands out consecutive pieces of a
 /// reservation (dlmalloc merges consecutive pieces into one segment), and
 /// reserves more address space when one is used up.
-pub struct HugePageRegion {
+struct HugePageRegion {
     /// The next piece's address, and the end of the current reservation.
     next: AtomicUsize,
     end: AtomicUsize,
@@ -263,6 +263,15 @@ pub fn use_helper_heap() {
     ON_HELPER_HEAP.with(|on| on.set(true));
 }
 
+/// `f` as a helper thread's body: it allocates from the helpers' heap, so
+/// that it and the thread that started it never wait for each other's lock.
+pub fn on_helper_heap<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> R {
+    move || {
+        use_helper_heap();
+        f()
+    }
+}
+
 impl Heap {
     const fn new(reservations: &'static Reservations) -> Self {
         Heap {
@@ -278,6 +287,17 @@ impl Heap {
         } else {
             &MAIN
         }
+    }
+
+    /// A new block from the calling thread's heap; when the helpers' heap
+    /// can reserve no more (all its ranges in use), from the main heap.
+    fn allocate(make: impl Fn(&mut Dlmalloc<HugePageRegion>) -> *mut u8) -> *mut u8 {
+        let heap = Heap::current();
+        let block = heap.with(&make);
+        if block.is_null() && ptr::eq(heap, &HELPERS) {
+            return MAIN.with(make);
+        }
+        block
     }
 
     /// The heap `block` came from.
@@ -359,23 +379,12 @@ extern "C" fn unlock_both() {
 unsafe impl GlobalAlloc for JitrunHeap {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded under GlobalAlloc's own contract.
-        let block = Heap::current().with(|heap| unsafe { heap.malloc(layout.size(), layout.align()) });
-        if block.is_null() && ptr::eq(Heap::current(), &HELPERS) {
-            // The helpers' region is out of ranges: the main heap.
-            // SAFETY: as above.
-            return MAIN.with(|heap| unsafe { heap.malloc(layout.size(), layout.align()) });
-        }
-        block
+        Heap::allocate(|heap| unsafe { heap.malloc(layout.size(), layout.align()) })
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as in `alloc`.
-        let block = Heap::current().with(|heap| unsafe { heap.calloc(layout.size(), layout.align()) });
-        if block.is_null() && ptr::eq(Heap::current(), &HELPERS) {
-            // SAFETY: as in `alloc`.
-            return MAIN.with(|heap| unsafe { heap.calloc(layout.size(), layout.align()) });
-        }
-        block
+        Heap::allocate(|heap| unsafe { heap.calloc(layout.size(), layout.align()) })
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {

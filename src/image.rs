@@ -855,7 +855,7 @@ pub fn keep_signals_off_this_thread() {
 /// frees its TLS vector there too) and is named `name` for debuggers.
 /// Under ThreadSanitizer, whose allocator keeps the program's heap apart
 /// anyway, the thread is detached: it reports unjoined threads as leaks.
-pub fn spawn_thread_leaving_heap_alone<F: FnOnce() + Send + 'static>(name: &CStr, f: F) -> std::io::Result<()> {
+pub fn spawn_unjoined_thread<F: FnOnce() + Send + 'static>(name: &CStr, f: F) -> std::io::Result<()> {
     struct Start<F> {
         name: [u8; 16],
         f: F,
@@ -905,7 +905,7 @@ pub fn spawn_thread_leaving_heap_alone<F: FnOnce() + Send + 'static>(name: &CStr
     Ok(())
 }
 
-/// The start blocks [`spawn_thread_leaving_heap_alone`] leaks, so that a
+/// The start blocks [`spawn_unjoined_thread`] leaks, so that a
 /// leak checker (LeakSanitizer, with `-fsanitize=address` code) finds them
 /// reachable rather than report jitrun's few bytes as the program's leak.
 /// jitrun starts one such thread at most (a crash's table).

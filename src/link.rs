@@ -533,10 +533,7 @@ impl Linker {
             let threads = crate::parallel::link_threads();
             let symbols = if threads > 1 && placed_blocks_weight(&graphs, &layout) >= PARALLEL_FIXUP_WEIGHT {
                 std::thread::scope(|scope| -> Result<crate::image::SymbolMap> {
-                    let map = scope.spawn(|| {
-                        crate::heap::use_helper_heap();
-                        build_symbols()
-                    });
+                    let map = scope.spawn(crate::heap::on_helper_heap(build_symbols));
                     copy_and_fix_blocks(memory, &graphs, &layout, &addrs, threads)?;
                     Ok(map.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
                 })?
@@ -1451,10 +1448,7 @@ fn copy_and_fix_blocks(
             let end = runs[i + 1][0].0;
             let (mine, tail) = std::mem::take(&mut memory).split_at_mut((end - memory_start) as usize);
             let start = memory_start;
-            handles.push(scope.spawn(move || {
-                crate::heap::use_helper_heap();
-                run_blocks(mine, start, run)
-            }));
+            handles.push(scope.spawn(crate::heap::on_helper_heap(move || run_blocks(mine, start, run))));
             memory = tail;
             memory_start = end;
         }

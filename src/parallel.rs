@@ -67,15 +67,7 @@ pub(crate) fn map_in_order<T: Sync, R: Send>(items: &[T], parallel: bool, f: imp
     };
     let mut results: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    // Not the caller's heap: neither waits for the other's lock.
-                    crate::heap::use_helper_heap();
-                    work()
-                })
-            })
-            .collect();
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(crate::heap::on_helper_heap(work))).collect();
         // Many items make much to allocate, on the calling thread too.
         let mine = work();
         let theirs = helpers.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
