@@ -346,11 +346,12 @@ const STEP_TABLE: i32 = 1;
 /// Starts a thread that runs `source` (a builder that publishes the table).
 /// If the thread cannot start, nobody publishes and the wait times out.
 fn start_table_builder(source: Box<TableSource>) {
-    let _ = crate::image::spawn_unjoined_thread(c"jitrun-crash", move || {
+    let builder = crate::heap::counted_as_other_thread(move || {
         crate::image::keep_signals_off_this_thread();
         // The report goes on without names rather than jitrun failing.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(source));
     });
+    let _ = crate::image::spawn_unjoined_thread(c"jitrun-crash", builder);
 }
 
 /// Whether [`prepare`] has published a table in this process.
@@ -366,21 +367,22 @@ pub fn is_prepared() -> bool {
 pub fn activate() {
     // Per thread: the thread that runs the program gets it.
     ensure_alternate_stack();
+    let ours = handle_signal as *const () as usize;
     for sig in SIGNALS {
-        // SAFETY: reading, then installing a handler with a zeroed, then
-        // filled sigaction.
+        // One system call per signal (each isolated run makes these): ours
+        // goes in, and another handler found there goes back.
+        // SAFETY: installing a handler with a zeroed, then filled sigaction,
+        // and putting back the one the kernel returned.
         unsafe {
-            let mut current: libc::sigaction = std::mem::zeroed();
-            libc::sigaction(sig, std::ptr::null(), &mut current);
-            let ours = handle_signal as *const () as usize;
-            if ![libc::SIG_DFL, libc::SIG_IGN, ours].contains(&current.sa_sigaction) {
-                continue;
-            }
             let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = handle_signal as *const () as usize;
+            action.sa_sigaction = ours;
             action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESETHAND;
             libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(sig, &action, std::ptr::null_mut());
+            let mut previous: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(sig, &action, &mut previous);
+            if ![libc::SIG_DFL, libc::SIG_IGN, ours].contains(&previous.sa_sigaction) {
+                libc::sigaction(sig, &previous, std::ptr::null_mut());
+            }
         }
     }
 }

@@ -21,7 +21,8 @@
 //!
 //! There are two such heaps, the main thread's and the link's helper
 //! threads', each with its lock; `pthread_atfork` handlers hold both
-//! across `fork`, so a child never inherits one locked.
+//! across `fork` while another of jitrun's threads may be allocating, so a
+//! child never inherits one locked.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::c_void;
@@ -266,8 +267,34 @@ pub fn use_helper_heap() {
 /// `f` as a helper thread's body: it allocates from the helpers' heap, so
 /// that it and the thread that started it never wait for each other's lock.
 pub fn on_helper_heap<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> R {
+    let f = counted_as_other_thread(f);
     move || {
         use_helper_heap();
+        f()
+    }
+}
+
+/// How many threads besides the main one may be allocating from these
+/// heaps: helper threads from when they are planned (on the thread that
+/// starts them) until their body returns. With none, a fork has no lock
+/// to take, and takes none.
+static OTHER_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// `f` as the body of a thread of jitrun's that allocates while the main
+/// thread may fork: counted from now, on the starting thread (so no fork
+/// can miss a thread about to start), until `f` returns or unwinds. A body
+/// that never runs leaves the count high, which only costs a fork its
+/// locks.
+pub fn counted_as_other_thread<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> R {
+    struct Running;
+    impl Drop for Running {
+        fn drop(&mut self) {
+            OTHER_THREADS.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    OTHER_THREADS.fetch_add(1, Ordering::SeqCst);
+    move || {
+        let _running = Running;
         f()
     }
 }
@@ -345,6 +372,14 @@ impl Heap {
         }
     }
 
+    /// Releases the lock if the fork's prepare handler took it (in a
+    /// child, the forking thread held it: its copy is the only thread).
+    fn unlock_if_held(&self) {
+        if self.lock.load(Ordering::Relaxed) != 0 {
+            self.unlock();
+        }
+    }
+
     /// Runs `f` on this heap with its lock held.
     fn with<T>(&self, f: impl FnOnce(&mut Dlmalloc<HugePageRegion>) -> T) -> T {
         // Outside the locks: pthread_atfork allocates with glibc's malloc,
@@ -361,16 +396,22 @@ impl Heap {
     }
 }
 
-/// Held across `fork`, so that a child never inherits a heap locked by
-/// another thread.
+/// Held across `fork` while another of jitrun's threads may allocate, so
+/// that a child never inherits a heap locked by that thread. A fork from
+/// the only such thread (every isolated run's) takes no lock: the lock
+/// words are then not written after the fork, where each write costs the
+/// parent and the child a copy-on-write fault of the page.
 extern "C" fn lock_both() {
+    if OTHER_THREADS.load(Ordering::SeqCst) == 0 {
+        return;
+    }
     MAIN.lock();
     HELPERS.lock();
 }
 
 extern "C" fn unlock_both() {
-    HELPERS.unlock();
-    MAIN.unlock();
+    HELPERS.unlock_if_held();
+    MAIN.unlock_if_held();
 }
 
 // SAFETY: each call goes to a dlmalloc under its lock, with the layout the
