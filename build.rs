@@ -33,6 +33,7 @@ fn main() {
     ] {
         println!("cargo:rustc-link-arg-bins=-Wl,--export-dynamic-symbol={hook}");
     }
+    place_hot_functions_together();
     println!("cargo:rerun-if-env-changed=CC");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let Ok(out) = Command::new(&cc).arg("-print-file-name=libgcc_eh.a").output() else {
@@ -48,5 +49,40 @@ fn main() {
             println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
         }
         None => println!("cargo:warning=no libgcc_eh.a: jitrun will load libgcc_s.so at start-up"),
+    }
+}
+
+/// Has the linker put the functions common runs execute (listed by
+/// `scripts/hot-functions.sh` in build/hot-functions.txt) side by side at
+/// the start of `.text`: every run is a new process, and each 64 KiB of
+/// code it touches is a page fault (an isolated run's child faults its
+/// code in again). Only rust-lld, the linker rustc 1.90 and later use for
+/// this target, takes a symbol ordering file; with another, nothing is
+/// asked. Names missing from the build are skipped.
+fn place_hot_functions_together() {
+    let list = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("build/hot-functions.txt");
+    println!("cargo:rerun-if-changed={}", list.display());
+    println!("cargo:rerun-if-env-changed=RUSTFLAGS");
+    if !list.exists() || std::env::var("TARGET").as_deref() != Ok("x86_64-unknown-linux-gnu") {
+        return;
+    }
+    // A linker chosen by flags may not be rust-lld.
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    if flags.contains("link") {
+        return;
+    }
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let Some(minor) = Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|out| String::from_utf8(out.stdout).ok())
+        .and_then(|v| v.split_whitespace().nth(1)?.split('.').nth(1)?.parse::<u32>().ok())
+    else {
+        return;
+    };
+    if minor >= 90 {
+        println!("cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}", list.display());
+        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
     }
 }
