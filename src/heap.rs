@@ -284,7 +284,8 @@ static OTHER_THREADS: AtomicUsize = AtomicUsize::new(0);
 /// thread may fork: counted from now, on the starting thread (so no fork
 /// can miss a thread about to start), until `f` returns or unwinds. A body
 /// that never runs leaves the count high, which only costs a fork its
-/// locks.
+/// locks. (Past its body a thread may still free memory while it exits:
+/// see [`lock_both`].)
 pub fn counted_as_other_thread<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> R {
     struct Running;
     impl Drop for Running {
@@ -402,7 +403,10 @@ impl Heap {
 /// words are then not written after the fork, where each write costs the
 /// parent and the child a copy-on-write fault of the page.
 extern "C" fn lock_both() {
-    if OTHER_THREADS.load(Ordering::SeqCst) == 0 {
+    // libc's flag too: a helper whose body returned may still be exiting
+    // (freeing its thread's memory), and jitrun declares the process
+    // single-threaded only once the kernel counts one thread.
+    if OTHER_THREADS.load(Ordering::SeqCst) == 0 && crate::image::libc_says_single_threaded() {
         return;
     }
     MAIN.lock();

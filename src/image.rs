@@ -913,6 +913,21 @@ static LEAKED_THREAD_STARTS: [std::sync::atomic::AtomicUsize; 4] =
     [const { std::sync::atomic::AtomicUsize::new(0) }; 4];
 static LEAKED_THREAD_STARTS_USED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// libc's `__libc_single_threaded`. Looked up, not imported: an import's
+/// GOT entry is one a copy relocation re-points, and the compiler assumes
+/// it never changes.
+static LIBC_SINGLE_THREADED: crate::host::LazyLibcFunction =
+    crate::host::LazyLibcFunction::new(c"__libc_single_threaded");
+
+/// Whether libc knows the process to be single-threaded: glibc clears the
+/// flag when a thread starts, and only [`declare_single_threaded`] sets it
+/// again, once the kernel counts one thread. `false` until that has run.
+/// Async-signal-safe (no lookup), for a fork handler.
+pub fn libc_says_single_threaded() -> bool {
+    // SAFETY: the address of libc's one-byte flag, which stays mapped.
+    LIBC_SINGLE_THREADED.get().is_some_and(|flag| unsafe { *(flag as *const libc::c_char) } != 0)
+}
+
 /// Tells glibc that the calling thread is again the process's only one,
 /// as it is in a native process that never started a thread. glibc's fork
 /// then skips locking every malloc arena and stdio's list (fewer
@@ -940,10 +955,7 @@ pub unsafe fn declare_single_threaded() {
     if std::fs::metadata("/proc/self/task").map_or(true, |task| task.nlink() != 3) {
         return;
     }
-    // Looked up, not imported: an import's GOT entry is one a copy
-    // relocation re-points, and the compiler assumes it never changes.
-    static FLAG: crate::host::LazyLibcFunction = crate::host::LazyLibcFunction::new(c"__libc_single_threaded");
-    let Some(own) = FLAG.resolve() else { return };
+    let Some(own) = LIBC_SINGLE_THREADED.resolve() else { return };
     let copies = crate::host::got_values_of(own as u64, c"__libc_single_threaded");
     for flag in std::iter::once(own as u64).chain(copies) {
         // SAFETY: a byte of libc's or of the image's copy of it; the
