@@ -13,6 +13,8 @@ use crate::format::dynamic::ExportTable;
 pub struct SharedLibrary {
     pub path: PathBuf,
     handle: *mut libc::c_void,
+    /// Its load bias and dynamic tables, read once ([`Self::own_tables`]).
+    tables: std::sync::OnceLock<Option<(u64, DynamicTables)>>,
 }
 
 // SAFETY: a dlopen handle may be used and closed from any thread.
@@ -33,7 +35,7 @@ impl SharedLibrary {
         if handle.is_null() {
             bail!("{}: cannot load shared library: {}", path.display(), dlerror_message());
         }
-        Ok(SharedLibrary { path: path.to_path_buf(), handle })
+        Ok(SharedLibrary { path: path.to_path_buf(), handle, tables: Default::default() })
     }
 
     /// The loaded library whose code or data contains `addr`, held open
@@ -50,7 +52,7 @@ impl SharedLibrary {
         // SAFETY: RTLD_NOLOAD only takes a reference to a loaded library.
         let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
         let path = PathBuf::from(name.to_string_lossy().into_owned());
-        (!handle.is_null()).then(|| SharedLibrary { path, handle })
+        (!handle.is_null()).then(|| SharedLibrary { path, handle, tables: Default::default() })
     }
 
     /// Loads the shared object `bytes` (named `name` for messages) from an
@@ -78,17 +80,67 @@ impl SharedLibrary {
         if handle.is_null() {
             bail!("{}: cannot load: {}", name, dlerror_message());
         }
-        Ok(SharedLibrary { path: PathBuf::from(name), handle })
+        Ok(SharedLibrary { path: PathBuf::from(name), handle, tables: Default::default() })
     }
 
     pub fn handle(&self) -> *mut libc::c_void {
         self.handle
     }
 
+    /// `name` as `dlsym` on the handle finds it: in the library, then in
+    /// its dependencies.
     pub fn lookup(&self, name: &CStr) -> Option<u64> {
         // SAFETY: the handle is open (we own it) and the name is NUL-terminated.
         let addr = unsafe { libc::dlsym(self.handle, name.as_ptr()) };
         (!addr.is_null()).then_some(addr as u64)
+    }
+
+    /// `name`'s definition in the library itself, not its dependencies, as
+    /// a native link binds a reference to a library on the command line:
+    /// ld takes the library's own definitions (and libc's after all named
+    /// ones). Asked of the loader only when its tables cannot say.
+    pub fn lookup_own(&self, name: &CStr) -> Option<u64> {
+        let Some((bias, tables)) = self.own_tables() else { return self.lookup(name) };
+        // SAFETY: the tables of this library, open while `self` lives.
+        match unsafe { tables.own_definition(*bias, name) } {
+            OwnDefinition::At(address) => Some(address),
+            OwnDefinition::None => None,
+            OwnDefinition::AskTheLoader => self.lookup(name).filter(|&a| self.holds(a)),
+        }
+    }
+
+    /// The library's load bias and dynamic tables, from the loader's
+    /// record of it (`dlinfo`).
+    fn own_tables(&self) -> Option<&(u64, DynamicTables)> {
+        self.tables
+            .get_or_init(|| {
+                /// The public head of glibc's `struct link_map`.
+                #[repr(C)]
+                struct LinkMap {
+                    l_addr: u64,
+                    l_name: *const libc::c_char,
+                    l_ld: *const [u64; 2],
+                }
+                let mut map: *const LinkMap = std::ptr::null();
+                // SAFETY: RTLD_DI_LINKMAP stores the handle's link map, which
+                // lives while the handle is open; its first fields are the
+                // documented public ones.
+                unsafe {
+                    let asked =
+                        libc::dlinfo(self.handle, libc::RTLD_DI_LINKMAP, &mut map as *mut _ as *mut libc::c_void);
+                    if asked != 0 || map.is_null() || (*map).l_ld.is_null() {
+                        return None;
+                    }
+                    Some(((*map).l_addr, dynamic_tables_at((*map).l_addr, (*map).l_ld)))
+                }
+            })
+            .as_ref()
+    }
+
+    /// Whether `addr` lies in one of the library's own segments.
+    fn holds(&self, addr: u64) -> bool {
+        let own = self.own_tables().map(|(bias, _)| *bias);
+        visit_object_containing(addr, |object| Some(object.bias) == own).unwrap_or(false)
     }
 }
 
@@ -111,11 +163,85 @@ fn dlerror_message() -> String {
 }
 
 /// Looks `name` up in the whole process (the executable and every library
-/// loaded so far), like a reference from the main program would be bound.
+/// loaded so far), like a reference from the main program would be bound:
+/// as `dlsym(RTLD_DEFAULT, name)`, which searches the objects loaded at
+/// start-up first, in the loader's order, then the libraries loaded since
+/// with `RTLD_GLOBAL`. The first part is done here when it can be
+/// ([`lookup_in_startup_objects`]), the rest by `dlsym`.
 pub fn lookup_global(name: &CStr) -> Option<u64> {
+    if let Some(found) = lookup_in_startup_objects(name) {
+        return Some(found);
+    }
     // SAFETY: RTLD_DEFAULT is a valid pseudo-handle; name is NUL-terminated.
     let addr = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
     (!addr.is_null()).then_some(addr as u64)
+}
+
+/// How many objects the loader had loaded when jitrun's `main` started
+/// ([`note_startup_objects`]); 0 when not noted (jitrun as a library).
+static STARTUP_OBJECTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Notes the objects loaded before `main`: the executable and its
+/// libraries, all in the global scope, first in `dlsym`'s search and in
+/// the loader's list (objects loaded later go after them). Not with
+/// `LD_PRELOAD`, whose objects the loader lists in another order than it
+/// searches them.
+pub fn note_startup_objects() {
+    if !preload_list().is_empty() {
+        return;
+    }
+    let mut count = 0;
+    for_each_loaded_object(|_| {
+        count += 1;
+        std::ops::ControlFlow::Continue(())
+    });
+    STARTUP_OBJECTS.store(count, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The start-up objects' symbol tables (load bias and dynamic tables), but
+/// the vDSO's, read once.
+fn startup_objects() -> &'static [(u64, DynamicTables)] {
+    static TABLES: std::sync::OnceLock<Vec<(u64, DynamicTables)>> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut left = STARTUP_OBJECTS.load(std::sync::atomic::Ordering::Relaxed);
+        let mut tables = Vec::new();
+        for_each_loaded_object(|object| {
+            if left == 0 {
+                return std::ops::ControlFlow::Break(());
+            }
+            left -= 1;
+            if !object.name.to_bytes().starts_with(b"linux-vdso") {
+                // SAFETY: a module loaded before main, which stays loaded.
+                if let Some(found) = unsafe { dynamic_tables(object.bias, object.headers) } {
+                    tables.push((object.bias, found));
+                }
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        tables
+    })
+}
+
+/// `name`'s definition in the objects loaded at start-up, as `dlsym` finds
+/// it there ([`DynamicTables::own_definition`], in the loader's order).
+/// `dlsym` cost ~4,000 instructions a name (it looks for its caller's
+/// object and catches errors), a hash lookup a few hundred, and a failed
+/// `dlsym` leaves freed error strings in the program's heap. `None` (then
+/// `dlsym` decides) when not noted, when only the loader can answer, or
+/// with no definition here.
+fn lookup_in_startup_objects(name: &CStr) -> Option<u64> {
+    if STARTUP_OBJECTS.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+        return None;
+    }
+    for (bias, tables) in startup_objects() {
+        // SAFETY: the tables of a start-up object, which stays loaded.
+        match unsafe { tables.own_definition(*bias, name) } {
+            OwnDefinition::At(address) => return Some(address),
+            OwnDefinition::None => continue,
+            OwnDefinition::AskTheLoader => return None,
+        }
+    }
+    None
 }
 
 /// The image's writable memory registered with LeakSanitizer (the leak
@@ -215,11 +341,21 @@ pub(crate) struct DynamicTables {
 /// loader does not unload meanwhile.
 pub(crate) unsafe fn dynamic_tables(bias: u64, phdrs: &[libc::Elf64_Phdr]) -> Option<DynamicTables> {
     let dynamic = phdrs.iter().find(|p| p.p_type == libc::PT_DYNAMIC)?;
+    // SAFETY: the caller's contract; the module's dynamic section.
+    Some(unsafe { dynamic_tables_at(bias, (bias + dynamic.p_vaddr) as *const [u64; 2]) })
+}
+
+/// The tables of the module at `bias` whose dynamic section is at `dynamic`.
+///
+/// # Safety
+/// As for [`dynamic_tables`]; `dynamic` is the module's mapped dynamic
+/// section.
+unsafe fn dynamic_tables_at(bias: u64, dynamic: *const [u64; 2]) -> DynamicTables {
     let mut tables = DynamicTables::default();
     // The loader has relocated the addresses for most modules; the bias is
     // added only to ones that still look unrelocated.
     let address = |v: u64| if v < bias { v + bias } else { v };
-    let mut entry = (bias + dynamic.p_vaddr) as *const [u64; 2];
+    let mut entry = dynamic;
     loop {
         // SAFETY: the module's dynamic section, a DT_NULL-terminated array
         // of (tag, value) pairs (the caller's contract).
@@ -241,7 +377,54 @@ pub(crate) unsafe fn dynamic_tables(bias: u64, phdrs: &[libc::Elf64_Phdr]) -> Op
         // SAFETY: still inside the array until DT_NULL.
         entry = unsafe { entry.add(1) };
     }
-    Some(tables)
+    tables
+}
+
+/// What a module's own symbol table says of a name, for a lookup as the
+/// loader makes it for `dlsym`.
+enum OwnDefinition {
+    /// The address (an IFUNC's resolved).
+    At(u64),
+    /// No default-version definition in this module.
+    None,
+    /// One only the loader can answer: a thread-local (per-thread
+    /// address), a unique symbol (one definition process-wide), or a module
+    /// without a GNU hash table.
+    AskTheLoader,
+}
+
+impl DynamicTables {
+    /// `name`'s definition in this module (at `bias`) as the loader takes
+    /// one for `dlsym`: defined, unversioned or in its default version (a
+    /// hidden, older version is skipped), an IFUNC resolved by calling its
+    /// resolver.
+    ///
+    /// # Safety
+    /// As for [`DynamicTables::for_each_got_entry`].
+    unsafe fn own_definition(&self, bias: u64, name: &CStr) -> OwnDefinition {
+        if self.gnu_hash == 0 {
+            return OwnDefinition::AskTheLoader;
+        }
+        // SAFETY: the caller's contract.
+        let found = unsafe {
+            self.gnu_hash_find(name, |sym, index| {
+                sym.st_shndx != 0 && sym.st_value != 0 && (self.version_index(index) <= 1 || !self.is_hidden(index))
+            })
+        };
+        let Some((sym, _)) = found else { return OwnDefinition::None };
+        let address = bias.wrapping_add(sym.st_value);
+        match (sym.st_info & 0xf, sym.st_info >> 4) {
+            (object::elf::STT_TLS, _) | (_, object::elf::STB_GNU_UNIQUE) => OwnDefinition::AskTheLoader,
+            (object::elf::STT_GNU_IFUNC, _) => {
+                // SAFETY: the loader calls an x86-64 IFUNC resolver with no
+                // arguments for its answer, as here; the module is
+                // relocated and initialized (the CPU's features are known).
+                let resolver: extern "C" fn() -> u64 = unsafe { std::mem::transmute(address as usize) };
+                OwnDefinition::At(resolver())
+            }
+            _ => OwnDefinition::At(address),
+        }
+    }
 }
 
 impl DynamicTables {
@@ -1064,7 +1247,10 @@ pub enum NamedLibrary {
 ///
 /// A name is looked up in the named libraries in order (loading one that
 /// is not loaded yet if the reference is strong and it exports the name),
-/// then in the other given libraries, then in the whole process. A strong
+/// then in the other given libraries, each in its own definitions only (as
+/// ld binds to a library on the command line; a definition in one of its
+/// dependencies is bound as the loader binds it, from the whole process),
+/// then in the whole process. A strong
 /// reference found nowhere loads libgcc_s once and looks there, as `cc`
 /// links it (`-lgcc_s --as-needed`) for helpers libc lacks, such as
 /// `__divti3` or `__gcc_personality_v0` (jitrun has its own unwinder linked
@@ -1154,12 +1340,11 @@ impl HostResolver {
                         .iter()
                         .enumerate()
                         .filter(|&(i, _)| !named_given(i))
-                        .find_map(|(i, lib)| lib.lookup(c_name).map(|a| (a, Some(i))))
+                        .find_map(|(i, lib)| lib.lookup_own(c_name).map(|a| (a, Some(i))))
                 })
                 .or_else(|| lookup_global(c_name).map(|a| (a, None)))
-                // A library's handle finds its own definitions and its
-                // dependencies' (libc's `malloc` through libz's), never
-                // those of a library preloaded before them all.
+                // A library's own definition never wins over one of a
+                // library preloaded before them all.
                 .map(|(addr, library)| match self.as_preloaded(c_name, addr) {
                     bound if bound == addr => (addr, library),
                     preloaded => (preloaded, None),
@@ -1220,7 +1405,7 @@ impl HostResolver {
                 }
             };
             let library = libraries.get(index).unwrap_or_else(|| &self.loaded[index - libraries.len()]);
-            if let Some(address) = library.lookup(c_name) {
+            if let Some(address) = library.lookup_own(c_name) {
                 return Some((address, Some(index)));
             }
         }

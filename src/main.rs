@@ -36,6 +36,7 @@ static HEAP: jitrun::heap::JitrunHeap = jitrun::heap::JitrunHeap;
 pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
     // SAFETY: the C runtime's own argc and argv, as the kernel laid them out.
     unsafe { jitrun::image::note_argument_area(argc, argv) };
+    jitrun::host::note_startup_objects();
     // Without Rust's runtime set-up, nothing here changes SIGPIPE, SIGSEGV
     // or SIGBUS: the program gets them as they are.
     jitrun::image::keep_signal_dispositions_for_program();
