@@ -58,3 +58,48 @@ fn ci_runs_the_readme_test_command() {
     let example = run_cmd.split_whitespace().find(|w| w.starts_with("testdata/")).expect("the example uses testdata/");
     assert!(root().join(example).exists(), "README example input {} does not exist", example);
 }
+
+/// build/hot-functions.txt (see scripts/hot-functions.sh) names functions
+/// by their mangled names, which a new toolchain or a large change renames:
+/// the linker skips names that went away, so a stale list silently places
+/// less. Most of its names must be in the built executable, and when the
+/// linker took the list, the first of them lead its code.
+#[test]
+fn hot_function_list_matches_the_build() {
+    let list = std::fs::read_to_string(root().join("build/hot-functions.txt")).unwrap();
+    let listed: Vec<&str> = list.lines().filter(|l| !l.is_empty()).collect();
+    let binary = std::fs::read(env!("CARGO_BIN_EXE_jitrun")).unwrap();
+    let elf = goblin::elf::Elf::parse(&binary).unwrap();
+    let addresses: std::collections::HashMap<&str, u64> = elf
+        .syms
+        .iter()
+        .filter(|s| s.st_value != 0)
+        .filter_map(|s| Some((elf.strtab.get_at(s.st_name)?, s.st_value)))
+        .collect();
+    let present = listed.iter().filter(|n| addresses.contains_key(**n)).count();
+    assert!(
+        present * 4 >= listed.len() * 3,
+        "only {present} of {} names in build/hot-functions.txt are in the executable: \
+         run scripts/hot-functions.sh",
+        listed.len()
+    );
+    // Placed in list order at the start of .text (rust-lld took it), unless
+    // this build's linker was another, which build.rs leaves alone.
+    let text = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".text")).unwrap();
+    let first_placed = listed
+        .iter()
+        .filter_map(|n| addresses.get(n))
+        .copied()
+        .find(|&a| (text.sh_addr..text.sh_addr + text.sh_size).contains(&a));
+    let comment = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".comment"));
+    let linked_by_lld = comment.is_some_and(|c| {
+        let bytes = &binary[c.sh_offset as usize..(c.sh_offset + c.sh_size) as usize];
+        bytes.windows(11).any(|w| w == b"Linker: LLD")
+    });
+    if linked_by_lld {
+        assert!(
+            first_placed.is_some_and(|a| a < text.sh_addr + 4096),
+            "the listed functions do not start .text: is build.rs passing --symbol-ordering-file?"
+        );
+    }
+}
