@@ -408,11 +408,21 @@ impl DynamicTables {
         // SAFETY: the caller's contract.
         let found = unsafe {
             self.gnu_hash_find(name, |sym, index| {
-                sym.st_shndx != 0 && sym.st_value != 0 && (self.version_index(index) <= 1 || !self.is_hidden(index))
+                use object::elf::*;
+                // As the loader's check_match and do_lookup_x take one:
+                // defined, of a type code or data has (a thread-local may
+                // be at offset 0), not local.
+                let (kind, binding) = (sym.st_info & 0xf, sym.st_info >> 4);
+                sym.st_shndx != SHN_UNDEF
+                    && (sym.st_value != 0 || kind == STT_TLS)
+                    && matches!(kind, STT_NOTYPE | STT_OBJECT | STT_FUNC | STT_COMMON | STT_TLS | STT_GNU_IFUNC)
+                    && matches!(binding, STB_GLOBAL | STB_WEAK | STB_GNU_UNIQUE)
+                    && (self.version_index(index) <= 1 || !self.is_hidden(index))
             })
         };
         let Some((sym, _)) = found else { return OwnDefinition::None };
-        let address = bias.wrapping_add(sym.st_value);
+        // An absolute symbol's value is its address, not an offset.
+        let address = if sym.st_shndx == object::elf::SHN_ABS { sym.st_value } else { bias.wrapping_add(sym.st_value) };
         match (sym.st_info & 0xf, sym.st_info >> 4) {
             (object::elf::STT_TLS, _) | (_, object::elf::STB_GNU_UNIQUE) => OwnDefinition::AskTheLoader,
             (object::elf::STT_GNU_IFUNC, _) => {
@@ -1459,6 +1469,43 @@ impl HostResolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn start_up_objects_answer_as_dlsym_does() {
+        note_startup_objects();
+        if STARTUP_OBJECTS.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+            return; // run with LD_PRELOAD: dlsym answers everything
+        }
+        // Plain functions and data, IFUNCs (memcpy, strlen), names with an
+        // older hidden version beside the default (realpath,
+        // pthread_cond_wait, memcpy), a loader's function.
+        let names = [
+            "printf",
+            "memcpy",
+            "strlen",
+            "environ",
+            "stderr",
+            "optind",
+            "realpath",
+            "pthread_cond_wait",
+            "qsort",
+            "_dl_find_object",
+            "__tls_get_addr",
+            "no_such_symbol_anywhere",
+        ];
+        for name in names {
+            let c_name = CString::new(name).unwrap();
+            // SAFETY: RTLD_DEFAULT and a NUL-terminated name.
+            let by_dlsym = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c_name.as_ptr()) } as u64;
+            match lookup_in_startup_objects(&c_name) {
+                Some(found) => assert_eq!(found, by_dlsym, "{}", name),
+                None => assert_eq!(by_dlsym, 0, "{} missed", name),
+            }
+        }
+        assert!(lookup_in_startup_objects(c"printf").is_some() && lookup_in_startup_objects(c"memcpy").is_some());
+        // A thread-local goes to the loader, which knows this thread's copy.
+        assert_eq!(lookup_in_startup_objects(c"errno"), None);
+    }
 
     #[test]
     fn symbol_facts_from_the_file_agree_with_dladdr1() {
