@@ -1307,6 +1307,30 @@ pub fn preload_list() -> std::ffi::OsString {
     PRELOADED_AT_START.get().cloned().or_else(|| std::env::var_os("LD_PRELOAD")).unwrap_or_default()
 }
 
+/// The definition of `base` in `version`, for a reference to that version
+/// (`.symver old_memcpy, memcpy@GLIBC_2.2.5`: code built to run on older
+/// glibc releases pins one so), bound as the loader binds a versioned
+/// reference: an older, hidden version counts. Searched in the given and
+/// loaded libraries (each with its dependencies), then the whole process;
+/// the library's index as [`HostResolver::resolve`] counts them.
+fn versioned_definition(
+    base: &str,
+    version: &str,
+    given: &[SharedLibrary],
+    loaded: &[SharedLibrary],
+) -> Option<(u64, Option<usize>)> {
+    let (base, version) = (CString::new(base).ok()?, CString::new(version).ok()?);
+    // SAFETY: dlvsym with a handle we hold open (or RTLD_DEFAULT) and
+    // NUL-terminated names.
+    let find = |handle| unsafe { libc::dlvsym(handle, base.as_ptr(), version.as_ptr()) as u64 };
+    given
+        .iter()
+        .chain(loaded)
+        .enumerate()
+        .find_map(|(i, library)| Some((find(library.handle), Some(i))).filter(|&(a, _)| a != 0))
+        .or_else(|| Some((find(libc::RTLD_DEFAULT), None)).filter(|&(a, _)| a != 0))
+}
+
 /// The shared library `cc` links by default besides libc.
 pub const COMPILER_RUNTIME_LIBRARY: &str = "libgcc_s.so.1";
 
@@ -1336,6 +1360,11 @@ impl HostResolver {
 
     fn lookup(&mut self, query: &Query, libraries: &[SharedLibrary]) -> Option<(u64, Option<usize>)> {
         let Query { name, c_name, strong } = *query;
+        if let Some((base, version)) = name.split_once('@') {
+            let found = versioned_definition(base, version.trim_start_matches('@'), libraries, &self.loaded);
+            self.cache.insert(name.into(), found);
+            return found;
+        }
         // A weak reference that missed before misses again; a strong one
         // may load a library the weak one could not.
         let tried_before = self.cache.contains_key(name);

@@ -396,6 +396,9 @@ impl ProgramArgs {
             let (bytes, first) = argument_area_layout(&strings, area, memory_map().is_some())?;
             Some((bytes, pointers_from(first)))
         });
+        if let Some(argv) = argument_vector_slots(args.len() + 1) {
+            point_loaders_argv_at(argv);
+        }
         Ok(ProgramArgs { strings, ptrs, in_area })
     }
 
@@ -454,19 +457,45 @@ static ARGUMENT_VECTOR: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLoc
 /// walking on from argv (startup code, old portability layers) need that.
 /// `None` where no array was noted or the arguments outnumber jitrun's own.
 fn place_in_argument_vector(ptrs: &[*mut c_char]) -> Option<*mut *mut c_char> {
-    let &(vector, vector_argc) = ARGUMENT_VECTOR.get()?;
     let argc = ptrs.len() - 1;
-    // One slot more for the count (at argv[-1] natively).
-    let first = vector_argc.checked_sub(argc).filter(|&first| first >= 1)?;
-    let slots = vector as *mut *mut c_char;
-    // SAFETY: `vector` has `vector_argc` slots and a null after them
-    // (note_argument_area's contract); `first - 1 .. vector_argc` lies
-    // inside, and the null stays. jitrun reads its own arguments only
-    // before a program runs.
+    let argv = argument_vector_slots(argc)?;
+    // SAFETY: `argument_vector_slots` found `argc` slots at `argv` and one
+    // before them in jitrun's own vector, whose null after them stays.
+    // jitrun reads its own arguments only before a program runs.
     unsafe {
-        std::ptr::copy_nonoverlapping(ptrs.as_ptr(), slots.add(first), argc);
-        *(slots.add(first - 1) as *mut usize) = argc;
-        Some(slots.add(first))
+        std::ptr::copy_nonoverlapping(ptrs.as_ptr(), argv, argc);
+        *(argv.sub(1) as *mut usize) = argc;
+    }
+    Some(argv)
+}
+
+/// Where in jitrun's own `argv` array (see [`place_in_argument_vector`]) a
+/// program's `argc` arguments go: its last `argc` slots, with one more
+/// before them for the count (at `argv[-1]` natively). `None` where no
+/// array was noted or the arguments outnumber jitrun's own.
+fn argument_vector_slots(argc: usize) -> Option<*mut *mut c_char> {
+    let &(vector, vector_argc) = ARGUMENT_VECTOR.get()?;
+    let first = vector_argc.checked_sub(argc).filter(|&first| first >= 1)?;
+    // SAFETY: `vector` has `vector_argc` slots (note_argument_area's
+    // contract), and `first` is one of them.
+    Some(unsafe { (vector as *mut *mut c_char).add(first) })
+}
+
+/// Points the dynamic loader's `_dl_argv` at the program's `argv` (where
+/// [`place_in_argument_vector`] will put it): the loader names the
+/// executable by `_dl_argv[0]` (`dladdr` of an address in jitrun's own
+/// code; its error messages), and once the program's arguments moved into
+/// jitrun's vector that slot may hold the count (`dladdr` then reported the
+/// file name 0x1, and printing it crashed). Written once per argument
+/// count, before any fork.
+fn point_loaders_argv_at(argv: *mut *mut c_char) {
+    static LOADERS_ARGV: crate::host::LazyLibcFunction = crate::host::LazyLibcFunction::new(c"_dl_argv");
+    let Some(slot) = LOADERS_ARGV.resolve() else { return };
+    // SAFETY: the loader's `char **_dl_argv`, a pointer-sized variable.
+    if unsafe { std::ptr::read_volatile(slot as *const usize) } != argv as usize {
+        // In the loader's read-only-after-relocation data: written as a
+        // GOT entry is.
+        crate::copyreloc::write_protected_word(slot as u64, argv as u64);
     }
 }
 

@@ -213,10 +213,45 @@ fn cover_late_modules() {
     }
 }
 
-/// [`jitrun_dlopen`] for the image's `dlopen`, when its objects replace
-/// the allocator (`replaces_allocator`).
+/// `dlsym` for the image. `RTLD_NEXT` in a native executable's code finds
+/// the definitions after the executable's own, in the libraries; the image
+/// is no object of the loader's, so glibc refuses it there ("RTLD_NEXT
+/// used in code not dynamically loaded"), and wrappers that reach the
+/// function they wrap that way (`dlsym(RTLD_NEXT, "malloc")`) got nothing.
+/// The process's definitions are the ones after the program's.
+///
+/// # Safety
+/// As `dlsym(3)`.
+pub unsafe extern "C" fn jitrun_dlsym(handle: *mut libc::c_void, name: *const libc::c_char) -> *mut libc::c_void {
+    let handle = if handle == libc::RTLD_NEXT { libc::RTLD_DEFAULT } else { handle };
+    // SAFETY: the caller's arguments, as libc takes them.
+    unsafe { libc::dlsym(handle, name) }
+}
+
+/// `dlvsym` for the image, with `RTLD_NEXT` as in [`jitrun_dlsym`].
+///
+/// # Safety
+/// As `dlvsym(3)`.
+pub unsafe extern "C" fn jitrun_dlvsym(
+    handle: *mut libc::c_void,
+    name: *const libc::c_char,
+    version: *const libc::c_char,
+) -> *mut libc::c_void {
+    let handle = if handle == libc::RTLD_NEXT { libc::RTLD_DEFAULT } else { handle };
+    // SAFETY: the caller's arguments, as libc takes them.
+    unsafe { libc::dlvsym(handle, name, version) }
+}
+
+/// jitrun's versions of the loader's functions for the image: `dlsym` and
+/// `dlvsym` ([`jitrun_dlsym`]), and [`jitrun_dlopen`] for `dlopen` when
+/// its objects replace the allocator (`replaces_allocator`).
 pub fn host_function(name: &str, replaces_allocator: bool) -> Option<usize> {
-    (name == "dlopen" && replaces_allocator).then_some(jitrun_dlopen as *const () as usize)
+    match name {
+        "dlsym" => Some(jitrun_dlsym as *const () as usize),
+        "dlvsym" => Some(jitrun_dlvsym as *const () as usize),
+        "dlopen" if replaces_allocator => Some(jitrun_dlopen as *const () as usize),
+        _ => None,
+    }
 }
 
 /// Loads the name-service modules `/etc/nsswitch.conf` names now, so that

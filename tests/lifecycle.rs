@@ -83,3 +83,35 @@ int main(void) {
         assert_eq!(String::from_utf8_lossy(&out.stdout), stdout, "ulimit -v {}", limit_kib);
     }
 }
+
+#[test]
+fn the_loader_names_the_program_for_addresses_in_jitruns_own_code() {
+    // dlsym finds jitrun's own dl_iterate_phdr (the program's is jitrun's,
+    // which lists the image too); the loader names the executable holding
+    // it by _dl_argv[0]. Once the program's arguments had moved into
+    // jitrun's argv array, that slot held their count: dladdr gave the
+    // file name 0x1, and printing it crashed.
+    let dir = common::scratch("lifecycle-loader-argv");
+    let object = common::compile_source(
+        &dir,
+        "names.c",
+        r#"#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    Dl_info info;
+    if (!dladdr(dlsym(RTLD_DEFAULT, "dl_iterate_phdr"), &info)) { puts("not found"); return 1; }
+    printf("%d %s\n", argc, strcmp(info.dli_fname, argv[0]) == 0 ? "named as argv[0]" : info.dli_fname);
+    return 0;
+}
+"#,
+        "-O2",
+    );
+    for args in [&[][..], &["one", "two", "three"][..]] {
+        let out = Command::new(common::jitrun_bin()).arg(&object).arg("--").args(args).output().unwrap();
+        let expected = format!("{} named as argv[0]\n", args.len() + 1);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(0));
+    }
+}
