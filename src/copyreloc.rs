@@ -8,6 +8,44 @@
 //! its current value into the image, re-point the GOT entries of every
 //! loaded module at the copy, and undo both on unload.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Live copies as (original, copy) address pairs, 0 for a free entry:
+/// what jitrun itself writes to a library variable (the process names it
+/// sets for each run, see `image::ProcessNames`) goes to its copy too,
+/// which is what libraries and the program read once the copy exists.
+/// Lock-free, for a forked child.
+const COPIES: usize = 64;
+static LIVE_COPIES: [[AtomicU64; 2]; COPIES] = [const { [AtomicU64::new(0), AtomicU64::new(0)] }; COPIES];
+
+fn note_copy(original: u64, copy: u64) {
+    for entry in &LIVE_COPIES {
+        if entry[0].compare_exchange(0, original, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            entry[1].store(copy, Ordering::Release);
+            return;
+        }
+    }
+    log::debug!("more than {} copied variables: jitrun's writes reach only the originals", COPIES);
+}
+
+fn forget_copy(original: u64, copy: u64) {
+    for entry in &LIVE_COPIES {
+        if entry[0].load(Ordering::Acquire) == original && entry[1].load(Ordering::Acquire) == copy {
+            entry[1].store(0, Ordering::Release);
+            entry[0].store(0, Ordering::Release);
+        }
+    }
+}
+
+/// The image's copy of the library variable at `original`, if one is live.
+pub(crate) fn copy_of(original: u64) -> Option<u64> {
+    LIVE_COPIES
+        .iter()
+        .find(|entry| entry[0].load(Ordering::Acquire) == original)
+        .map(|entry| entry[1].load(Ordering::Acquire))
+        .filter(|&copy| copy != 0)
+}
+
 /// One GOT entry that was re-pointed.
 pub struct PatchedSlot {
     slot: u64,
@@ -26,6 +64,7 @@ pub fn install(name: &str, original: u64, copy: u64, size: u64) -> Vec<PatchedSl
     // library (dladdr1 told us its size) and `copy` a writable slot of the
     // same size inside the image, not yet visible to any code.
     unsafe { std::ptr::copy_nonoverlapping(original as *const u8, copy as *mut u8, size as usize) };
+    note_copy(original, copy);
     let mut patched = Vec::new();
     for slot in got_slots_for(original) {
         if write_protected_word(slot, copy) {
@@ -39,6 +78,7 @@ pub fn install(name: &str, original: u64, copy: u64, size: u64) -> Vec<PatchedSl
 /// Copies the value back to the library's variable and restores the GOT
 /// entries, so the process goes on as if the image had never been there.
 pub fn uninstall(original: u64, copy: u64, size: u64, patched: Vec<PatchedSlot>) {
+    forget_copy(original, copy);
     for p in patched {
         write_protected_word(p.slot, p.old);
     }

@@ -840,9 +840,13 @@ impl ProcessNames {
         unsafe { libc::syscall(libc::SYS_prctl, libc::PR_SET_NAME, self.short.as_ptr()) };
         let slots = process_name_slots();
         for (slot, value) in [(slots[0], &self.full), (slots[1], &self.short)] {
-            if let Some(addr) = slot {
-                // SAFETY: the glibc variable is a `char *`; the caller keeps
-                // the string alive while it is installed.
+            // The image's copy too, if `-fno-pic` code made one: libc and
+            // the program read that one then.
+            let copy = slot.and_then(crate::copyreloc::copy_of);
+            for addr in slot.into_iter().chain(copy) {
+                // SAFETY: the glibc variable (or the image's copy of it) is
+                // a `char *`; the caller keeps the string alive while it is
+                // installed.
                 unsafe { std::ptr::write(addr as *mut *const c_char, value.as_ptr()) };
             }
         }

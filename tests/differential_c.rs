@@ -62,6 +62,7 @@ c_programs! {
     math_lm => "math_lm.c",
     one_thread => "one_thread.c",
     own_malloc => "own_malloc.c",
+    progname => "progname.c",
     qsort_bsearch => "qsort_bsearch.c",
     recursion => "recursion.c",
     section_startstop => "section_startstop",
