@@ -1227,11 +1227,42 @@ fn unsafe_zeroed_dl_info() -> libc::Dl_info {
 /// static TLS, see [`crate::tls::load_library_with_static_tls`]), and
 /// appends it to `libraries`, last, after the object that pins its TLS.
 pub fn load_library(path: &Path, file: &[u8], libraries: &mut Vec<SharedLibrary>) -> Result<()> {
+    let path = &as_the_loader_names_it(path, file);
     let pin = crate::tls::load_library_with_static_tls(path, file)?;
     let library = SharedLibrary::open(path)?;
     libraries.extend(pin);
     libraries.push(library);
     Ok(())
+}
+
+/// The path the loader opens this library by when a program names it in
+/// `DT_NEEDED`: its SONAME as the loader's cache resolves it
+/// (`/lib/x86_64-linux-gnu/libz.so.1` for `-lz`'s `libz.so`), when that
+/// is the same file. The loader names a library by the path it was opened
+/// by (`dladdr`, `dl_iterate_phdr`, a sanitizer's module list), so the
+/// program sees the names a native one does. Otherwise `path`.
+fn as_the_loader_names_it(path: &Path, file: &[u8]) -> PathBuf {
+    use std::os::unix::fs::MetadataExt;
+    let same_file = |a: &Path, b: &Path| match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    };
+    soname(file)
+        .map(crate::ldcache::system_library)
+        .filter(|cached| cached.is_absolute() && cached != path && same_file(cached, path))
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
+/// A shared library's `DT_SONAME`.
+fn soname(file: &[u8]) -> Option<&str> {
+    use object::read::elf::{Dyn, FileHeader, SectionHeader};
+    let header = object::elf::FileHeader64::<object::LittleEndian>::parse(file).ok()?;
+    let endian = header.endian().ok()?;
+    let sections = header.sections(endian, file).ok()?;
+    let (entries, strings_index) = sections.iter().find_map(|s| s.dynamic(endian, file).ok().flatten())?;
+    let strings = sections.strings(endian, file, strings_index).ok()?;
+    let entry = entries.iter().find(|d| d.d_tag(endian) == u64::from(object::elf::DT_SONAME))?;
+    std::str::from_utf8(strings.get(u32::try_from(entry.d_val(endian)).ok()?).ok()?).ok()
 }
 
 /// A shared library named for the link (on the command line or in a

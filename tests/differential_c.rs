@@ -57,6 +57,7 @@ c_programs! {
     init_fini_code => "init_fini_code",
     interp => "interp",
     libgcc_helpers => "libgcc_helpers.c",
+    library_names => "library_names.c",
     loaded_objects => "loaded_objects.c",
     malloc_heavy => "malloc_heavy.c",
     math_lm => "math_lm.c",
