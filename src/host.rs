@@ -244,6 +244,22 @@ fn lookup_in_startup_objects(name: &CStr) -> Option<u64> {
     None
 }
 
+/// Whether an object loaded at start-up (libc, the loader) defines `name`
+/// as data, which a program's own definition takes the place of, as an
+/// executable's does (glibc's `argp_program_version`): `false` when not
+/// noted (see [`note_startup_objects`]).
+pub fn startup_objects_define_data(name: &CStr) -> bool {
+    if STARTUP_OBJECTS.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+        return false;
+    }
+    startup_objects().iter().any(|(bias, tables)| {
+        // SAFETY: the tables of a start-up object, which stays loaded.
+        matches!(unsafe { tables.own_definition(*bias, name) }, OwnDefinition::At(_))
+            // SAFETY: as above.
+            && unsafe { tables.gnu_hash_find(name, |sym, _| sym.st_info & 0xf == object::elf::STT_OBJECT) }.is_some()
+    })
+}
+
 /// The image's writable memory registered with LeakSanitizer (the leak
 /// checker of `-fsanitize=address` code) as a root region, as it scans a
 /// native executable's data and bss for pointers: else a block that only a
@@ -494,6 +510,15 @@ impl DynamicTables {
             let (nbuckets, symoffset, bloom_size) = (*header, *header.add(1), *header.add(2));
             if nbuckets == 0 {
                 return None;
+            }
+            // The Bloom filter rules out most absent names with one word.
+            let bloom_shift = *header.add(3);
+            if bloom_size != 0 {
+                let word = *(header.add(4) as *const u64).add(((hash / 64) % bloom_size) as usize);
+                let bits = (1u64 << (hash % 64)) | (1u64 << ((hash >> bloom_shift) % 64));
+                if word & bits != bits {
+                    return None;
+                }
             }
             let buckets = header.add(4 + 2 * bloom_size as usize);
             let chains = buckets.add(nbuckets as usize);

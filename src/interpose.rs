@@ -74,7 +74,7 @@ struct Patch {
 #[derive(Debug, Default)]
 pub struct AllocatorInterposition {
     /// The image's definitions, by name.
-    replacements: Vec<(&'static str, u64)>,
+    replacements: Vec<(std::sync::Arc<str>, u64)>,
     patches: Vec<Patch>,
     /// The values the entries held, once installed (same order).
     previous: std::sync::Mutex<Vec<u64>>,
@@ -89,20 +89,29 @@ impl AllocatorInterposition {
     /// relocations are read now; nothing is written until [`install`].
     ///
     /// [`install`]: AllocatorInterposition::install
-    pub fn plan(defined: impl Fn(&str) -> Option<u64>) -> Option<AllocatorInterposition> {
-        let replacements: Vec<(&'static str, u64)> =
-            ALLOCATOR_FUNCTIONS.iter().filter_map(|&name| Some((name, defined(name)?))).collect();
-        if replacements.is_empty() {
-            return None;
-        }
+    ///
+    /// `preempting` are data the image defines that a library defines too
+    /// (`argp_program_version`, which libc reads): as an executable's
+    /// definition does, the image's takes the place of the library's in
+    /// every library's GOT.
+    pub fn plan(
+        defined: impl Fn(&str) -> Option<u64>,
+        preempting: Vec<(std::sync::Arc<str>, u64)>,
+    ) -> Option<AllocatorInterposition> {
+        let mut replacements: Vec<(std::sync::Arc<str>, u64)> =
+            ALLOCATOR_FUNCTIONS.iter().filter_map(|&name| Some((name.into(), defined(name)?))).collect();
         // (libc's allocations: C++'s operator new alone needs none of them.)
         if replacements.iter().any(|(name, _)| !name.starts_with("_Z")) {
             load_name_service_modules();
         }
+        replacements.extend(preempting);
+        if replacements.is_empty() {
+            return None;
+        }
         let patches = covered_slots(&replacements);
         log::debug!(
             "the image defines {}: {} GOT entries of loaded libraries will point at them",
-            replacements.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
+            replacements.iter().map(|(n, _)| &**n).collect::<Vec<_>>().join(", "),
             patches.len()
         );
         Some(AllocatorInterposition {
@@ -167,7 +176,7 @@ fn is_covered(name: &CStr) -> bool {
 /// The installed replacements, for libraries the program loads later.
 #[derive(Default)]
 struct LateModules {
-    replacements: Vec<(&'static str, u64)>,
+    replacements: Vec<(std::sync::Arc<str>, u64)>,
     /// GOT entries already re-pointed.
     covered: rustc_hash::FxHashSet<u64>,
     /// (entry, old value) re-pointed after a `dlopen`, restored on uninstall.
@@ -284,7 +293,7 @@ fn load_name_service_modules() {
 
 /// The GOT entries naming one of `replacements` in every loaded module
 /// that gets the program's allocator ([`is_covered`]).
-fn covered_slots(replacements: &[(&str, u64)]) -> Vec<Patch> {
+fn covered_slots(replacements: &[(std::sync::Arc<str>, u64)]) -> Vec<Patch> {
     let mut found = Vec::new();
     crate::host::for_each_loaded_object(|module| {
         if is_covered(module.name) {
@@ -304,13 +313,18 @@ fn covered_slots(replacements: &[(&str, u64)]) -> Vec<Patch> {
 /// # Safety
 /// `bias` and `phdrs` describe a module loaded in this process, which the
 /// loader does not unload meanwhile (it holds its lock).
-unsafe fn module_slots_for(bias: u64, phdrs: &[libc::Elf64_Phdr], replacements: &[(&str, u64)], out: &mut Vec<Patch>) {
+unsafe fn module_slots_for(
+    bias: u64,
+    phdrs: &[libc::Elf64_Phdr],
+    replacements: &[(std::sync::Arc<str>, u64)],
+    out: &mut Vec<Patch>,
+) {
     // SAFETY: the caller's contract.
     let Some(tables) = (unsafe { crate::host::dynamic_tables(bias, phdrs) }) else { return };
     let names_a_replacement = |slot: u64, _, symbol: usize| {
         // SAFETY: the symbol index comes from the module's own relocations.
         let Some(name) = (unsafe { tables.symbol_name(symbol) }).and_then(|n| n.to_str().ok()) else { return };
-        if let Some(&(_, function)) = replacements.iter().find(|(n, _)| *n == name) {
+        if let Some(&(_, function)) = replacements.iter().find(|(n, _)| &**n == name) {
             out.push(Patch { slot, function });
         }
     };
@@ -324,13 +338,14 @@ mod tests {
 
     #[test]
     fn nothing_is_planned_for_an_image_without_allocator_functions() {
-        assert!(AllocatorInterposition::plan(|_| None).is_none());
+        assert!(AllocatorInterposition::plan(|_| None, Vec::new()).is_none());
     }
 
     #[test]
     fn libc_refers_to_the_allocator_through_its_got() {
         // Planned, not installed: libc's own references to malloc and free.
-        let plan = AllocatorInterposition::plan(|n| ["malloc", "free"].contains(&n).then_some(0x1000)).unwrap();
+        let plan =
+            AllocatorInterposition::plan(|n| ["malloc", "free"].contains(&n).then_some(0x1000), Vec::new()).unwrap();
         assert!(plan.patches.len() >= 2, "{:?}", plan);
     }
 }

@@ -632,10 +632,12 @@ impl Linker {
             .collect::<Result<Vec<_>>>()?;
 
         // A program with its own malloc gets it from every library too.
-        let allocator = crate::interpose::AllocatorInterposition::plan(|name| match res.globals.get(name)?.target {
+        let image_definition = |name: &str| match res.globals.get(name)?.target {
             target @ Target::Block { .. } => addrs.address_if_any(target),
             _ => None,
-        });
+        };
+        let allocator =
+            crate::interpose::AllocatorInterposition::plan(image_definition, preempting_data(&res, image_definition));
         // Protections, then finalize actions (with their dealloc pairs).
         let mut actions = Vec::new();
         if let Some(module) = tls_module {
@@ -1357,6 +1359,27 @@ fn global_symbol_map(res: &Resolution, addrs: &Addresses) -> crate::image::Symbo
             .filter(|(_, g)| matches!(g.target, Target::Block { .. } | Target::Absolute(_) | Target::Ifunc(_)))
             .filter_map(|(name, g)| addrs.address(g.target).ok().map(|a| (&**name, a, Some(g.size)))),
     )
+}
+
+/// The image's data definitions that take the place of libc's or the
+/// loader's, as an executable's do (glibc reads a program's
+/// `argp_program_version` through its GOT): names of data defined in a
+/// start-up object too, with the image's address.
+fn preempting_data(res: &Resolution, image_definition: impl Fn(&str) -> Option<u64>) -> Vec<(Arc<str>, u64)> {
+    let mut found = Vec::new();
+    let mut c_name = Vec::new();
+    for name in &res.data_definitions {
+        c_name.clear();
+        c_name.extend_from_slice(name.as_bytes());
+        c_name.push(0);
+        let Ok(c_name) = std::ffi::CStr::from_bytes_with_nul(&c_name) else { continue };
+        if crate::host::startup_objects_define_data(c_name) {
+            if let Some(address) = image_definition(name) {
+                found.push((Arc::from(&**name), address));
+            }
+        }
+    }
+    found
 }
 
 /// Copies every placed block's contents into `memory` (the image) and

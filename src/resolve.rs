@@ -184,6 +184,11 @@ pub struct Resolution {
     pub ifuncs: Vec<Ifunc>,
     /// Every global name and what it became, for lookups after linking.
     pub globals: Globals,
+    /// The global data the objects define, but names starting with `_`
+    /// (the implementation's): what may take the place of a library's
+    /// variable of the same name (see `link::preempting_data`). Noted while
+    /// binding, where each definition's symbol is at hand anyway.
+    pub data_definitions: Vec<Name>,
 }
 
 /// Every global name and what it became: the symbol table's own index,
@@ -588,6 +593,7 @@ impl SymbolTable {
         let mut boundaries: Vec<Boundary> = Vec::new();
         let mut ifuncs: Vec<Ifunc> = Vec::new();
         let mut unresolved: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut data_definitions = Vec::new();
         let (has_defines, has_aliases) = (!self.defines.is_empty(), !self.aliases.is_empty());
         // What satisfied each name, for -v: only written when logged.
         let explain = log::log_enabled!(log::Level::Debug);
@@ -603,6 +609,9 @@ impl SymbolTable {
             } else if let Some((g, s, weak)) = entry.def.filter(|d| !d.2 || entry.common == NONE) {
                 let sym = &graphs[g as usize].symbols[s as usize];
                 size = sym.size;
+                if sym.kind == SymbolKind::Data && !name.starts_with('_') {
+                    data_definitions.push(name.clone());
+                }
                 if explain {
                     provider = format!("{}{}", graphs[g as usize].name, if weak { " (weak)" } else { "" });
                 }
@@ -711,7 +720,7 @@ impl SymbolTable {
                     .collect()
             })
             .collect();
-        Ok(Resolution { targets, externals, boundaries, ifuncs, globals })
+        Ok(Resolution { targets, externals, boundaries, ifuncs, globals, data_definitions })
     }
 }
 

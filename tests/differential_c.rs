@@ -32,6 +32,7 @@ macro_rules! c_programs {
 
 c_programs! {
     abort_call => "abort_call.c",
+    argp_version => "argp_version.c",
     argv_env => "argv_env.c",
     atexit_order => "atexit_order.c",
     big_image => "big_image",
