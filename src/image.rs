@@ -83,7 +83,7 @@ pub struct Image {
     pub(crate) deferred_link_info: Option<crate::link::DeferredLinkInfo>,
     /// When the image defines `malloc` (or another allocator function): the
     /// libraries' GOT entries to point at its definitions while it runs.
-    pub(crate) allocator: Option<crate::interpose::AllocatorInterposition>,
+    pub(crate) got_interposition: Option<crate::interpose::GotInterposition>,
 }
 
 // SAFETY: the image's memory belongs to the process, not to a thread; the
@@ -117,15 +117,16 @@ impl Image {
             argv: None,
             link_info: Default::default(),
             deferred_link_info: None,
-            allocator: None,
+            got_interposition: None,
         }
     }
 
     /// From here on the libraries allocate with the program's own malloc
-    /// (if it has one), as natively; once per process.
-    pub(crate) fn install_allocator(&self) {
-        if let Some(allocator) = &self.allocator {
-            allocator.install();
+    /// (if it has one) and read the program's definitions of their
+    /// variables, as natively; once per process.
+    pub(crate) fn install_got_interposition(&self) {
+        if let Some(interposition) = &self.got_interposition {
+            interposition.install();
         }
     }
 
@@ -302,7 +303,7 @@ impl Image {
                 crate::report::RUN_CLOCK.mark(at)
             }
         };
-        self.install_allocator();
+        self.install_got_interposition();
         mark(&crate::report::RUN_CLOCK.init_start);
         // A program starts with errno 0; jitrun's own calls leave theirs
         // (ENOTTY from isatty, say).
@@ -740,8 +741,8 @@ impl Drop for Image {
         self.finalize();
         // Before the allocator's code goes (blocks libc got from it stay
         // with libc: dropping an image that replaced malloc is a risk).
-        if let Some(allocator) = &self.allocator {
-            allocator.uninstall();
+        if let Some(interposition) = &self.got_interposition {
+            interposition.uninstall();
         }
         if let Some(key) = self.key.take() {
             if let Err(e) = self.mapper.deinitialize(key) {

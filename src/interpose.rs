@@ -21,6 +21,10 @@
 //! image's `dlopen` is [`jitrun_dlopen`]); its constructors have run with
 //! glibc's by then. Libraries libc loads itself (name-service modules) are
 //! loaded ahead.
+//!
+//! The same re-pointing gives libc the program's definitions of its
+//! variables (`argp_program_version`), which an executable's definition
+//! also takes the place of ([`GotInterposition::plan`]'s `preempting`).
 
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -70,9 +74,11 @@ struct Patch {
     function: u64,
 }
 
-/// The GOT entries to re-point for an image that replaces the allocator.
+/// The GOT entries of loaded libraries to re-point at the image: for an
+/// image that replaces the allocator, and for data it defines in place of
+/// libc's (see [`GotInterposition::plan`]).
 #[derive(Debug, Default)]
-pub struct AllocatorInterposition {
+pub struct GotInterposition {
     /// The image's definitions, by name.
     replacements: Vec<(std::sync::Arc<str>, u64)>,
     patches: Vec<Patch>,
@@ -82,13 +88,13 @@ pub struct AllocatorInterposition {
     installed_in: AtomicU32,
 }
 
-impl AllocatorInterposition {
+impl GotInterposition {
     /// For an image whose definitions `defined(name)` finds: `None` unless
     /// it defines one of [`ALLOCATOR_FUNCTIONS`] (each is bound on its own,
     /// as the loader binds names). The loaded libraries' dynamic
     /// relocations are read now; nothing is written until [`install`].
     ///
-    /// [`install`]: AllocatorInterposition::install
+    /// [`install`]: GotInterposition::install
     ///
     /// `preempting` are data the image defines that a library defines too
     /// (`argp_program_version`, which libc reads): as an executable's
@@ -97,7 +103,7 @@ impl AllocatorInterposition {
     pub fn plan(
         defined: impl Fn(&str) -> Option<u64>,
         preempting: Vec<(std::sync::Arc<str>, u64)>,
-    ) -> Option<AllocatorInterposition> {
+    ) -> Option<GotInterposition> {
         let mut replacements: Vec<(std::sync::Arc<str>, u64)> =
             ALLOCATOR_FUNCTIONS.iter().filter_map(|&name| Some((name.into(), defined(name)?))).collect();
         // (libc's allocations: C++'s operator new alone needs none of them.)
@@ -114,12 +120,7 @@ impl AllocatorInterposition {
             replacements.iter().map(|(n, _)| &**n).collect::<Vec<_>>().join(", "),
             patches.len()
         );
-        Some(AllocatorInterposition {
-            replacements,
-            patches,
-            previous: Default::default(),
-            installed_in: AtomicU32::new(0),
-        })
+        Some(GotInterposition { replacements, patches, previous: Default::default(), installed_in: AtomicU32::new(0) })
     }
 
     /// Re-points the entries, once per process. Before that, the dynamic
@@ -149,7 +150,7 @@ impl AllocatorInterposition {
         late.covered = self.patches.iter().map(|p| p.slot).collect();
     }
 
-    /// Restores what [`AllocatorInterposition::install`] changed in this process.
+    /// Restores what [`GotInterposition::install`] changed in this process.
     pub fn uninstall(&self) {
         if self.installed_in.swap(0, Ordering::AcqRel) != std::process::id() {
             return;
@@ -204,7 +205,7 @@ pub unsafe extern "C" fn jitrun_dlopen(file: *const libc::c_char, mode: libc::c_
     handle
 }
 
-/// Re-points the entries of modules loaded since [`AllocatorInterposition::install`].
+/// Re-points the entries of modules loaded since [`GotInterposition::install`].
 fn cover_late_modules() {
     let mut late = LATE.lock().unwrap_or_else(|e| e.into_inner());
     if late.replacements.is_empty() {
@@ -338,14 +339,13 @@ mod tests {
 
     #[test]
     fn nothing_is_planned_for_an_image_without_allocator_functions() {
-        assert!(AllocatorInterposition::plan(|_| None, Vec::new()).is_none());
+        assert!(GotInterposition::plan(|_| None, Vec::new()).is_none());
     }
 
     #[test]
     fn libc_refers_to_the_allocator_through_its_got() {
         // Planned, not installed: libc's own references to malloc and free.
-        let plan =
-            AllocatorInterposition::plan(|n| ["malloc", "free"].contains(&n).then_some(0x1000), Vec::new()).unwrap();
+        let plan = GotInterposition::plan(|n| ["malloc", "free"].contains(&n).then_some(0x1000), Vec::new()).unwrap();
         assert!(plan.patches.len() >= 2, "{:?}", plan);
     }
 }

@@ -631,13 +631,14 @@ impl Linker {
             })
             .collect::<Result<Vec<_>>>()?;
 
-        // A program with its own malloc gets it from every library too.
+        // A program with its own malloc gets it from every library too, and
+        // libc reads the program's definitions of its variables.
         let image_definition = |name: &str| match res.globals.get(name)?.target {
             target @ Target::Block { .. } => addrs.address_if_any(target),
             _ => None,
         };
-        let allocator =
-            crate::interpose::AllocatorInterposition::plan(image_definition, preempting_data(&res, image_definition));
+        let got_interposition =
+            crate::interpose::GotInterposition::plan(image_definition, preempting_data(&res, image_definition));
         // Protections, then finalize actions (with their dealloc pairs).
         let mut actions = Vec::new();
         if let Some(module) = tls_module {
@@ -754,7 +755,7 @@ impl Linker {
         let mut image =
             Image::new(mapper, base, layout.size, key, symbols, (initializers, finalizers), dso_handle, libraries);
         image.link_info = info;
-        image.allocator = allocator;
+        image.got_interposition = got_interposition;
         if defer {
             image.deferred_link_info = Some(DeferredLinkInfo {
                 graphs,

@@ -425,7 +425,7 @@ impl Image {
             // SAFETY: checked writable image memory (prepare_run); no run is in progress.
             unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), *addr as *mut u8, bytes.len()) };
         }
-        self.install_allocator();
+        self.install_got_interposition();
         apply_env(&prepared).map_err(|e| anyhow!(e))?;
         let started = Instant::now();
         let status = self.run_main_with_os_args(&spec.entry, &spec.argv0, &spec.args)?;
@@ -1393,7 +1393,7 @@ fn child_main(
     }
     // Before the run's environment: libc allocates it, and the program
     // (if it replaces malloc) reallocates it with its own allocator.
-    image.install_allocator();
+    image.install_got_interposition();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| child_setup(run, &ends, parent_fds, mask)));
     let failure = match result {
         Ok(Ok(())) => None,
