@@ -252,11 +252,11 @@ pub fn startup_objects_define_data(name: &CStr) -> bool {
     if STARTUP_OBJECTS.load(std::sync::atomic::Ordering::Relaxed) == 0 {
         return false;
     }
-    startup_objects().iter().any(|(bias, tables)| {
+    startup_objects().iter().any(|(_, tables)| {
         // SAFETY: the tables of a start-up object, which stays loaded.
-        matches!(unsafe { tables.own_definition(*bias, name) }, OwnDefinition::At(_))
-            // SAFETY: as above.
-            && unsafe { tables.gnu_hash_find(name, |sym, _| sym.st_info & 0xf == object::elf::STT_OBJECT) }.is_some()
+        unsafe { tables.default_definition(name) }.is_some_and(|sym| {
+            sym.st_info & 0xf == object::elf::STT_OBJECT && sym.st_info >> 4 != object::elf::STB_GNU_UNIQUE
+        })
     })
 }
 
@@ -422,21 +422,8 @@ impl DynamicTables {
             return OwnDefinition::AskTheLoader;
         }
         // SAFETY: the caller's contract.
-        let found = unsafe {
-            self.gnu_hash_find(name, |sym, index| {
-                use object::elf::*;
-                // As the loader's check_match and do_lookup_x take one:
-                // defined, of a type code or data has (a thread-local may
-                // be at offset 0), not local.
-                let (kind, binding) = (sym.st_info & 0xf, sym.st_info >> 4);
-                sym.st_shndx != SHN_UNDEF
-                    && (sym.st_value != 0 || kind == STT_TLS)
-                    && matches!(kind, STT_NOTYPE | STT_OBJECT | STT_FUNC | STT_COMMON | STT_TLS | STT_GNU_IFUNC)
-                    && matches!(binding, STB_GLOBAL | STB_WEAK | STB_GNU_UNIQUE)
-                    && (self.version_index(index) <= 1 || !self.is_hidden(index))
-            })
-        };
-        let Some((sym, _)) = found else { return OwnDefinition::None };
+        let found = unsafe { self.default_definition(name) };
+        let Some(sym) = found else { return OwnDefinition::None };
         // An absolute symbol's value is its address, not an offset.
         let address = if sym.st_shndx == object::elf::SHN_ABS { sym.st_value } else { bias.wrapping_add(sym.st_value) };
         match (sym.st_info & 0xf, sym.st_info >> 4) {
@@ -454,6 +441,29 @@ impl DynamicTables {
 }
 
 impl DynamicTables {
+    /// `name`'s symbol as the loader's check_match and do_lookup_x take one
+    /// for `dlsym`: defined, of a type code or data has (a thread-local may
+    /// be at offset 0), not local, unversioned or in its default version.
+    /// `None` as well for a module without a GNU hash table.
+    ///
+    /// # Safety
+    /// As for [`DynamicTables::for_each_got_entry`].
+    unsafe fn default_definition(&self, name: &CStr) -> Option<&libc::Elf64_Sym> {
+        // SAFETY: the caller's contract.
+        let found = unsafe {
+            self.gnu_hash_find(name, |sym, index| {
+                use object::elf::*;
+                let (kind, binding) = (sym.st_info & 0xf, sym.st_info >> 4);
+                sym.st_shndx != SHN_UNDEF
+                    && (sym.st_value != 0 || kind == STT_TLS)
+                    && matches!(kind, STT_NOTYPE | STT_OBJECT | STT_FUNC | STT_COMMON | STT_TLS | STT_GNU_IFUNC)
+                    && matches!(binding, STB_GLOBAL | STB_WEAK | STB_GNU_UNIQUE)
+                    && (self.version_index(index) <= 1 || !self.is_hidden(index))
+            })
+        };
+        found.map(|(sym, _)| sym)
+    }
+
     /// Calls `visit(slot, kind, symbol)` for each address-sized entry the
     /// module's dynamic relocations fill with a symbol's address and no
     /// addend (`GLOB_DAT`, `JUMP_SLOT`, `R_X86_64_64`; `DT_RELA`, then

@@ -233,9 +233,18 @@ fn cover_late_modules() {
 /// # Safety
 /// As `dlsym(3)`.
 pub unsafe extern "C" fn jitrun_dlsym(handle: *mut libc::c_void, name: *const libc::c_char) -> *mut libc::c_void {
-    let handle = if handle == libc::RTLD_NEXT { libc::RTLD_DEFAULT } else { handle };
     // SAFETY: the caller's arguments, as libc takes them.
-    unsafe { libc::dlsym(handle, name) }
+    unsafe { libc::dlsym(as_from_the_executable(handle), name) }
+}
+
+/// The handle the image's `RTLD_NEXT` stands for: what follows a native
+/// executable in the loader's search, the whole process.
+fn as_from_the_executable(handle: *mut libc::c_void) -> *mut libc::c_void {
+    if handle == libc::RTLD_NEXT {
+        libc::RTLD_DEFAULT
+    } else {
+        handle
+    }
 }
 
 /// `dlvsym` for the image, with `RTLD_NEXT` as in [`jitrun_dlsym`].
@@ -247,9 +256,8 @@ pub unsafe extern "C" fn jitrun_dlvsym(
     name: *const libc::c_char,
     version: *const libc::c_char,
 ) -> *mut libc::c_void {
-    let handle = if handle == libc::RTLD_NEXT { libc::RTLD_DEFAULT } else { handle };
     // SAFETY: the caller's arguments, as libc takes them.
-    unsafe { libc::dlvsym(handle, name, version) }
+    unsafe { libc::dlvsym(as_from_the_executable(handle), name, version) }
 }
 
 /// jitrun's versions of the loader's functions for the image: `dlsym` and
