@@ -105,10 +105,12 @@ impl InputData {
         // what translation reads). An archive is read only where members
         // are needed, and of a shared library only the headers (libm:
         // 900 KB).
-        if is_relocatable_elf(&map) || detect(&map) == FileKind::MachO {
-            let _ = map.advise(memmap2::Advice::PopulateRead);
+        if is_relocatable_elf(&map) {
             // What the link's working set scales with (not an archive, of
-            // which only some members count).
+            // which only some members count, nor debug information).
+            crate::heap::note_input(populate_parts_a_link_reads(&map));
+        } else if detect(&map) == FileKind::MachO {
+            let _ = map.advise(memmap2::Advice::PopulateRead);
             crate::heap::note_input(map.len());
         }
         Ok(InputData::Mapped(map))
@@ -164,6 +166,36 @@ impl InputData {
             InputData::Member { archive, range } => &archive.bytes()[range.clone()],
         }
     }
+}
+
+/// Gaps between the parts of an object a link reads that are shorter
+/// than this are mapped with them: a call more costs more than the pages.
+const POPULATE_GAP: usize = 256 << 10;
+
+/// Maps the pages of the ELF object `map` that a link reads (see
+/// [`crate::format::elf::parts_a_link_reads`]) in one `madvise` each, and
+/// returns how many bytes that is. Debug information is left to fault in
+/// if it is ever read: mapped, it would count in the peak memory (a
+/// QuickJS built with `-g`: 7 MiB) and cost the time to map it.
+fn populate_parts_a_link_reads(map: &Mmap) -> usize {
+    let Some(parts) = crate::format::elf::parts_a_link_reads(map) else {
+        let _ = map.advise(memmap2::Advice::PopulateRead);
+        return map.len();
+    };
+    let page = crate::layout::page_size() as usize;
+    let mut spans: Vec<Range<usize>> = Vec::new();
+    for part in parts {
+        let (start, end) = (part.start / page * page, part.end.min(map.len()).next_multiple_of(page).min(map.len()));
+        match spans.last_mut() {
+            Some(last) if start <= last.end + POPULATE_GAP => last.end = last.end.max(end),
+            _ if start < end => spans.push(start..end),
+            _ => {}
+        }
+    }
+    for span in &spans {
+        let _ = map.advise_range(memmap2::Advice::PopulateRead, span.start, span.len());
+    }
+    spans.iter().map(Range::len).sum()
 }
 
 /// The `e_type` of an ELF file (at offset 16 in both classes; jitrun's

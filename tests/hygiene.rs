@@ -198,3 +198,59 @@ fn large_images_ask_for_huge_pages_except_zero_fill() {
     assert!(!vm_flags_at(zeros).split_whitespace().any(|f| f == "hg"), "{}", vm_flags_at(zeros));
     assert_eq!(image.run_main("main", "big", &[]).unwrap(), 1);
 }
+
+/// The peak memory that `jitrun --report` reports for running `object`.
+fn peak_rss_kib(object: &Path, dir: &Path) -> u64 {
+    let report = dir.join(format!("{}.json", object.file_stem().unwrap().to_string_lossy()));
+    let out = common::jitrun(&[object.as_os_str(), "--report".as_ref(), report.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&report).unwrap();
+    let field = text.split("\"peak_rss_kib\":").nth(1).expect("report has peak_rss_kib");
+    field.trim_start().split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+}
+
+/// Debug information (here 9 MB of `-g3` macro tables) is not read by a
+/// link, so it adds nothing to the peak memory: the pages of the object
+/// that a link maps are its loaded sections, their relocations and its
+/// tables, as `goblin` (a second parser) sees them.
+#[test]
+fn debug_information_stays_out_of_memory() {
+    let dir = common::scratch("hygiene-debug-info");
+    let mut source: String = (0..150_000).map(|i| format!("#define MACRO_NUMBER_{i} ({i} + 1)\n")).collect();
+    source.push_str("int main(void) { return MACRO_NUMBER_41 - 42; }\n");
+    let plain = common::compile_source(&dir, "plain.c", &source, "-O2");
+    let with_debug = common::compile_source(&dir, "with_debug.c", &source, "-O2 -g3");
+
+    let bytes = std::fs::read(&with_debug).unwrap();
+    let parts = jitrun::format::elf::parts_a_link_reads(&bytes).unwrap();
+    let covered = |start: usize, size: usize| parts.iter().any(|p| p.start <= start && start + size <= p.end);
+    let elf = goblin::elf::Elf::parse(&bytes).unwrap();
+    let name = |sh: &goblin::elf::SectionHeader| elf.shdr_strtab.get_at(sh.sh_name).unwrap_or("").to_string();
+    let mut debug_bytes = 0;
+    for sh in &elf.section_headers {
+        let (start, size) = (sh.sh_offset as usize, sh.sh_size as usize);
+        let target = elf.section_headers.get(sh.sh_info as usize);
+        let needed = match sh.sh_type {
+            goblin::elf::section_header::SHT_NOBITS | goblin::elf::section_header::SHT_NULL => continue,
+            goblin::elf::section_header::SHT_RELA => target.is_some_and(|t| t.is_alloc()),
+            goblin::elf::section_header::SHT_PROGBITS => sh.is_alloc(),
+            _ => true,
+        };
+        if needed {
+            assert!(covered(start, size), "{} ({:#x}+{:#x}) is read by a link: {:x?}", name(sh), start, size, parts);
+        } else if size >= 4096 {
+            let overlap: usize = parts.iter().map(|p| p.end.min(start + size).saturating_sub(p.start.max(start))).sum();
+            assert_eq!(overlap, 0, "{} ({:#x}+{:#x}) is not read by a link: {:x?}", name(sh), start, size, parts);
+            debug_bytes += size;
+        }
+    }
+    assert!(debug_bytes > 8 << 20, "the test object should carry over 8 MiB of debug information: {}", debug_bytes);
+
+    let (plain_kib, with_debug_kib) = (peak_rss_kib(&plain, &dir), peak_rss_kib(&with_debug, &dir));
+    assert!(
+        with_debug_kib < plain_kib + 1024,
+        "9 MB of debug information raised the peak memory from {} to {} KiB",
+        plain_kib,
+        with_debug_kib
+    );
+}
