@@ -109,6 +109,15 @@ impl SharedLibrary {
         }
     }
 
+    /// Whether the library defines `name` as data (a variable, or a C++
+    /// static of vague linkage), which a program's own definition takes the
+    /// place of in the library's references, as an executable's does.
+    pub fn defines_data(&self, name: &CStr) -> bool {
+        let Some((_, tables)) = self.own_tables() else { return false };
+        // SAFETY: the tables of this library, open while `self` lives.
+        unsafe { tables.default_definition(name) }.is_some_and(|sym| sym.st_info & 0xf == object::elf::STT_OBJECT)
+    }
+
     /// The library's load bias and dynamic tables, from the loader's
     /// record of it (`dlinfo`).
     fn own_tables(&self) -> Option<&(u64, DynamicTables)> {

@@ -637,8 +637,10 @@ impl Linker {
             target @ Target::Block { .. } => addrs.address_if_any(target),
             _ => None,
         };
-        let got_interposition =
-            crate::interpose::GotInterposition::plan(image_definition, preempting_data(&res, image_definition));
+        let got_interposition = crate::interpose::GotInterposition::plan(
+            image_definition,
+            preempting_data(&res, &libraries, image_definition),
+        );
         // Protections, then finalize actions (with their dealloc pairs).
         let mut actions = Vec::new();
         if let Some(module) = tls_module {
@@ -1362,11 +1364,17 @@ fn global_symbol_map(res: &Resolution, addrs: &Addresses) -> crate::image::Symbo
     )
 }
 
-/// The image's data definitions that take the place of libc's or the
-/// loader's, as an executable's do (glibc reads a program's
-/// `argp_program_version` through its GOT): names of data defined in a
-/// start-up object too, with the image's address.
-fn preempting_data(res: &Resolution, image_definition: impl Fn(&str) -> Option<u64>) -> Vec<(Arc<str>, u64)> {
+/// The image's data definitions that take the place of a library's, as an
+/// executable's do: glibc reads a program's `argp_program_version` through
+/// its GOT, and a C++ library shares the program's copy of a template's
+/// static member or an inline function's static. Names of data defined in
+/// a start-up object (libc, the loader) or a library of the link too, with
+/// the image's address.
+fn preempting_data(
+    res: &Resolution,
+    libraries: &[SharedLibrary],
+    image_definition: impl Fn(&str) -> Option<u64>,
+) -> Vec<(Arc<str>, u64)> {
     let mut found = Vec::new();
     let mut c_name = Vec::new();
     for name in &res.data_definitions {
@@ -1374,7 +1382,7 @@ fn preempting_data(res: &Resolution, image_definition: impl Fn(&str) -> Option<u
         c_name.extend_from_slice(name.as_bytes());
         c_name.push(0);
         let Ok(c_name) = std::ffi::CStr::from_bytes_with_nul(&c_name) else { continue };
-        if crate::host::startup_objects_define_data(c_name) {
+        if crate::host::startup_objects_define_data(c_name) || libraries.iter().any(|l| l.defines_data(c_name)) {
             if let Some(address) = image_definition(name) {
                 found.push((Arc::from(&**name), address));
             }

@@ -184,8 +184,8 @@ pub struct Resolution {
     pub ifuncs: Vec<Ifunc>,
     /// Every global name and what it became, for lookups after linking.
     pub globals: Globals,
-    /// The global data the objects define, but names starting with `_`
-    /// (the implementation's): what may take the place of a library's
+    /// The global data the objects define that [`may_take_a_librarys_place`]:
+    /// what may take the place of a library's
     /// variable of the same name (see `link::preempting_data`). Noted while
     /// binding, where each definition's symbol is at hand anyway.
     pub data_definitions: Vec<Name>,
@@ -609,7 +609,7 @@ impl SymbolTable {
             } else if let Some((g, s, weak)) = entry.def.filter(|d| !d.2 || entry.common == NONE) {
                 let sym = &graphs[g as usize].symbols[s as usize];
                 size = sym.size;
-                if sym.kind == SymbolKind::Data && !name.starts_with('_') {
+                if sym.kind == SymbolKind::Data && may_take_a_librarys_place(name) {
                     data_definitions.push(name.clone());
                 }
                 if explain {
@@ -774,6 +774,16 @@ fn linker_defined(name: &str, has_section: &dyn Fn(&str) -> bool) -> Option<Opti
         }
     };
     Some(Some(b))
+}
+
+/// Whether a data definition named `name` is one a library's variable of
+/// the same name may give way to: C names but the implementation's
+/// (`__dso_handle`, `_IO_stdin_used` stay each object's own), and C++
+/// variables (`_Z`) but the vtables and type information (`_ZT`, a C++
+/// program has thousands; copies of them behave the same, and comparing
+/// each with every library cost 1 ms for pugixml's tests).
+fn may_take_a_librarys_place(name: &str) -> bool {
+    !name.starts_with('_') || (name.starts_with("_Z") && !name.starts_with("_ZT"))
 }
 
 #[cfg(test)]

@@ -645,6 +645,51 @@ fn a_malloc_library_keeps_the_calls_when_something_else_is_preloaded() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
 }
 
+/// A C++ template's static members, an inline function's statics and an
+/// inline variable that the program and its shared library both define
+/// exist once, as natively: the program's, which the library's references
+/// are bound to (g++ makes them unique symbols, clang weak ones).
+#[test]
+fn cxx_statics_are_shared_with_a_library_as_natively() {
+    for toolchain in [common::Toolchain::Gcc, common::Toolchain::Clang] {
+        if toolchain == common::Toolchain::Clang && !common::clang_available() {
+            continue;
+        }
+        for flags in ["-O0", "-O2"] {
+            let dir = scratch(&format!("archives-shared-statics-{:?}{}", toolchain, flags));
+            let flags = format!("-std=c++17 {}", flags);
+            run_checked(
+                Command::new(toolchain.compiler(true))
+                    .args(flags.split_whitespace())
+                    .args(["-shared", "-fPIC", "-o"])
+                    .arg(dir.join("libshared_statics.so"))
+                    .arg(source("shared_statics_lib.cpp")),
+            );
+            let obj =
+                common::compile_with(toolchain, &[source("shared_statics_host.cpp")], &flags, &[], &dir).remove(0);
+            let exe = dir.join("shared-statics");
+            let libs = [format!("-L{}", dir.display()), "-lshared_statics".into()];
+            link_native(
+                std::slice::from_ref(&obj),
+                &flags,
+                true,
+                &[&libs[..], &[format!("-Wl,-rpath,{}", dir.display())]].concat(),
+                &[],
+                &exe,
+            );
+            let diffs = compare_with_native(
+                &format!("C++ statics shared with a library ({:?} {})", toolchain, flags),
+                &exe,
+                &[&[s(&obj)], &libs[..]].concat(),
+                &[],
+            );
+            assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+            let out = jitrun(&[&[s(&obj)], &libs[..]].concat());
+            assert!(stdout_of(&out).contains("shared: count 1 name 1 calls 1 label 1 inline 1"), "{}", stdout_of(&out));
+        }
+    }
+}
+
 /// Builds `source` (of testdata/archives) into the shared library `dir/name`.
 fn shared_library(dir: &Path, name: &str, source_name: &str) -> PathBuf {
     let library = dir.join(name);

@@ -42,7 +42,7 @@ pub enum Toolchain {
 }
 
 impl Toolchain {
-    fn compiler(self, cxx: bool) -> &'static str {
+    pub fn compiler(self, cxx: bool) -> &'static str {
         match (self, cxx) {
             (Toolchain::Gcc, false) => "cc",
             (Toolchain::Gcc, true) => "g++",
