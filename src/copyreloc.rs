@@ -116,10 +116,11 @@ fn is_writable(addr: u64, size: u64) -> bool {
 /// Writes a word that may sit in a read-only (RELRO) page, restoring the
 /// page's protection afterwards.
 pub(crate) fn write_protected_word(addr: u64, value: u64) -> bool {
-    let Ok(info) = region::query(addr as *const u8) else {
+    let protection =
+        crate::host::loader_protection(addr).or_else(|| Some(region::query(addr as *const u8).ok()?.protection()));
+    let Some(old) = protection else {
         return false;
     };
-    let old = info.protection();
     // SAFETY: `addr` is a GOT entry of a loaded module found through its
     // dynamic relocations; making its page writable for one aligned store
     // and restoring the protection changes nothing else.
