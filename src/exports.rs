@@ -61,7 +61,7 @@ pub fn collect(graphs: &[LinkGraph], res: &Resolution, address: impl Fn(Target) 
 /// A shared object (`ET_DYN`) named `soname` whose dynamic symbol table
 /// holds `exports` as absolute symbols, with the SysV hash table the loader
 /// looks names up in. Its one `PT_LOAD` maps the file at offset 0, so file
-/// offsets are its addresses.
+/// offsets are its addresses. Dynamic symbol `i + 1` is `exports[i]`.
 pub fn shared_object(soname: &str, exports: &[Export]) -> Result<Vec<u8>> {
     let mut buffer = Vec::new();
     let mut writer = Writer::new(Endianness::Little, true, &mut buffer);

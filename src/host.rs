@@ -15,6 +15,9 @@ pub struct SharedLibrary {
     handle: *mut libc::c_void,
     /// Its load bias and dynamic tables, read once ([`Self::own_tables`]).
     tables: std::sync::OnceLock<Option<(u64, DynamicTables)>>,
+    /// For a library of stand-ins ([`stand_ins_for_the_program`]): the
+    /// names it defines in the program's place until the image is mapped.
+    stand_ins: Vec<std::sync::Arc<str>>,
 }
 
 // SAFETY: a dlopen handle may be used and closed from any thread.
@@ -35,7 +38,7 @@ impl SharedLibrary {
         if handle.is_null() {
             bail!("{}: cannot load shared library: {}", path.display(), dlerror_message());
         }
-        Ok(SharedLibrary { path: path.to_path_buf(), handle, tables: Default::default() })
+        Ok(SharedLibrary { path: path.to_path_buf(), handle, tables: Default::default(), stand_ins: Vec::new() })
     }
 
     /// The loaded library whose code or data contains `addr`, held open
@@ -52,7 +55,7 @@ impl SharedLibrary {
         // SAFETY: RTLD_NOLOAD only takes a reference to a loaded library.
         let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
         let path = PathBuf::from(name.to_string_lossy().into_owned());
-        (!handle.is_null()).then(|| SharedLibrary { path, handle, tables: Default::default() })
+        (!handle.is_null()).then(|| SharedLibrary { path, handle, tables: Default::default(), stand_ins: Vec::new() })
     }
 
     /// Loads the shared object `bytes` (named `name` for messages) from an
@@ -80,7 +83,7 @@ impl SharedLibrary {
         if handle.is_null() {
             bail!("{}: cannot load: {}", name, dlerror_message());
         }
-        Ok(SharedLibrary { path: PathBuf::from(name), handle, tables: Default::default() })
+        Ok(SharedLibrary { path: PathBuf::from(name), handle, tables: Default::default(), stand_ins: Vec::new() })
     }
 
     pub fn handle(&self) -> *mut libc::c_void {
@@ -116,6 +119,23 @@ impl SharedLibrary {
         let Some((_, tables)) = self.own_tables() else { return false };
         // SAFETY: the tables of this library, open while `self` lives.
         unsafe { tables.default_definition(name) }.is_some_and(|sym| sym.st_info & 0xf == object::elf::STT_OBJECT)
+    }
+
+    /// For a library of stand-ins: each name it stands in for, with the
+    /// address of its symbol's value (`st_value`; its symbols are absolute,
+    /// so what the loader finds for the name from then on).
+    pub fn stand_in_values(&self) -> Vec<(std::sync::Arc<str>, u64)> {
+        if self.stand_ins.is_empty() {
+            return Vec::new();
+        }
+        let Some((_, tables)) = self.own_tables() else { return Vec::new() };
+        let value_offset = std::mem::offset_of!(libc::Elf64_Sym, st_value) as u64;
+        // Symbol `i + 1` is the `i`th export (`exports::shared_object`).
+        let symbol_size = std::mem::size_of::<libc::Elf64_Sym>() as u64;
+        (1..)
+            .zip(&self.stand_ins)
+            .map(|(index, name)| (name.clone(), tables.symtab + index * symbol_size + value_offset))
+            .collect()
     }
 
     /// The library's load bias and dynamic tables, from the loader's
@@ -1307,13 +1327,123 @@ fn unsafe_zeroed_dl_info() -> libc::Dl_info {
 /// executable linked against it would have it (its thread-local block in
 /// static TLS, see [`crate::tls::load_library_with_static_tls`]), and
 /// appends it to `libraries`, last, after the object that pins its TLS.
-pub fn load_library(path: &Path, file: &[u8], libraries: &mut Vec<SharedLibrary>) -> Result<()> {
+///
+/// A library that refers to names the program defines (`program`), and
+/// nothing loaded defines, gets stand-ins for them first (see
+/// [`stand_ins_for_the_program`]), kept before it in `libraries`.
+pub fn load_library(
+    path: &Path,
+    file: &[u8],
+    libraries: &mut Vec<SharedLibrary>,
+    program: ProgramDefinitions,
+) -> Result<()> {
     let path = &as_the_loader_names_it(path, file);
     let pin = crate::tls::load_library_with_static_tls(path, file)?;
+    let stand_ins = stand_ins_for_the_program(path, file, program)?;
     let library = SharedLibrary::open(path)?;
     libraries.extend(pin);
+    libraries.extend(stand_ins);
     libraries.push(library);
     Ok(())
+}
+
+/// A global definition of the program's that a library may refer to.
+#[derive(Clone, Copy, Debug)]
+pub struct ProgramDefinition {
+    pub is_function: bool,
+    pub size: u64,
+}
+
+/// The program's definition of a name, if it has one that a library can
+/// bind to (not thread-local).
+pub type ProgramDefinitions<'a> = &'a dyn Fn(&str) -> Option<ProgramDefinition>;
+
+/// For libraries loaded where the program's definitions are not known
+/// (or do not matter): none.
+pub fn no_program_definitions(_: &str) -> Option<ProgramDefinition> {
+    None
+}
+
+/// A library that calls back into the program (`app_callback`) or reads
+/// its variables: natively the executable defines those names for it, and
+/// the loader binds the library to them when it loads, before the
+/// executable's constructors. jitrun loads the libraries before the image
+/// exists, so a library of stand-ins, loaded first, defines each name the
+/// library refers to that the program defines and nothing loaded does:
+/// zeroed memory for a variable, for a function one that stops the
+/// process with a message (called only if the library's own constructor
+/// calls the program). Once the image is mapped, the stand-ins' symbols
+/// and every GOT entry bound to them point at the program's definitions
+/// (`link::program_stand_in_patches`). `None` if the library needs none.
+fn stand_ins_for_the_program(path: &Path, file: &[u8], program: ProgramDefinitions) -> Result<Option<SharedLibrary>> {
+    let mut exports = Vec::new();
+    for name in undefined_dynamic_symbols(file) {
+        let Some(definition) = program(name) else { continue };
+        let Ok(c_name) = CString::new(name) else { continue };
+        if lookup_global(&c_name).is_some() {
+            // Bound to that; the program's takes its place later, as an
+            // executable's does (see `interpose::GotInterposition`).
+            continue;
+        }
+        let address = if definition.is_function {
+            program_function_called_too_early as *const () as u64
+        } else {
+            // Leaked: the library keeps pointing at it until the image is mapped.
+            let words = vec![0u64; definition.size.div_ceil(8).max(1) as usize];
+            words.leak().as_ptr() as u64
+        };
+        exports.push(crate::exports::Export {
+            name: name.to_string(),
+            address,
+            size: definition.size,
+            is_function: definition.is_function,
+        });
+    }
+    if exports.is_empty() {
+        return Ok(None);
+    }
+    log::debug!(
+        "{} refers to the program's {}: stand-ins until the image is mapped",
+        path.display(),
+        exports.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
+    );
+    const NAME: &str = "jitrun-program-symbols.so";
+    let mut library = SharedLibrary::open_from_memory(NAME, &crate::exports::shared_object(NAME, &exports)?)?;
+    library.stand_ins = exports.into_iter().map(|e| std::sync::Arc::from(e.name)).collect();
+    Ok(Some(library))
+}
+
+/// What a stand-in for a function of the program does if a library calls
+/// it before the image is mapped: only a library's constructor can.
+extern "C" fn program_function_called_too_early() {
+    const MESSAGE: &[u8] =
+        b"jitrun: a shared library's constructor called a function of the program, which is not loaded yet\n";
+    // SAFETY: write(2) of a static buffer to stderr, then abort.
+    unsafe {
+        libc::write(2, MESSAGE.as_ptr() as *const libc::c_void, MESSAGE.len());
+        libc::abort();
+    }
+}
+
+/// The names a shared library's dynamic symbol table refers to without
+/// defining them (its undefined global and weak symbols), read from its
+/// file; none if the file does not parse.
+fn undefined_dynamic_symbols(file: &[u8]) -> Vec<&str> {
+    use object::read::elf::{FileHeader, Sym};
+    let Ok(header) = object::elf::FileHeader64::<object::LittleEndian>::parse(file) else { return Vec::new() };
+    let Ok(endian) = header.endian() else { return Vec::new() };
+    let Ok(sections) = header.sections(endian, file) else { return Vec::new() };
+    let Ok(symbols) = sections.symbols(endian, file, object::elf::SHT_DYNSYM) else { return Vec::new() };
+    symbols
+        .iter()
+        .filter(|sym| {
+            sym.st_shndx(endian) == object::elf::SHN_UNDEF
+                && matches!(sym.st_bind(), object::elf::STB_GLOBAL | object::elf::STB_WEAK)
+                && sym.st_type() != object::elf::STT_TLS
+        })
+        .filter_map(|sym| std::str::from_utf8(symbols.symbol_name(endian, sym).ok()?).ok())
+        .filter(|name| !name.is_empty())
+        .collect()
 }
 
 /// The path the loader opens this library by when a program names it in
@@ -1399,6 +1529,8 @@ struct Query<'a> {
     c_name: &'a CStr,
     /// A strong reference: only such a reference loads a library.
     strong: bool,
+    /// The program's definitions, which a library loaded now may need.
+    program: ProgramDefinitions<'a>,
 }
 
 /// `LD_PRELOAD` as the process started with it, when the command line
@@ -1454,7 +1586,13 @@ impl HostResolver {
 
     /// Finds `name` (see above); returns the address and which library
     /// provided it, counting those loaded here from `libraries.len()` on.
-    pub fn resolve(&mut self, name: &str, libraries: &[SharedLibrary], strong: bool) -> Option<(u64, Option<usize>)> {
+    pub fn resolve(
+        &mut self,
+        name: &str,
+        libraries: &[SharedLibrary],
+        strong: bool,
+        program: ProgramDefinitions,
+    ) -> Option<(u64, Option<usize>)> {
         if let Some(hit) = self.cache.get(name).copied().flatten() {
             return Some(hit);
         }
@@ -1465,13 +1603,13 @@ impl HostResolver {
         name_buf.push(0);
         let found = CStr::from_bytes_with_nul(&name_buf)
             .ok()
-            .and_then(|c_name| self.lookup(&Query { name, c_name, strong }, libraries));
+            .and_then(|c_name| self.lookup(&Query { name, c_name, strong, program }, libraries));
         self.name_buf = name_buf;
         found
     }
 
     fn lookup(&mut self, query: &Query, libraries: &[SharedLibrary]) -> Option<(u64, Option<usize>)> {
-        let Query { name, c_name, strong } = *query;
+        let Query { name, c_name, strong, .. } = *query;
         if let Some((base, version)) = name.split_once('@') {
             let found = versioned_definition(base, version.trim_start_matches('@'), libraries, &self.loaded);
             self.cache.insert(name.into(), found);
@@ -1534,7 +1672,7 @@ impl HostResolver {
     /// The named libraries, in order; a pending one that exports `name`
     /// loads now if the reference is strong.
     fn lookup_named(&mut self, query: &Query, libraries: &[SharedLibrary]) -> Option<(u64, Option<usize>)> {
-        let Query { name, c_name, strong } = *query;
+        let Query { name, c_name, strong, program } = *query;
         for n in 0..self.named.len() {
             let index = match &self.named[n] {
                 NamedLibrary::Loaded(i) => *i,
@@ -1550,7 +1688,7 @@ impl HostResolver {
                         unreachable!("matched above")
                     };
                     log::debug!("{} is needed (for `{}`)", path.display(), name);
-                    let Some(k) = self.load(&path, file.bytes(), log::Level::Warn) else { continue };
+                    let Some(k) = self.load(&path, file.bytes(), log::Level::Warn, program) else { continue };
                     self.named[n] = NamedLibrary::LoadedOnDemand(k);
                     libraries.len() + k
                 }
@@ -1571,7 +1709,7 @@ impl HostResolver {
                 let loaded = crate::input::InputData::open(&path)
                     .map_err(|e| log::debug!("{:#}", e))
                     .ok()
-                    .and_then(|file| self.load(&path, file.bytes(), log::Level::Debug));
+                    .and_then(|file| self.load(&path, file.bytes(), log::Level::Debug, &no_program_definitions));
                 *self.compiler_runtime.insert(loaded)
             }
         };
@@ -1582,8 +1720,8 @@ impl HostResolver {
     /// Loads a library during resolution; its index in `loaded`, or `None`
     /// if it does not load (said at `level`: a warning for a library the
     /// command line named, whose references then stay unresolved).
-    fn load(&mut self, path: &Path, file: &[u8], level: log::Level) -> Option<usize> {
-        match load_library(path, file, &mut self.loaded) {
+    fn load(&mut self, path: &Path, file: &[u8], level: log::Level, program: ProgramDefinitions) -> Option<usize> {
+        match load_library(path, file, &mut self.loaded, program) {
             Ok(()) => Some(self.loaded.len() - 1),
             Err(e) => {
                 log::log!(level, "{:#}", e);

@@ -100,9 +100,14 @@ impl GotInterposition {
     /// (`argp_program_version`, which libc reads): as an executable's
     /// definition does, the image's takes the place of the library's in
     /// every library's GOT.
+    ///
+    /// `stand_in_values` are the values of symbols that stood in for the
+    /// program's (see `host::stand_ins_for_the_program`), each with the
+    /// image's definition, re-pointed with the GOT entries.
     pub fn plan(
         defined: impl Fn(&str) -> Option<u64>,
         preempting: Vec<(std::sync::Arc<str>, u64)>,
+        stand_in_values: Vec<(u64, u64)>,
     ) -> Option<GotInterposition> {
         let mut replacements: Vec<(std::sync::Arc<str>, u64)> =
             ALLOCATOR_FUNCTIONS.iter().filter_map(|&name| Some((name.into(), defined(name)?))).collect();
@@ -114,7 +119,8 @@ impl GotInterposition {
         if replacements.is_empty() {
             return None;
         }
-        let patches = covered_slots(&replacements);
+        let mut patches = covered_slots(&replacements);
+        patches.extend(stand_in_values.into_iter().map(|(slot, function)| Patch { slot, function }));
         log::debug!(
             "the image defines {}: {} GOT entries of loaded libraries will point at them",
             replacements.iter().map(|(n, _)| &**n).collect::<Vec<_>>().join(", "),
@@ -347,13 +353,15 @@ mod tests {
 
     #[test]
     fn nothing_is_planned_for_an_image_without_allocator_functions() {
-        assert!(GotInterposition::plan(|_| None, Vec::new()).is_none());
+        assert!(GotInterposition::plan(|_| None, Vec::new(), Vec::new()).is_none());
     }
 
     #[test]
     fn libc_refers_to_the_allocator_through_its_got() {
         // Planned, not installed: libc's own references to malloc and free.
-        let plan = GotInterposition::plan(|n| ["malloc", "free"].contains(&n).then_some(0x1000), Vec::new()).unwrap();
+        let plan =
+            GotInterposition::plan(|n| ["malloc", "free"].contains(&n).then_some(0x1000), Vec::new(), Vec::new())
+                .unwrap();
         assert!(plan.patches.len() >= 2, "{:?}", plan);
     }
 }

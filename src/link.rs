@@ -346,7 +346,7 @@ impl Linker {
         let named = match exports {
             Some(exports) => NamedLibrary::OnDemand { path, file: data, exports },
             None => {
-                host::load_library(&path, data.bytes(), &mut self.libraries)?;
+                host::load_library(&path, data.bytes(), &mut self.libraries, &host::no_program_definitions)?;
                 NamedLibrary::Loaded(self.libraries.len() - 1)
             }
         };
@@ -637,10 +637,9 @@ impl Linker {
             target @ Target::Block { .. } => addrs.address_if_any(target),
             _ => None,
         };
-        let got_interposition = crate::interpose::GotInterposition::plan(
-            image_definition,
-            preempting_data(&res, &libraries, image_definition),
-        );
+        let (mut preempting, stand_in_values) = program_stand_in_patches(&libraries, image_definition);
+        preempting.extend(preempting_data(&res, &libraries, image_definition));
+        let got_interposition = crate::interpose::GotInterposition::plan(image_definition, preempting, stand_in_values);
         // Protections, then finalize actions (with their dealloc pairs).
         let mut actions = Vec::new();
         if let Some(module) = tls_module {
@@ -880,7 +879,7 @@ fn load_static_compiler_runtime_if_needed(
     let missing = table
         .undefined_strong_names()
         .filter(|name| name.starts_with("__") && !crate::resolve::may_be_linker_defined(name))
-        .any(|name| host.resolve(name, libraries, true).is_none());
+        .any(|name| host.resolve(name, libraries, true, &host::no_program_definitions).is_none());
     if !missing {
         return Ok(());
     }
@@ -988,7 +987,8 @@ fn load_runtime_libraries_if_needed(
         wanted.push(crate::ldcache::system_library(COMPILER_RUNTIME_LIBRARY));
     }
     for path in wanted {
-        let loaded = InputData::open(&path).and_then(|file| host::load_library(&path, file.bytes(), libraries));
+        let loaded = InputData::open(&path)
+            .and_then(|file| host::load_library(&path, file.bytes(), libraries, &host::no_program_definitions));
         if let Err(e) = loaded {
             log::debug!("runtime library: {:#}", e);
         }
@@ -1362,6 +1362,28 @@ fn global_symbol_map(res: &Resolution, addrs: &Addresses) -> crate::image::Symbo
             .filter(|(_, g)| matches!(g.target, Target::Block { .. } | Target::Absolute(_) | Target::Ifunc(_)))
             .filter_map(|(name, g)| addrs.address(g.target).ok().map(|a| (&**name, a, Some(g.size)))),
     )
+}
+
+/// A name with the image's definition of it.
+type NamedAddress = (Arc<str>, u64);
+
+/// What takes the place of the stand-ins libraries were given for the
+/// program's definitions (see `host::stand_ins_for_the_program`): the
+/// image's definition of each name, for the GOT entries bound to the
+/// stand-in, and (slot, image address) for the stand-in's symbol value,
+/// which later lookups (a lazily bound call) find.
+fn program_stand_in_patches(
+    libraries: &[SharedLibrary],
+    image_definition: impl Fn(&str) -> Option<u64>,
+) -> (Vec<NamedAddress>, Vec<(u64, u64)>) {
+    let (mut names, mut values) = (Vec::new(), Vec::new());
+    for (name, value_slot) in libraries.iter().flat_map(SharedLibrary::stand_in_values) {
+        if let Some(address) = image_definition(&name) {
+            values.push((value_slot, address));
+            names.push((name, address));
+        }
+    }
+    (names, values)
 }
 
 /// The image's data definitions that take the place of a library's, as an

@@ -597,6 +597,21 @@ impl SymbolTable {
         let (has_defines, has_aliases) = (!self.defines.is_empty(), !self.aliases.is_empty());
         // What satisfied each name, for -v: only written when logged.
         let explain = log::log_enabled!(log::Level::Debug);
+        // The objects' definitions, for a library loaded now that refers to them.
+        let program = |name: &str| {
+            let entry = &self.entries[self.find(name)?].1;
+            let (is_function, size) = match entry.def {
+                Some((g, s, _)) => {
+                    let sym = &graphs[g as usize].symbols[s as usize];
+                    match sym.kind {
+                        SymbolKind::Tls => return None,
+                        kind => (matches!(kind, SymbolKind::Function | SymbolKind::Ifunc), sym.size),
+                    }
+                }
+                None => (false, self.commons.get(entry.common as usize)?.2),
+            };
+            Some(crate::host::ProgramDefinition { is_function, size })
+        };
         for (i, (name, entry)) in self.entries.iter().enumerate() {
             if has_aliases && self.aliases.contains_key(&**name) {
                 continue; // bound below, once its target is known
@@ -635,7 +650,7 @@ impl SymbolTable {
                         Target::Boundary(boundaries.len() as u32 - 1)
                     }
                 }
-            } else if let Some((address, library)) = host.resolve(name, libraries, entry.strong_reference) {
+            } else if let Some((address, library)) = host.resolve(name, libraries, entry.strong_reference, &program) {
                 if explain {
                     // Through a library's handle: maybe one of its dependencies'.
                     let library = library.and_then(|_| crate::host::defining_object_name(address));

@@ -690,6 +690,50 @@ fn cxx_statics_are_shared_with_a_library_as_natively() {
     }
 }
 
+/// A shared library that refers to the program's functions and variables
+/// (callbacks, settings) is bound to the program's definitions, as a
+/// native executable's: for calls bound lazily or at load time
+/// (`LD_BIND_NOW`), in isolated runs too.
+#[test]
+fn a_library_uses_the_programs_functions_and_variables() {
+    for flags in ["-O0", "-O2", "-O2 -fno-pic -fno-pie"] {
+        let dir = scratch(&format!("archives-program-symbols{}", flags.replace(' ', "")));
+        run_checked(
+            Command::new("cc")
+                .args(["-shared", "-fPIC", "-O2", "-o"])
+                .arg(dir.join("libprogram_symbols.so"))
+                .arg(source("program_symbols_lib.c")),
+        );
+        let obj = compile(&[source("program_symbols_host.c")], flags, &[], &dir).remove(0);
+        let exe = dir.join("program-symbols");
+        let libs = [format!("-L{}", dir.display()), "-lprogram_symbols".to_string()];
+        let rpath = format!("-Wl,-rpath,{}", dir.display());
+        link_native(std::slice::from_ref(&obj), flags, false, &[&libs[..], &[rpath]].concat(), &[], &exe);
+        let native = stdout_of(&common::run_with(&mut Command::new(&exe), b"", std::time::Duration::from_secs(20)));
+        assert!(native.contains("log: from the library") && native.contains("101 4 host 1"), "{}", native);
+        for extra in [&[][..], &["--isolate", "--repeat", "2"][..]] {
+            for bind_now in [false, true] {
+                let mut command = Command::new(common::jitrun_bin());
+                command.arg(&obj).args(&libs).args(extra);
+                if bind_now {
+                    command.env("LD_BIND_NOW", "1");
+                }
+                let out = common::run_with(&mut command, b"", std::time::Duration::from_secs(20));
+                let expected = native.repeat(if extra.is_empty() { 1 } else { 2 });
+                assert_eq!(
+                    (stdout_of(&out), out.status.code()),
+                    (expected, Some(0)),
+                    "{} {:?} LD_BIND_NOW={}: {}",
+                    flags,
+                    extra,
+                    bind_now,
+                    stderr_of(&out)
+                );
+            }
+        }
+    }
+}
+
 /// Builds `source` (of testdata/archives) into the shared library `dir/name`.
 fn shared_library(dir: &Path, name: &str, source_name: &str) -> PathBuf {
     let library = dir.join(name);
