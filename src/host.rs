@@ -121,6 +121,33 @@ impl SharedLibrary {
         unsafe { tables.default_definition(name) }.is_some_and(|sym| sym.st_info & 0xf == object::elf::STT_OBJECT)
     }
 
+    /// The names the library defines and yet refers to through its GOT
+    /// (calls through its PLT, addresses of its variables): those the
+    /// loader binds in the search order, where an executable's definition
+    /// comes first and takes their place (ELF symbol interposition).
+    /// Protected and hidden symbols bind to the library's own.
+    pub fn interposable_own_references(&self) -> Vec<std::sync::Arc<str>> {
+        let Some((bias, tables)) = self.own_tables() else { return Vec::new() };
+        let mut names: Vec<std::sync::Arc<str>> = Vec::new();
+        // SAFETY: the tables of this library, open while `self` lives; the
+        // symbol indexes come from its own relocations.
+        unsafe {
+            tables.for_each_got_entry(*bias, |_, _, index| {
+                let Some(sym) = tables.symbol(index) else { return };
+                let binding = sym.st_info >> 4;
+                let interposable = sym.st_shndx != 0
+                    && sym.st_other & 3 == object::elf::STV_DEFAULT
+                    && matches!(binding, object::elf::STB_GLOBAL | object::elf::STB_WEAK);
+                if let (true, Some(name)) = (interposable, tables.symbol_name(index).and_then(|n| n.to_str().ok())) {
+                    if !names.iter().any(|n| &**n == name) {
+                        names.push(name.into());
+                    }
+                }
+            })
+        };
+        names
+    }
+
     /// For a library of stand-ins: each name it stands in for, with the
     /// address of its symbol's value (`st_value`; its symbols are absolute,
     /// so what the loader finds for the name from then on).
@@ -648,6 +675,15 @@ impl DynamicTables {
     fn symbol_index(&self, sym: *const libc::Elf64_Sym) -> Option<usize> {
         let offset = (sym as u64).checked_sub(self.symtab).filter(|_| self.symtab != 0)?;
         Some((offset / std::mem::size_of::<libc::Elf64_Sym>() as u64) as usize)
+    }
+
+    /// Dynamic symbol `index`, if the module has a symbol table.
+    ///
+    /// # Safety
+    /// As for [`DynamicTables::symbol_name`].
+    pub(crate) unsafe fn symbol(&self, index: usize) -> Option<&libc::Elf64_Sym> {
+        // SAFETY: the caller's contract: `index` is in the mapped table.
+        (self.symtab != 0 && index != 0).then(|| unsafe { &*(self.symtab as *const libc::Elf64_Sym).add(index) })
     }
 
     /// The name of dynamic symbol `index`, if the module has a symbol table.
@@ -1736,6 +1772,19 @@ impl HostResolver {
             Some(lib) => &lib.path,
             None => &self.loaded[index - libraries.len()].path,
         }
+    }
+
+    /// Where the named libraries that loaded are among the given libraries
+    /// (`given` of them) followed by those loaded here.
+    pub fn named_and_loaded(&self, given: usize) -> Vec<usize> {
+        self.named
+            .iter()
+            .filter_map(|named| match named {
+                NamedLibrary::Loaded(i) => Some(*i),
+                NamedLibrary::LoadedOnDemand(k) => Some(given + k),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Libraries loaded while resolving, to append to the given ones (which

@@ -442,6 +442,7 @@ impl Linker {
             )?;
         }
         let res = table.finish(&mut graphs, &libraries, &mut host, options.allow_unresolved)?;
+        let named_and_loaded = host.named_and_loaded(libraries.len());
         libraries.extend(host.into_loaded_libraries());
         timer.mark("resolve");
 
@@ -639,6 +640,11 @@ impl Linker {
         };
         let (mut preempting, stand_in_values) = program_stand_in_patches(&libraries, image_definition);
         preempting.extend(preempting_data(&res, &libraries, image_definition));
+        let named = named_and_loaded.iter().filter_map(|&i| libraries.get(i));
+        preempting.extend(preempting_named_libraries(named, image_definition));
+        // One patch per entry: uninstalling restores them in order.
+        let mut seen = HashSet::new();
+        preempting.retain(|(name, _)| seen.insert(name.clone()));
         let got_interposition = crate::interpose::GotInterposition::plan(image_definition, preempting, stand_in_values);
         // Protections, then finalize actions (with their dealloc pairs).
         let mut actions = Vec::new();
@@ -1384,6 +1390,21 @@ fn program_stand_in_patches(
         }
     }
     (names, values)
+}
+
+/// The image's definitions that take the place of what libraries named for
+/// the link define and refer to through their GOT (a function the library
+/// calls through its PLT, say), as an executable's do: the loader finds
+/// the executable's first.
+fn preempting_named_libraries<'l>(
+    named: impl Iterator<Item = &'l SharedLibrary>,
+    image_definition: impl Fn(&str) -> Option<u64>,
+) -> Vec<NamedAddress> {
+    named
+        .flat_map(SharedLibrary::interposable_own_references)
+        .filter_map(|name| Some((image_definition(&name)?, name)))
+        .map(|(address, name)| (name, address))
+        .collect()
 }
 
 /// The image's data definitions that take the place of a library's, as an

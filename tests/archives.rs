@@ -693,7 +693,8 @@ fn cxx_statics_are_shared_with_a_library_as_natively() {
 /// A shared library that refers to the program's functions and variables
 /// (callbacks, settings) is bound to the program's definitions, as a
 /// native executable's: for calls bound lazily or at load time
-/// (`LD_BIND_NOW`), in isolated runs too.
+/// (`LD_BIND_NOW`), in isolated runs too. So are its own references to a
+/// function and a variable the program defines too (interposition).
 #[test]
 fn a_library_uses_the_programs_functions_and_variables() {
     for flags in ["-O0", "-O2", "-O2 -fno-pic -fno-pie"] {
@@ -711,6 +712,7 @@ fn a_library_uses_the_programs_functions_and_variables() {
         link_native(std::slice::from_ref(&obj), flags, false, &[&libs[..], &[rpath]].concat(), &[], &exe);
         let native = stdout_of(&common::run_with(&mut Command::new(&exe), b"", std::time::Duration::from_secs(20)));
         assert!(native.contains("log: from the library") && native.contains("101 4 host 1"), "{}", native);
+        assert!(native.contains("interposed: 25"), "{}", native);
         for extra in [&[][..], &["--isolate", "--repeat", "2"][..]] {
             for bind_now in [false, true] {
                 let mut command = Command::new(common::jitrun_bin());
