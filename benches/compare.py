@@ -465,6 +465,11 @@ def main():
         help="flags of the large program (default -O0: gcc needs minutes for it at -O2 on a small machine; "
         "the relocations are alike)",
     )
+    parser.add_argument(
+        "--real-cflags",
+        default="-O2",
+        help="optimization and debug flags of the real programs, lua and sqlite (default -O2; e.g. '-O2 -g')",
+    )
     parser.add_argument("--lua-src", help="a Lua source directory (lua.c, lapi.c, ...) for the 'lua' scenario")
     parser.add_argument("--sqlite-src", help="a directory with sqlite3.c, sqlite3.h and shell.c for 'sqlite'")
     parser.add_argument("--jitrun", help="jitrun binary (default: build target/release/jitrun)")
@@ -531,7 +536,7 @@ def main():
             workdir = root / "lua"
             workdir.mkdir(parents=True, exist_ok=True)
             (workdir / "bench.lua").write_text(LUA_SCRIPT)
-            cflags = ["-O2", "-std=c99", "-DLUA_USE_LINUX", "-fno-stack-protector", "-fno-common"]
+            cflags = args.real_cflags.split() + ["-std=c99", "-DLUA_USE_LINUX", "-fno-stack-protector", "-fno-common"]
             cs = scenario(
                 "lua",
                 "Lua interpreter",
@@ -556,7 +561,7 @@ def main():
                 args,
                 jitrun,
                 targets,
-                ["-O2", "-DSQLITE_THREADSAFE=1"],
+                args.real_cflags.split() + ["-DSQLITE_THREADSAFE=1"],
                 libs=["-lpthread", "-ldl", "-lm"],
                 program_args=[":memory:", SQLITE_SQL],
             )
