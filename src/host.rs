@@ -121,31 +121,32 @@ impl SharedLibrary {
         unsafe { tables.default_definition(name) }.is_some_and(|sym| sym.st_info & 0xf == object::elf::STT_OBJECT)
     }
 
-    /// The names the library defines and yet refers to through its GOT
-    /// (calls through its PLT, addresses of its variables): those the
-    /// loader binds in the search order, where an executable's definition
-    /// comes first and takes their place (ELF symbol interposition).
-    /// Protected and hidden symbols bind to the library's own.
-    pub fn interposable_own_references(&self) -> Vec<std::sync::Arc<str>> {
+    /// The index of the library's dynamic symbol that defines `name` for
+    /// other modules (as `dlsym` takes a definition: default version, not
+    /// thread-local or unique; default visibility), which an executable's
+    /// definition takes the place of.
+    pub fn interposable_definition(&self, name: &CStr) -> Option<usize> {
+        let (_, tables) = self.own_tables()?;
+        // SAFETY: the tables of this library, open while `self` lives.
+        let (sym, index) = unsafe { tables.default_definition_at(name) }?;
+        (sym.st_other & 3 == object::elf::STV_DEFAULT && sym.st_info >> 4 != object::elf::STB_GNU_UNIQUE)
+            .then_some(index)
+    }
+
+    /// The library's GOT entries bound to its dynamic symbols in `values`
+    /// (symbol index to the value they get instead), as (entry, value).
+    pub fn got_entries_of(&self, values: &rustc_hash::FxHashMap<usize, u64>) -> Vec<(u64, u64)> {
         let Some((bias, tables)) = self.own_tables() else { return Vec::new() };
-        let mut names: Vec<std::sync::Arc<str>> = Vec::new();
-        // SAFETY: the tables of this library, open while `self` lives; the
-        // symbol indexes come from its own relocations.
+        let mut found = Vec::new();
+        // SAFETY: the tables of this library, open while `self` lives.
         unsafe {
-            tables.for_each_got_entry(*bias, |_, _, index| {
-                let Some(sym) = tables.symbol(index) else { return };
-                let binding = sym.st_info >> 4;
-                let interposable = sym.st_shndx != 0
-                    && sym.st_other & 3 == object::elf::STV_DEFAULT
-                    && matches!(binding, object::elf::STB_GLOBAL | object::elf::STB_WEAK);
-                if let (true, Some(name)) = (interposable, tables.symbol_name(index).and_then(|n| n.to_str().ok())) {
-                    if !names.iter().any(|n| &**n == name) {
-                        names.push(name.into());
-                    }
+            tables.for_each_got_entry(*bias, |slot, _, symbol| {
+                if let Some(&value) = values.get(&symbol) {
+                    found.push((slot, value));
                 }
             })
         };
-        names
+        found
     }
 
     /// For a library of stand-ins: each name it stands in for, with the
@@ -506,7 +507,16 @@ impl DynamicTables {
     /// As for [`DynamicTables::for_each_got_entry`].
     unsafe fn default_definition(&self, name: &CStr) -> Option<&libc::Elf64_Sym> {
         // SAFETY: the caller's contract.
-        let found = unsafe {
+        unsafe { self.default_definition_at(name) }.map(|(sym, _)| sym)
+    }
+
+    /// [`DynamicTables::default_definition`] with its symbol index.
+    ///
+    /// # Safety
+    /// As for [`DynamicTables::for_each_got_entry`].
+    unsafe fn default_definition_at(&self, name: &CStr) -> Option<(&libc::Elf64_Sym, usize)> {
+        // SAFETY: the caller's contract.
+        unsafe {
             self.gnu_hash_find(name, |sym, index| {
                 use object::elf::*;
                 let (kind, binding) = (sym.st_info & 0xf, sym.st_info >> 4);
@@ -516,8 +526,7 @@ impl DynamicTables {
                     && matches!(binding, STB_GLOBAL | STB_WEAK | STB_GNU_UNIQUE)
                     && (self.version_index(index) <= 1 || !self.is_hidden(index))
             })
-        };
-        found.map(|(sym, _)| sym)
+        }
     }
 
     /// Calls `visit(slot, kind, symbol)` for each address-sized entry the
@@ -675,15 +684,6 @@ impl DynamicTables {
     fn symbol_index(&self, sym: *const libc::Elf64_Sym) -> Option<usize> {
         let offset = (sym as u64).checked_sub(self.symtab).filter(|_| self.symtab != 0)?;
         Some((offset / std::mem::size_of::<libc::Elf64_Sym>() as u64) as usize)
-    }
-
-    /// Dynamic symbol `index`, if the module has a symbol table.
-    ///
-    /// # Safety
-    /// As for [`DynamicTables::symbol_name`].
-    pub(crate) unsafe fn symbol(&self, index: usize) -> Option<&libc::Elf64_Sym> {
-        // SAFETY: the caller's contract: `index` is in the mapped table.
-        (self.symtab != 0 && index != 0).then(|| unsafe { &*(self.symtab as *const libc::Elf64_Sym).add(index) })
     }
 
     /// The name of dynamic symbol `index`, if the module has a symbol table.

@@ -101,13 +101,14 @@ impl GotInterposition {
     /// definition does, the image's takes the place of the library's in
     /// every library's GOT.
     ///
-    /// `stand_in_values` are the values of symbols that stood in for the
-    /// program's (see `host::stand_ins_for_the_program`), each with the
-    /// image's definition, re-pointed with the GOT entries.
+    /// `entries` are more words to re-point, each with the image's
+    /// definition: the values of symbols that stood in for the program's
+    /// (see `host::stand_ins_for_the_program`), GOT entries found by symbol
+    /// index. A word is re-pointed once, whatever found it.
     pub fn plan(
         defined: impl Fn(&str) -> Option<u64>,
         preempting: Vec<(std::sync::Arc<str>, u64)>,
-        stand_in_values: Vec<(u64, u64)>,
+        entries: Vec<(u64, u64)>,
     ) -> Option<GotInterposition> {
         let mut replacements: Vec<(std::sync::Arc<str>, u64)> =
             ALLOCATOR_FUNCTIONS.iter().filter_map(|&name| Some((name.into(), defined(name)?))).collect();
@@ -116,11 +117,14 @@ impl GotInterposition {
             load_name_service_modules();
         }
         replacements.extend(preempting);
-        if replacements.is_empty() {
+        if replacements.is_empty() && entries.is_empty() {
             return None;
         }
-        let mut patches = covered_slots(&replacements);
-        patches.extend(stand_in_values.into_iter().map(|(slot, function)| Patch { slot, function }));
+        let mut patches = if replacements.is_empty() { Vec::new() } else { covered_slots(&replacements) };
+        patches.extend(entries.into_iter().map(|(slot, function)| Patch { slot, function }));
+        // Uninstalling restores the words in order: each must be there once.
+        let mut seen = rustc_hash::FxHashSet::default();
+        patches.retain(|patch| seen.insert(patch.slot));
         log::debug!(
             "the image defines {}: {} GOT entries of loaded libraries will point at them",
             replacements.iter().map(|(n, _)| &**n).collect::<Vec<_>>().join(", "),
@@ -336,10 +340,13 @@ unsafe fn module_slots_for(
 ) {
     // SAFETY: the caller's contract.
     let Some(tables) = (unsafe { crate::host::dynamic_tables(bias, phdrs) }) else { return };
+    // By name: a module has thousands of entries, an image may replace
+    // hundreds of names.
+    let by_name: rustc_hash::FxHashMap<&str, u64> = replacements.iter().map(|(n, a)| (&**n, *a)).collect();
     let names_a_replacement = |slot: u64, _, symbol: usize| {
         // SAFETY: the symbol index comes from the module's own relocations.
         let Some(name) = (unsafe { tables.symbol_name(symbol) }).and_then(|n| n.to_str().ok()) else { return };
-        if let Some(&(_, function)) = replacements.iter().find(|(n, _)| &**n == name) {
+        if let Some(&function) = by_name.get(name) {
             out.push(Patch { slot, function });
         }
     };

@@ -638,14 +638,19 @@ impl Linker {
             target @ Target::Block { .. } => addrs.address_if_any(target),
             _ => None,
         };
-        let (mut preempting, stand_in_values) = program_stand_in_patches(&libraries, image_definition);
+        let (mut preempting, mut entries) = program_stand_in_patches(&libraries, image_definition);
         preempting.extend(preempting_data(&res, &libraries, image_definition));
-        let named = named_and_loaded.iter().filter_map(|&i| libraries.get(i));
-        preempting.extend(preempting_named_libraries(named, image_definition));
-        // One patch per entry: uninstalling restores them in order.
-        let mut seen = HashSet::new();
-        preempting.retain(|(name, _)| seen.insert(name.clone()));
-        let got_interposition = crate::interpose::GotInterposition::plan(image_definition, preempting, stand_in_values);
+        // The C and C++ runtime's own references are left alone even when
+        // named: the program's copies of what they define are the inline
+        // functions of their headers (the same code), and patching
+        // libstdc++'s read-only GOT cost a C++ hello world 5%.
+        let named: Vec<&SharedLibrary> = named_and_loaded
+            .iter()
+            .filter_map(|&i| libraries.get(i))
+            .filter(|library| !is_language_runtime(&library.path))
+            .collect();
+        entries.extend(preempting_named_libraries(&named, &res, image_definition));
+        let got_interposition = crate::interpose::GotInterposition::plan(image_definition, preempting, entries);
         // Protections, then finalize actions (with their dealloc pairs).
         let mut actions = Vec::new();
         if let Some(module) = tls_module {
@@ -1392,19 +1397,50 @@ fn program_stand_in_patches(
     (names, values)
 }
 
-/// The image's definitions that take the place of what libraries named for
-/// the link define and refer to through their GOT (a function the library
-/// calls through its PLT, say), as an executable's do: the loader finds
-/// the executable's first.
-fn preempting_named_libraries<'l>(
-    named: impl Iterator<Item = &'l SharedLibrary>,
+/// Whether `path` is one of the C or C++ runtime's shared libraries, which
+/// `cc` and `g++` link without being asked.
+fn is_language_runtime(path: &Path) -> bool {
+    let file = path.file_name().and_then(|f| f.to_str()).unwrap_or_default();
+    let base = file.split(".so").next().unwrap_or_default();
+    matches!(base, "libc" | "libm" | "libstdc++" | "libgcc_s" | "libpthread" | "libdl" | "librt" | "libmvec")
+}
+
+/// The GOT entries of libraries named for the link bound to their own
+/// definitions of names the image defines too (a function a library calls
+/// through its PLT, say), with the image's definitions, which take their
+/// place as an executable's do: the loader finds the executable's first.
+/// Not jitrun's runtime pieces (`__`-names), nor vtables and type
+/// information (`_ZT`: copies behave the same). The image's definitions
+/// are looked up in each library's hash table (its Bloom filter turns most
+/// away) and its entries matched by symbol index: a library's own entries
+/// can be thousands (libstdc++'s). (Another library's references to such a
+/// name stay bound to the library's definition.)
+fn preempting_named_libraries(
+    named: &[&SharedLibrary],
+    res: &Resolution,
     image_definition: impl Fn(&str) -> Option<u64>,
-) -> Vec<NamedAddress> {
-    named
-        .flat_map(SharedLibrary::interposable_own_references)
-        .filter_map(|name| Some((image_definition(&name)?, name)))
-        .map(|(address, name)| (name, address))
-        .collect()
+) -> Vec<(u64, u64)> {
+    let mut entries = Vec::new();
+    for library in named {
+        let mut values = rustc_hash::FxHashMap::default();
+        let mut c_name = Vec::new();
+        for (name, global) in res.globals.iter() {
+            if !matches!(global.target, Target::Block { .. }) || name.starts_with("__") || name.starts_with("_ZT") {
+                continue;
+            }
+            c_name.clear();
+            c_name.extend_from_slice(name.as_bytes());
+            c_name.push(0);
+            let Ok(c_name) = std::ffi::CStr::from_bytes_with_nul(&c_name) else { continue };
+            if let (Some(index), Some(address)) = (library.interposable_definition(c_name), image_definition(name)) {
+                values.insert(index, address);
+            }
+        }
+        if !values.is_empty() {
+            entries.extend(library.got_entries_of(&values));
+        }
+    }
+    entries
 }
 
 /// The image's data definitions that take the place of a library's, as an
