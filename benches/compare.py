@@ -501,7 +501,20 @@ def main():
     else:
         tmp = tempfile.TemporaryDirectory(prefix="jitrun-bench-")
         root = Path(tmp.name)
-    print(f"jitrun: {jitrun}\ninputs: {root}\ncc: {CC} {' '.join(CFLAGS)}; {os.cpu_count()} CPUs")
+    # Run an installed copy, written with write(2) as `install` or `cargo
+    # install` writes it and as cc writes the native executables it is
+    # compared with. How a file came into the page cache changes how fast it
+    # execs: the build's own output (which lld writes through a mapping, or
+    # which was read back from disk) ran a hello world 4-7% slower than a
+    # copy of it, for the same bytes.
+    installed = root / "bin" / "jitrun"
+    installed.parent.mkdir(parents=True, exist_ok=True)
+    installed.unlink(missing_ok=True)
+    shutil.copyfile(jitrun, installed)
+    installed.chmod(0o755)
+    print(f"jitrun: {jitrun} (run as an installed copy, {installed})")
+    jitrun = str(installed)
+    print(f"inputs: {root}\ncc: {CC} {' '.join(CFLAGS)}; {os.cpu_count()} CPUs")
 
     args.runner = build_runner(root)
     targets = Targets()
