@@ -1522,8 +1522,12 @@ pub enum NamedLibrary {
     /// exports (ld's `--as-needed`): unused, it is never loaded and its
     /// constructors never run, as in a native link.
     OnDemand { path: PathBuf, file: std::sync::Arc<crate::input::InputData>, exports: ExportTable },
-    /// An `OnDemand` one resolution loaded: an index into what the
-    /// resolver loaded ([`HostResolver::into_loaded_libraries`]).
+    /// To load when resolution starts, used or not (ld's `--no-as-needed`):
+    /// then the objects' definitions are known, which the library may
+    /// refer to (see [`stand_ins_for_the_program`]).
+    Outright { path: PathBuf, file: std::sync::Arc<crate::input::InputData> },
+    /// An `OnDemand` or `Outright` one resolution loaded: an index into
+    /// what the resolver loaded ([`HostResolver::into_loaded_libraries`]).
     LoadedOnDemand(usize),
     /// An `OnDemand` one needed but refused by `dlopen` (the reference
     /// then says unresolved).
@@ -1713,7 +1717,7 @@ impl HostResolver {
             let index = match &self.named[n] {
                 NamedLibrary::Loaded(i) => *i,
                 NamedLibrary::LoadedOnDemand(k) => libraries.len() + *k,
-                NamedLibrary::Unloadable => continue,
+                NamedLibrary::Unloadable | NamedLibrary::Outright { .. } => continue,
                 NamedLibrary::OnDemand { file, exports, .. } => {
                     if !strong || !exports.defines(file.bytes(), name.as_bytes()) {
                         continue;
@@ -1772,6 +1776,23 @@ impl HostResolver {
             Some(lib) => &lib.path,
             None => &self.loaded[index - libraries.len()].path,
         }
+    }
+
+    /// Loads the libraries named outright (see [`NamedLibrary::Outright`]),
+    /// in order, before any name is resolved.
+    pub fn load_outright(&mut self, program: ProgramDefinitions) -> Result<()> {
+        for n in 0..self.named.len() {
+            if !matches!(self.named[n], NamedLibrary::Outright { .. }) {
+                continue;
+            }
+            let NamedLibrary::Outright { path, file } = std::mem::replace(&mut self.named[n], NamedLibrary::Unloadable)
+            else {
+                unreachable!("matched above")
+            };
+            load_library(&path, file.bytes(), &mut self.loaded, program)?;
+            self.named[n] = NamedLibrary::LoadedOnDemand(self.loaded.len() - 1);
+        }
+        Ok(())
     }
 
     /// Where the named libraries that loaded are among the given libraries

@@ -321,21 +321,23 @@ impl Linker {
     }
 
     /// Names a shared library for the link (once): its symbols then
-    /// resolve references. It loads now with
+    /// resolve references. It loads when the link starts resolving with
     /// [`LinkOptions::no_as_needed`], else when a reference needs it.
     pub fn add_shared_library(&mut self, path: &Path) -> Result<()> {
         let data = Arc::new(InputData::open(path)?);
         self.add_shared_library_file(path, data, !self.options.no_as_needed)
     }
 
-    /// Names a shared library for the link: loaded now, or, `as_needed`,
-    /// once a reference needs what it exports (if its export table reads).
+    /// Names a shared library for the link: loaded when resolution starts,
+    /// or, `as_needed`, once a reference needs what it exports (if its
+    /// export table reads).
     fn add_shared_library_file(&mut self, path: &Path, data: Arc<InputData>, as_needed: bool) -> Result<()> {
         let file = file_identity(path)?;
         let known = self.named_libraries.iter().position(|(f, _)| *f == file);
         if let Some(i) = known {
             // Named before: only an outright naming of an on-demand one changes it.
-            if as_needed || matches!(self.named_libraries[i].1, NamedLibrary::Loaded(_)) {
+            if as_needed || matches!(self.named_libraries[i].1, NamedLibrary::Loaded(_) | NamedLibrary::Outright { .. })
+            {
                 return Ok(());
             }
         }
@@ -345,10 +347,9 @@ impl Linker {
         let exports = if as_needed { ExportTable::parse(data.bytes()) } else { None };
         let named = match exports {
             Some(exports) => NamedLibrary::OnDemand { path, file: data, exports },
-            None => {
-                host::load_library(&path, data.bytes(), &mut self.libraries, &host::no_program_definitions)?;
-                NamedLibrary::Loaded(self.libraries.len() - 1)
-            }
+            // Loaded when the link resolves, where the objects' definitions
+            // are known (a library may refer to them).
+            None => NamedLibrary::Outright { path, file: data },
         };
         match known {
             // Named before as needed, now outright: it loads, where it was named first.
@@ -968,7 +969,7 @@ fn load_runtime_libraries_if_needed(
     let has = |libraries: &[SharedLibrary], name: &str| {
         let named_on_demand = named
             .iter()
-            .any(|n| matches!(n, NamedLibrary::OnDemand { path, .. } if path.to_string_lossy().contains(name)));
+            .any(|n| matches!(n, NamedLibrary::OnDemand { path, .. } | NamedLibrary::Outright { path, .. } if path.to_string_lossy().contains(name)));
         named_on_demand || libraries.iter().any(|l| l.path.to_string_lossy().contains(name))
     };
     let mut wanted: Vec<PathBuf> = Vec::new();

@@ -612,6 +612,7 @@ impl SymbolTable {
             };
             Some(crate::host::ProgramDefinition { is_function, size })
         };
+        host.load_outright(&program)?;
         for (i, (name, entry)) in self.entries.iter().enumerate() {
             if has_aliases && self.aliases.contains_key(&**name) {
                 continue; // bound below, once its target is known
