@@ -121,27 +121,31 @@ impl SharedLibrary {
         unsafe { tables.default_definition(name) }.is_some_and(|sym| sym.st_info & 0xf == object::elf::STT_OBJECT)
     }
 
-    /// The index of the library's dynamic symbol that defines `name` for
-    /// other modules (as `dlsym` takes a definition: default version, not
-    /// thread-local or unique; default visibility), which an executable's
-    /// definition takes the place of.
-    pub fn interposable_definition(&self, name: &CStr) -> Option<usize> {
-        let (_, tables) = self.own_tables()?;
-        // SAFETY: the tables of this library, open while `self` lives.
-        let (sym, index) = unsafe { tables.default_definition_at(name) }?;
-        (sym.st_other & 3 == object::elf::STV_DEFAULT && sym.st_info >> 4 != object::elf::STB_GNU_UNIQUE)
-            .then_some(index)
-    }
-
-    /// The library's GOT entries bound to its dynamic symbols in `values`
-    /// (symbol index to the value they get instead), as (entry, value).
-    pub fn got_entries_of(&self, values: &rustc_hash::FxHashMap<usize, u64>) -> Vec<(u64, u64)> {
+    /// The library's GOT entries bound to its own definitions (calls
+    /// through its PLT to its own functions, addresses of its variables)
+    /// that `replacement` gives another value for, as (entry, value): an
+    /// executable's definition of such a name takes the place of the
+    /// library's, as the loader finds the executable first. Only names the
+    /// library exports with default visibility are looked up (protected
+    /// and unique ones bind to the library's own), so a library's many
+    /// entries bound elsewhere (to libc) cost a symbol read each.
+    pub fn interposable_got_entries(&self, replacement: impl Fn(&str) -> Option<u64>) -> Vec<(u64, u64)> {
         let Some((bias, tables)) = self.own_tables() else { return Vec::new() };
         let mut found = Vec::new();
-        // SAFETY: the tables of this library, open while `self` lives.
+        // SAFETY: the tables of this library, open while `self` lives; the
+        // symbol indexes come from its own relocations.
         unsafe {
-            tables.for_each_got_entry(*bias, |slot, _, symbol| {
-                if let Some(&value) = values.get(&symbol) {
+            tables.for_each_got_entry(*bias, |slot, _, index| {
+                let Some(sym) = tables.symbol(index) else { return };
+                let binding = sym.st_info >> 4;
+                if sym.st_shndx == 0
+                    || sym.st_other & 3 != object::elf::STV_DEFAULT
+                    || !matches!(binding, object::elf::STB_GLOBAL | object::elf::STB_WEAK)
+                {
+                    return;
+                }
+                let Some(name) = tables.symbol_name(index).and_then(|n| n.to_str().ok()) else { return };
+                if let Some(value) = replacement(name) {
                     found.push((slot, value));
                 }
             })
@@ -684,6 +688,15 @@ impl DynamicTables {
     fn symbol_index(&self, sym: *const libc::Elf64_Sym) -> Option<usize> {
         let offset = (sym as u64).checked_sub(self.symtab).filter(|_| self.symtab != 0)?;
         Some((offset / std::mem::size_of::<libc::Elf64_Sym>() as u64) as usize)
+    }
+
+    /// Dynamic symbol `index`, if the module has a symbol table.
+    ///
+    /// # Safety
+    /// As for [`DynamicTables::symbol_name`].
+    pub(crate) unsafe fn symbol(&self, index: usize) -> Option<&libc::Elf64_Sym> {
+        // SAFETY: the caller's contract: `index` is in the mapped table.
+        (self.symtab != 0 && index != 0).then(|| unsafe { &*(self.symtab as *const libc::Elf64_Sym).add(index) })
     }
 
     /// The name of dynamic symbol `index`, if the module has a symbol table.

@@ -650,7 +650,7 @@ impl Linker {
             .filter_map(|&i| libraries.get(i))
             .filter(|library| !is_language_runtime(&library.path))
             .collect();
-        entries.extend(preempting_named_libraries(&named, &res, image_definition));
+        entries.extend(preempting_named_libraries(&named, image_definition));
         let got_interposition = crate::interpose::GotInterposition::plan(image_definition, preempting, entries);
         // Protections, then finalize actions (with their dealloc pairs).
         let mut actions = Vec::new();
@@ -1411,37 +1411,20 @@ fn is_language_runtime(path: &Path) -> bool {
 /// through its PLT, say), with the image's definitions, which take their
 /// place as an executable's do: the loader finds the executable's first.
 /// Not jitrun's runtime pieces (`__`-names), nor vtables and type
-/// information (`_ZT`: copies behave the same). The image's definitions
-/// are looked up in each library's hash table (its Bloom filter turns most
-/// away) and its entries matched by symbol index: a library's own entries
-/// can be thousands (libstdc++'s). (Another library's references to such a
-/// name stay bound to the library's definition.)
+/// information (`_ZT`: copies behave the same). Each library's entries are
+/// read once (see `SharedLibrary::interposable_got_entries`). (Another
+/// library's references to such a name stay bound to the library's.)
 fn preempting_named_libraries(
     named: &[&SharedLibrary],
-    res: &Resolution,
     image_definition: impl Fn(&str) -> Option<u64>,
 ) -> Vec<(u64, u64)> {
-    let mut entries = Vec::new();
-    for library in named {
-        let mut values = rustc_hash::FxHashMap::default();
-        let mut c_name = Vec::new();
-        for (name, global) in res.globals.iter() {
-            if !matches!(global.target, Target::Block { .. }) || name.starts_with("__") || name.starts_with("_ZT") {
-                continue;
-            }
-            c_name.clear();
-            c_name.extend_from_slice(name.as_bytes());
-            c_name.push(0);
-            let Ok(c_name) = std::ffi::CStr::from_bytes_with_nul(&c_name) else { continue };
-            if let (Some(index), Some(address)) = (library.interposable_definition(c_name), image_definition(name)) {
-                values.insert(index, address);
-            }
+    let replacement = |name: &str| {
+        if name.starts_with("__") || name.starts_with("_ZT") {
+            return None;
         }
-        if !values.is_empty() {
-            entries.extend(library.got_entries_of(&values));
-        }
-    }
-    entries
+        image_definition(name)
+    };
+    named.iter().flat_map(|library| library.interposable_got_entries(replacement)).collect()
 }
 
 /// The image's data definitions that take the place of a library's, as an
