@@ -981,6 +981,14 @@ pub fn libc_says_single_threaded() -> bool {
 /// created again (which clears the flag): the link's scoped helpers are
 /// joined.
 pub unsafe fn declare_single_threaded() {
+    let Some(own) = LIBC_SINGLE_THREADED.resolve() else { return };
+    // Still set: no thread was started since the process began or since
+    // the flag and its copies were last set here (glibc only ever clears
+    // it), so all is as it should be; most runs start no thread.
+    // SAFETY: libc's one-byte flag, which stays mapped.
+    if unsafe { *(own as *const libc::c_char) } != 0 {
+        return;
+    }
     // A library's constructor may have started a thread of its own, which
     // natively would have cleared the flag too (procfs counts a task
     // directory's links as its threads plus two; a short path's stat
@@ -989,7 +997,6 @@ pub unsafe fn declare_single_threaded() {
     if std::fs::metadata("/proc/self/task").map_or(true, |task| task.nlink() != 3) {
         return;
     }
-    let Some(own) = LIBC_SINGLE_THREADED.resolve() else { return };
     let copies = crate::host::got_values_of(own as u64, c"__libc_single_threaded");
     for flag in std::iter::once(own as u64).chain(copies) {
         // SAFETY: a byte of libc's or of the image's copy of it; the
