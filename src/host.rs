@@ -1857,7 +1857,9 @@ mod tests {
                 read_only += 1;
             }
         }
-        assert!(read_only > 0 && writable > 0, "{} read-only, {} writable entries", read_only, writable);
+        // RELRO makes some read-only everywhere; writable ones (lazy
+        // binding, pointers in .data) depend on how the system was built.
+        assert!(read_only > 0, "{} read-only, {} writable entries", read_only, writable);
         let local = 0u64;
         assert_eq!(loader_protection(&local as *const u64 as u64), None);
     }
