@@ -118,7 +118,7 @@ impl SharedLibrary {
     pub fn defines_data(&self, name: &CStr) -> bool {
         let Some((_, tables)) = self.own_tables() else { return false };
         // SAFETY: the tables of this library, open while `self` lives.
-        unsafe { tables.default_definition(name) }.is_some_and(|sym| sym.st_info & 0xf == object::elf::STT_OBJECT)
+        unsafe { tables.data_definition(name) }.is_some()
     }
 
     /// The library's GOT entries bound to its own definitions (calls
@@ -315,9 +315,7 @@ pub fn startup_objects_define_data(name: &CStr) -> bool {
     }
     startup_objects().iter().any(|(_, tables)| {
         // SAFETY: the tables of a start-up object, which stays loaded.
-        unsafe { tables.default_definition(name) }.is_some_and(|sym| {
-            sym.st_info & 0xf == object::elf::STT_OBJECT && sym.st_info >> 4 != object::elf::STB_GNU_UNIQUE
-        })
+        unsafe { tables.data_definition(name) }.is_some_and(|sym| sym.st_info >> 4 != object::elf::STB_GNU_UNIQUE)
     })
 }
 
@@ -512,6 +510,16 @@ impl DynamicTables {
     unsafe fn default_definition(&self, name: &CStr) -> Option<&libc::Elf64_Sym> {
         // SAFETY: the caller's contract.
         unsafe { self.default_definition_at(name) }.map(|(sym, _)| sym)
+    }
+
+    /// `name`'s [`DynamicTables::default_definition`] if it is a variable
+    /// (`STT_OBJECT`), which a program's definition takes the place of.
+    ///
+    /// # Safety
+    /// As for [`DynamicTables::for_each_got_entry`].
+    unsafe fn data_definition(&self, name: &CStr) -> Option<&libc::Elf64_Sym> {
+        // SAFETY: the caller's contract.
+        unsafe { self.default_definition(name) }.filter(|sym| sym.st_info & 0xf == object::elf::STT_OBJECT)
     }
 
     /// [`DynamicTables::default_definition`] with its symbol index.
@@ -893,7 +901,12 @@ pub struct LoadedObject<'a> {
 impl LoadedObject<'_> {
     /// Whether one of the object's loaded segments holds `addr`.
     fn contains(&self, addr: u64) -> bool {
-        self.headers.iter().any(|h| {
+        self.segment_containing(addr).is_some()
+    }
+
+    /// The loaded segment (`PT_LOAD`) that holds `addr`.
+    fn segment_containing(&self, addr: u64) -> Option<&libc::Elf64_Phdr> {
+        self.headers.iter().find(|h| {
             let start = self.bias.wrapping_add(h.p_vaddr);
             h.p_type == libc::PT_LOAD && start <= addr && addr - start < h.p_memsz
         })
@@ -908,14 +921,8 @@ impl LoadedObject<'_> {
 /// `/proc/self/maps` (30-50 µs each time).
 pub fn loader_protection(addr: u64) -> Option<region::Protection> {
     let page = crate::layout::page_size();
-    let mut found = None;
-    for_each_loaded_object(|object| {
-        let Some(segment) = object.headers.iter().find(|h| {
-            let start = object.bias.wrapping_add(h.p_vaddr);
-            h.p_type == libc::PT_LOAD && start <= addr && addr - start < h.p_memsz
-        }) else {
-            return std::ops::ControlFlow::Continue(());
-        };
+    visit_object_containing(addr, |object| {
+        let segment = object.segment_containing(addr)?;
         let relro = object.headers.iter().any(|h| {
             let start = object.bias.wrapping_add(h.p_vaddr);
             let (first, end) = (start / page * page, start.wrapping_add(h.p_memsz) / page * page);
@@ -931,10 +938,9 @@ pub fn loader_protection(addr: u64) -> Option<region::Protection> {
                 protection |= granted;
             }
         }
-        found = Some(protection);
-        std::ops::ControlFlow::Break(())
-    });
-    found
+        Some(protection)
+    })
+    .flatten()
 }
 
 /// The loader's name for the loaded object whose segments contain `addr`
@@ -1426,7 +1432,7 @@ pub fn no_program_definitions(_: &str) -> Option<ProgramDefinition> {
 /// (`link::program_stand_in_patches`). `None` if the library needs none.
 fn stand_ins_for_the_program(path: &Path, file: &[u8], program: ProgramDefinitions) -> Result<Option<SharedLibrary>> {
     let mut exports = Vec::new();
-    for name in undefined_dynamic_symbols(file) {
+    for name in crate::format::dynamic::undefined_symbols(file) {
         let Some(definition) = program(name) else { continue };
         let Ok(c_name) = CString::new(name) else { continue };
         if lookup_global(&c_name).is_some() {
@@ -1474,27 +1480,6 @@ extern "C" fn program_function_called_too_early() {
     }
 }
 
-/// The names a shared library's dynamic symbol table refers to without
-/// defining them (its undefined global and weak symbols), read from its
-/// file; none if the file does not parse.
-fn undefined_dynamic_symbols(file: &[u8]) -> Vec<&str> {
-    use object::read::elf::{FileHeader, Sym};
-    let Ok(header) = object::elf::FileHeader64::<object::LittleEndian>::parse(file) else { return Vec::new() };
-    let Ok(endian) = header.endian() else { return Vec::new() };
-    let Ok(sections) = header.sections(endian, file) else { return Vec::new() };
-    let Ok(symbols) = sections.symbols(endian, file, object::elf::SHT_DYNSYM) else { return Vec::new() };
-    symbols
-        .iter()
-        .filter(|sym| {
-            sym.st_shndx(endian) == object::elf::SHN_UNDEF
-                && matches!(sym.st_bind(), object::elf::STB_GLOBAL | object::elf::STB_WEAK)
-                && sym.st_type() != object::elf::STT_TLS
-        })
-        .filter_map(|sym| std::str::from_utf8(symbols.symbol_name(endian, sym).ok()?).ok())
-        .filter(|name| !name.is_empty())
-        .collect()
-}
-
 /// The path the loader opens this library by when a program names it in
 /// `DT_NEEDED`: its SONAME as the loader's cache resolves it
 /// (`/lib/x86_64-linux-gnu/libz.so.1` for `-lz`'s `libz.so`), when that
@@ -1507,22 +1492,10 @@ fn as_the_loader_names_it(path: &Path, file: &[u8]) -> PathBuf {
         (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
         _ => false,
     };
-    soname(file)
+    crate::format::dynamic::soname(file)
         .map(crate::ldcache::system_library)
         .filter(|cached| cached.is_absolute() && cached != path && same_file(cached, path))
         .unwrap_or_else(|| path.to_path_buf())
-}
-
-/// A shared library's `DT_SONAME`.
-fn soname(file: &[u8]) -> Option<&str> {
-    use object::read::elf::{Dyn, FileHeader, SectionHeader};
-    let header = object::elf::FileHeader64::<object::LittleEndian>::parse(file).ok()?;
-    let endian = header.endian().ok()?;
-    let sections = header.sections(endian, file).ok()?;
-    let (entries, strings_index) = sections.iter().find_map(|s| s.dynamic(endian, file).ok().flatten())?;
-    let strings = sections.strings(endian, file, strings_index).ok()?;
-    let entry = entries.iter().find(|d| d.d_tag(endian) == u64::from(object::elf::DT_SONAME))?;
-    std::str::from_utf8(strings.get(u32::try_from(entry.d_val(endian)).ok()?).ok()?).ok()
 }
 
 /// A shared library named for the link (on the command line or in a

@@ -985,8 +985,7 @@ pub unsafe fn declare_single_threaded() {
     // Still set: no thread was started since the process began or since
     // the flag and its copies were last set here (glibc only ever clears
     // it), so all is as it should be; most runs start no thread.
-    // SAFETY: libc's one-byte flag, which stays mapped.
-    if unsafe { *(own as *const libc::c_char) } != 0 {
+    if libc_says_single_threaded() {
         return;
     }
     // A library's constructor may have started a thread of its own, which

@@ -313,12 +313,15 @@ fn load_name_service_modules() {
 /// The GOT entries naming one of `replacements` in every loaded module
 /// that gets the program's allocator ([`is_covered`]).
 fn covered_slots(replacements: &[(std::sync::Arc<str>, u64)]) -> Vec<Patch> {
+    // By name, once for every module: a module has thousands of entries,
+    // an image may replace hundreds of names.
+    let by_name: rustc_hash::FxHashMap<&str, u64> = replacements.iter().map(|(n, a)| (&**n, *a)).collect();
     let mut found = Vec::new();
     crate::host::for_each_loaded_object(|module| {
         if is_covered(module.name) {
             // SAFETY: the loader describes a module of this process and
             // holds its lock during the visit.
-            unsafe { module_slots_for(module.bias, module.headers, replacements, &mut found) };
+            unsafe { module_slots_for(module.bias, module.headers, &by_name, &mut found) };
         }
         std::ops::ControlFlow::Continue(())
     });
@@ -327,7 +330,7 @@ fn covered_slots(replacements: &[(std::sync::Arc<str>, u64)]) -> Vec<Patch> {
 
 /// The GOT entries of one module whose dynamic relocation (`GLOB_DAT`,
 /// `JUMP_SLOT` or `R_X86_64_64` with no addend, in `DT_RELA` or
-/// `DT_JMPREL`) names one of `replacements`.
+/// `DT_JMPREL`) names one of the replacements (`by_name`).
 ///
 /// # Safety
 /// `bias` and `phdrs` describe a module loaded in this process, which the
@@ -335,14 +338,11 @@ fn covered_slots(replacements: &[(std::sync::Arc<str>, u64)]) -> Vec<Patch> {
 unsafe fn module_slots_for(
     bias: u64,
     phdrs: &[libc::Elf64_Phdr],
-    replacements: &[(std::sync::Arc<str>, u64)],
+    by_name: &rustc_hash::FxHashMap<&str, u64>,
     out: &mut Vec<Patch>,
 ) {
     // SAFETY: the caller's contract.
     let Some(tables) = (unsafe { crate::host::dynamic_tables(bias, phdrs) }) else { return };
-    // By name: a module has thousands of entries, an image may replace
-    // hundreds of names.
-    let by_name: rustc_hash::FxHashMap<&str, u64> = replacements.iter().map(|(n, a)| (&**n, *a)).collect();
     let names_a_replacement = |slot: u64, _, symbol: usize| {
         // SAFETY: the symbol index comes from the module's own relocations.
         let Some(name) = (unsafe { tables.symbol_name(symbol) }).and_then(|n| n.to_str().ok()) else { return };

@@ -98,6 +98,13 @@ struct Reservation {
     writable: Vec<std::ops::Range<u64>>,
 }
 
+impl Reservation {
+    /// Whether `[addr, addr + size)` lies inside the reserved range.
+    fn holds(&self, addr: u64, size: u64) -> bool {
+        addr >= self.base && addr.checked_add(size).is_some_and(|end| end <= self.base + self.size)
+    }
+}
+
 /// A dealloc action earned by a successful finalize action, with its name.
 type Dealloc = (&'static str, Box<dyn FnOnce() + Send>);
 
@@ -120,15 +127,11 @@ impl InProcessMapper {
     }
 
     fn reservation_containing(&self, addr: u64, size: u64) -> Option<&Reservation> {
-        self.reservations
-            .values()
-            .find(|r| addr >= r.base && addr.checked_add(size).is_some_and(|end| end <= r.base + r.size))
+        self.reservations.values().find(|r| r.holds(addr, size))
     }
 
     fn reservation_containing_mut(&mut self, addr: u64, size: u64) -> Option<&mut Reservation> {
-        self.reservations
-            .values_mut()
-            .find(|r| addr >= r.base && addr.checked_add(size).is_some_and(|end| end <= r.base + r.size))
+        self.reservations.values_mut().find(|r| r.holds(addr, size))
     }
 }
 

@@ -135,6 +135,39 @@ fn gnu_hash(name: &[u8]) -> u32 {
     name.iter().fold(5381u32, |h, &c| h.wrapping_mul(33).wrapping_add(c as u32))
 }
 
+/// A shared library's `DT_SONAME`.
+pub fn soname(file: &[u8]) -> Option<&str> {
+    use object::read::elf::{Dyn, FileHeader, SectionHeader};
+    let header = object::elf::FileHeader64::<object::LittleEndian>::parse(file).ok()?;
+    let endian = header.endian().ok()?;
+    let sections = header.sections(endian, file).ok()?;
+    let (entries, strings_index) = sections.iter().find_map(|s| s.dynamic(endian, file).ok().flatten())?;
+    let strings = sections.strings(endian, file, strings_index).ok()?;
+    let entry = entries.iter().find(|d| d.d_tag(endian) == u64::from(object::elf::DT_SONAME))?;
+    std::str::from_utf8(strings.get(u32::try_from(entry.d_val(endian)).ok()?).ok()?).ok()
+}
+
+/// The names a shared library's dynamic symbol table refers to without
+/// defining them (its undefined global and weak symbols), read from its
+/// file; none if the file does not parse.
+pub fn undefined_symbols(file: &[u8]) -> Vec<&str> {
+    use object::read::elf::{FileHeader, Sym};
+    let Ok(header) = object::elf::FileHeader64::<object::LittleEndian>::parse(file) else { return Vec::new() };
+    let Ok(endian) = header.endian() else { return Vec::new() };
+    let Ok(sections) = header.sections(endian, file) else { return Vec::new() };
+    let Ok(symbols) = sections.symbols(endian, file, object::elf::SHT_DYNSYM) else { return Vec::new() };
+    symbols
+        .iter()
+        .filter(|sym| {
+            sym.st_shndx(endian) == object::elf::SHN_UNDEF
+                && matches!(sym.st_bind(), object::elf::STB_GLOBAL | object::elf::STB_WEAK)
+                && sym.st_type() != object::elf::STT_TLS
+        })
+        .filter_map(|sym| std::str::from_utf8(symbols.symbol_name(endian, sym).ok()?).ok())
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
