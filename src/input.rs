@@ -1,4 +1,8 @@
 //! Input files: mapped once, shared read-only, detected by their magic.
+//! A mapped object's large contents and its relocations are read from the
+//! file where they are used ([`InputData::read_into`],
+//! [`InputData::read_exact_at`]), so that its mapping holds only what the
+//! link parses: headers, symbols, strings.
 
 use std::fs::File;
 use std::ops::Range;
@@ -30,7 +34,9 @@ const READ_BELOW: u64 = 64 << 10;
 /// The bytes of one input file. Large files are mapped rather than read so
 /// that parsing touches only the pages it needs.
 pub enum InputData {
-    Mapped(Mmap),
+    /// A mapped file, and the file itself while few are open, to copy
+    /// large section contents with `pread` ([`InputData::read_into`]).
+    Mapped(Mmap, Option<ReadableFile>),
     Owned(Vec<u8>),
     /// A member of a static archive: a range of the archive's bytes, so
     /// members are parsed in place without copies.
@@ -82,6 +88,39 @@ fn read_if_smaller_than(file: &File, limit: usize) -> std::io::Result<Option<Vec
     }
 }
 
+/// Contents at least this large are copied from the file into the image
+/// with `pread` rather than through the mapping: mapped and copied, a
+/// page of a large object's code counted in the peak memory twice (the
+/// generated program of nine 1.9 MB objects: 7 MiB of it), and read it
+/// costs one system call per block instead of a populate and a copy.
+pub const READ_CONTENTS_FROM: usize = 16 << 10;
+
+/// Files kept open for [`InputData::read_into`] at most at once: a link of
+/// thousands of large objects must not run out of descriptors (nor leave
+/// the program fewer); beyond this, contents are copied from the mapping.
+const MAX_READABLE_FILES: usize = 256;
+
+static READABLE_FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// An open input file, counted against [`MAX_READABLE_FILES`].
+pub struct ReadableFile(File);
+
+impl ReadableFile {
+    fn keep(file: File) -> Option<ReadableFile> {
+        use std::sync::atomic::Ordering;
+        READABLE_FILES
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| (n < MAX_READABLE_FILES).then_some(n + 1))
+            .ok()
+            .map(|_| ReadableFile(file))
+    }
+}
+
+impl Drop for ReadableFile {
+    fn drop(&mut self) {
+        READABLE_FILES.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 impl InputData {
     pub fn open(path: &Path) -> Result<InputData> {
         let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
@@ -105,15 +144,16 @@ impl InputData {
         // what translation reads). An archive is read only where members
         // are needed, and of a shared library only the headers (libm:
         // 900 KB).
+        let file = ReadableFile::keep(file);
         if is_relocatable_elf(&map) {
             // What the link's working set scales with (not an archive, of
             // which only some members count, nor debug information).
-            crate::heap::note_input(populate_parts_a_link_reads(&map));
+            crate::heap::note_input(populate_parts_a_link_reads(&map, file.is_some()));
         } else if detect(&map) == FileKind::MachO {
             let _ = map.advise(memmap2::Advice::PopulateRead);
             crate::heap::note_input(map.len());
         }
-        Ok(InputData::Mapped(map))
+        Ok(InputData::Mapped(map, file))
     }
 
     /// A view of `range` of `archive`'s bytes, or `None` if it lies outside.
@@ -127,7 +167,7 @@ impl InputData {
     /// file) need not stay resident until the image is written. The pages
     /// stay in the page cache and read back the same if touched again.
     pub fn release_except(&self, keep: impl Iterator<Item = Range<usize>>) {
-        let InputData::Mapped(map) = self else { return };
+        let InputData::Mapped(map, _) = self else { return };
         if map.len() < RELEASE_FILES_FROM {
             return;
         }
@@ -159,9 +199,54 @@ impl InputData {
         }
     }
 
+    /// Whether `range`'s bytes are read with [`InputData::read_into`]
+    /// rather than through the mapping (which then need not be populated
+    /// there).
+    pub fn reads_contents(&self, range: &Range<usize>) -> bool {
+        range.len() >= READ_CONTENTS_FROM && self.is_readable()
+    }
+
+    /// Copies the bytes of `range` into `dest` (of its length): from the
+    /// file where [`InputData::reads_contents`], else from memory.
+    pub fn read_into(&self, range: Range<usize>, dest: &mut [u8]) {
+        if self.reads_contents(&range) {
+            self.read_exact_at(range, dest);
+        } else {
+            dest.copy_from_slice(&self.bytes()[range]);
+        }
+    }
+
+    /// Whether the file can be read with `pread` ([`InputData::read_exact_at`]).
+    pub fn is_readable(&self) -> bool {
+        match self {
+            InputData::Mapped(_, file) => file.is_some(),
+            InputData::Owned(_) => false,
+            InputData::Member { archive, .. } => archive.is_readable(),
+        }
+    }
+
+    /// Reads `range` of the file into `dest` (of its length) with `pread`
+    /// where [`InputData::is_readable`], else copies it from memory. The
+    /// bytes are the same either way; a failed read (the file shrank) falls
+    /// back to the mapping, which then fails as reading it would have.
+    pub fn read_exact_at(&self, range: Range<usize>, dest: &mut [u8]) {
+        if !self.pread(range.start, dest) {
+            dest.copy_from_slice(&self.bytes()[range]);
+        }
+    }
+
+    fn pread(&self, offset: usize, dest: &mut [u8]) -> bool {
+        use std::os::unix::fs::FileExt;
+        match self {
+            InputData::Mapped(_, Some(ReadableFile(file))) => file.read_exact_at(dest, offset as u64).is_ok(),
+            InputData::Member { archive, range } => archive.pread(range.start + offset, dest),
+            _ => false,
+        }
+    }
+
     pub fn bytes(&self) -> &[u8] {
         match self {
-            InputData::Mapped(map) => map,
+            InputData::Mapped(map, _) => map,
             InputData::Owned(bytes) => bytes,
             InputData::Member { archive, range } => &archive.bytes()[range.clone()],
         }
@@ -174,11 +259,14 @@ const POPULATE_GAP: usize = 256 << 10;
 
 /// Maps the pages of the ELF object `map` that a link reads (see
 /// [`crate::format::elf::parts_a_link_reads`]) in one `madvise` each, and
-/// returns how many bytes that is. Debug information is left to fault in
+/// returns how many bytes the link reads, mapped or not. Debug information is left to fault in
 /// if it is ever read: mapped, it would count in the peak memory (a
-/// QuickJS built with `-g`: 7 MiB) and cost the time to map it.
-fn populate_parts_a_link_reads(map: &Mmap) -> usize {
-    let Some(parts) = crate::format::elf::parts_a_link_reads(map) else {
+/// QuickJS built with `-g`: 7 MiB) and cost the time to map it; so are
+/// large contents when `contents_read` ([`InputData::read_into`]).
+fn populate_parts_a_link_reads(map: &Mmap, contents_read: bool) -> usize {
+    let Some((parts, read_bytes)) =
+        crate::format::elf::parts_a_link_reads(map, contents_read.then_some(READ_CONTENTS_FROM))
+    else {
         let _ = map.advise(memmap2::Advice::PopulateRead);
         return map.len();
     };
@@ -187,6 +275,7 @@ fn populate_parts_a_link_reads(map: &Mmap) -> usize {
     for part in parts {
         let (start, end) = (part.start / page * page, part.end.min(map.len()).next_multiple_of(page).min(map.len()));
         match spans.last_mut() {
+            _ if part.is_empty() => {}
             Some(last) if start <= last.end + POPULATE_GAP => last.end = last.end.max(end),
             _ if start < end => spans.push(start..end),
             _ => {}
@@ -195,7 +284,7 @@ fn populate_parts_a_link_reads(map: &Mmap) -> usize {
     for span in &spans {
         let _ = map.advise_range(memmap2::Advice::PopulateRead, span.start, span.len());
     }
-    spans.iter().map(Range::len).sum()
+    read_bytes
 }
 
 /// The `e_type` of an ELF file (at offset 16 in both classes; jitrun's
@@ -270,7 +359,7 @@ mod tests {
             std::fs::write(&path, &bytes).unwrap();
             let input = InputData::open(&path).unwrap();
             std::fs::remove_file(&path).unwrap();
-            assert_eq!(matches!(input, InputData::Mapped(_)), mapped, "{} bytes", len);
+            assert_eq!(matches!(input, InputData::Mapped(..)), mapped, "{} bytes", len);
             assert_eq!(input.bytes(), &bytes[..], "{} bytes", len);
         }
     }
@@ -282,7 +371,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let input = InputData::open(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
-        assert!(matches!(input, InputData::Mapped(_)));
+        assert!(matches!(input, InputData::Mapped(..)));
         input.release_except([1000..5000, 70_000..90_000].into_iter());
         assert_eq!(input.bytes(), &bytes[..]);
     }

@@ -493,10 +493,8 @@ impl Linker {
                     continue;
                 }
                 let bytes = &mut tls_template[tls_offset as usize..(tls_offset + block.size) as usize];
-                if let Some(content) = block.bytes(graph.input_bytes()) {
-                    bytes.copy_from_slice(content);
-                }
-                apply_block_fixups(graph, g, b as BlockId, bytes, tls_offset, &addrs, &[])?;
+                block.write_content(graph.input_bytes(), bytes);
+                apply_block_fixups(graph, g, b as BlockId, bytes, tls_offset, &addrs, &[], &mut Vec::new())?;
             }
         }
         let tls_module = if layout.tls.size > 0 || tables.uses_tls {
@@ -1489,20 +1487,22 @@ fn copy_and_fix_blocks(
         placed.sort_unstable_by_key(|&(offset, ..)| offset);
     }
     let run_blocks = |memory: &mut [u8], memory_start: u64, blocks: &[(u64, u32, BlockId)]| -> Result<()> {
+        let mut scratch = Vec::new();
         for &(offset, g, b) in blocks {
             let graph = &graphs[g as usize];
             let block = &graph.blocks[b as usize];
             let start = (offset - memory_start) as usize;
             let bytes = &mut memory[start..start + block.size as usize];
-            if let Some(content) = block.bytes(graph.input_bytes()) {
-                bytes.copy_from_slice(content);
-            }
-            apply_block_fixups(graph, g as usize, b, bytes, addrs.base + offset, addrs, &symbol_addrs[g as usize])?;
+            block.write_content(graph.input_bytes(), bytes);
+            let symbol_addrs = &symbol_addrs[g as usize];
+            apply_block_fixups(graph, g as usize, b, bytes, addrs.base + offset, addrs, symbol_addrs, &mut scratch)?;
             // Read for the last time: a large block's pages of the input
             // need not stay resident while the rest of the image is written.
             if let Some(input) = &graph.input {
                 if let Content::File(range) = &block.content {
-                    input.release(range.clone());
+                    if !input.reads_contents(range) {
+                        input.release(range.clone());
+                    }
                 }
                 if let Some(range) = &block.elf_relocations {
                     input.release(range.clone());
@@ -1560,7 +1560,9 @@ fn copy_and_fix_blocks(
 
 /// `symbol_addrs[s]`: the address of the graph's symbol `s`, or `None`
 /// where [`Addresses::address`] fails (it is asked again, for the error);
-/// an empty slice computes every address on the way.
+/// an empty slice computes every address on the way. `scratch` holds
+/// relocations read from the file ([`LinkGraph::for_each_relocation_chunk`]).
+#[allow(clippy::too_many_arguments)]
 fn apply_block_fixups(
     graph: &LinkGraph,
     g: usize,
@@ -1569,6 +1571,7 @@ fn apply_block_fixups(
     block_addr: u64,
     addrs: &Addresses,
     symbol_addrs: &[Option<u64>],
+    scratch: &mut Vec<u8>,
 ) -> Result<()> {
     let apply_edges = |bytes: &mut [u8], edges: &[Edge]| -> Result<()> {
         for edge in edges {
@@ -1579,14 +1582,15 @@ fn apply_block_fixups(
         Ok(())
     };
     apply_edges(bytes, &graph.blocks[b as usize].edges)?;
-    let Some(table) = graph.relocation_table(b)? else { return Ok(()) };
     let mut decoded = Vec::new();
     // The direct path reads the symbol's address and the field with `get`
     // and declines what does not fit, so it takes entries unchecked.
     let direct = |bytes: &mut &mut [u8], edge: &Edge| apply_direct_fixup(edge, bytes, block_addr, symbol_addrs);
-    crate::format::elf::for_each_relocation(table, &mut { bytes }, direct, |bytes, entry| {
-        graph.decode_relocations_into(b, entry, &mut decoded)?;
-        apply_edges(bytes, &decoded)
+    graph.for_each_relocation_chunk(b, scratch, |table| {
+        crate::format::elf::for_each_relocation(table, &mut &mut *bytes, direct, |bytes, entry| {
+            graph.decode_relocations_into(b, entry, &mut decoded)?;
+            apply_edges(bytes, &decoded)
+        })
     })
 }
 

@@ -276,7 +276,7 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
     // counted once; plain ones still in a relocation table, by kind.
     let mut run: Option<(EdgeKind, u64)> = None;
     let mut plain_counts = [0u64; 3];
-    let mut decoded = Vec::new();
+    let (mut decoded, mut scratch) = (Vec::new(), Vec::new());
     for b in 0..graph.blocks.len() as BlockId {
         if !graph.is_block_live(b) {
             continue;
@@ -288,7 +288,6 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
             }
             note_edge(graph, targets, b, edge, &mut scan.special)?;
         }
-        let Some(table) = graph.relocation_table(b)? else { continue };
         // Plain references into the image are only counted here; the
         // fixups write them with checked lookups, and decode (with every
         // check) whatever those decline.
@@ -299,13 +298,15 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
             }
             plain
         };
-        crate::format::elf::for_each_relocation(table, &mut plain_counts, into_image, |_, entry| {
-            graph.decode_relocations_into(b, entry, &mut decoded)?;
-            for &edge in &decoded {
-                scan.kind_counts.push((edge.kind, 1));
-                note_edge(graph, targets, b, edge, &mut scan.special)?;
-            }
-            Ok(())
+        graph.for_each_relocation_chunk(b, &mut scratch, |table| {
+            crate::format::elf::for_each_relocation(table, &mut plain_counts, into_image, |_, entry| {
+                graph.decode_relocations_into(b, entry, &mut decoded)?;
+                for &edge in &decoded {
+                    scan.kind_counts.push((edge.kind, 1));
+                    note_edge(graph, targets, b, edge, &mut scan.special)?;
+                }
+                Ok(())
+            })
         })?;
     }
     scan.kind_counts.extend(run);

@@ -303,7 +303,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Resul
         // fresh memory here. `.eh_frame`'s (read by offset while pruning),
         // zero-fill sections' (which must have none) and small read-in
         // objects' are decoded now.
-        let lazy = matches!(*input, InputData::Mapped(_))
+        let lazy = matches!(*input, InputData::Mapped(..))
             && graph.sections[sid as usize].kind != SectionKind::EhFrame
             && !is_zero_fill
             && block_ref.elf_relocations.is_none();
@@ -576,30 +576,60 @@ pub fn elf_reloc_name(r_type: u32) -> String {
 /// relocations, and the symbol, string and group tables. What is left
 /// out, debug information and its relocations, is often most of an
 /// object built with `-g` (QuickJS: 7 of 8.3 MB) and is read only if a
-/// crash report or a debugger asks for source lines. `None` if the
-/// headers do not parse (the parser will say why).
-pub fn parts_a_link_reads(data: &[u8]) -> Option<Vec<std::ops::Range<usize>>> {
+/// crash report or a debugger asks for source lines. With
+/// `contents_read_from` (the file is read as well as mapped), loaded
+/// contents of at least that size are left out too (they are copied into
+/// the image with `pread`), and so are relocations, read in pieces where
+/// they are decoded; `.eh_frame` and its relocations, which the link
+/// parses, are not. Also returns how many bytes the link reads in all,
+/// mapped or not. `None` if the headers do not parse (the parser will say
+/// why).
+pub fn parts_a_link_reads(
+    data: &[u8],
+    contents_read_from: Option<usize>,
+) -> Option<(Vec<std::ops::Range<usize>>, usize)> {
     let endian = LittleEndian;
     let header = Header::parse(data).ok()?;
     let sections = header.sections(endian, data).ok()?;
     let table_start = usize::try_from(header.e_shoff(endian)).ok()?;
     let table_size = sections.len() * std::mem::size_of::<elf::SectionHeader64<LittleEndian>>();
     let mut ranges = vec![0..std::mem::size_of::<Header>(), table_start..table_start.checked_add(table_size)?];
+    let mut read_bytes = ranges.iter().map(|r| r.len()).sum();
     let loads = |index: u32| sections.section(SectionIndex(index as usize)).is_ok_and(|s| is_loaded(s, endian));
+    let is_eh_frame = |section: &elf::SectionHeader64<LittleEndian>| {
+        sections.section_name(endian, section).is_ok_and(|name| name.starts_with(b".eh_frame"))
+    };
     for section in sections.iter() {
-        let needed = match section.sh_type(endian) {
-            elf::SHT_NOBITS => false,
-            elf::SHT_REL | elf::SHT_RELA => loads(section.sh_info(endian)),
-            elf::SHT_PROGBITS => is_loaded(section, endian) || section.sh_size(endian) < 4096,
-            _ => true,
+        let (needed, read_separately) = match section.sh_type(endian) {
+            elf::SHT_NOBITS => (false, false),
+            elf::SHT_REL | elf::SHT_RELA => {
+                let target = sections.section(SectionIndex(section.sh_info(endian) as usize));
+                // Read with `pread` where they are decoded (see
+                // `LinkGraph::for_each_relocation_chunk`), but for
+                // `.eh_frame`'s, decoded while parsing.
+                let read_separately = contents_read_from.is_some()
+                    && target.is_ok_and(|t| t.sh_type(endian) == elf::SHT_PROGBITS && !is_eh_frame(t));
+                (loads(section.sh_info(endian)), read_separately)
+            }
+            elf::SHT_PROGBITS => {
+                let size = section.sh_size(endian);
+                let read_separately =
+                    contents_read_from.is_some_and(|from| size >= from as u64) && !is_eh_frame(section);
+                (is_loaded(section, endian) || size < 4096, read_separately)
+            }
+            _ => (true, false),
         };
         if needed {
             let (start, size) = (usize::try_from(section.sh_offset(endian)).ok()?, section.sh_size(endian));
-            ranges.push(start..start.checked_add(usize::try_from(size).ok()?)?);
+            let range = start..start.checked_add(usize::try_from(size).ok()?)?;
+            read_bytes += range.len();
+            if !read_separately {
+                ranges.push(range);
+            }
         }
     }
     ranges.sort_unstable_by_key(|range| range.start);
-    Some(ranges)
+    Some((ranges, read_bytes))
 }
 
 fn is_loaded(section: &elf::SectionHeader64<LittleEndian>, endian: LittleEndian) -> bool {
@@ -649,7 +679,8 @@ mod tests {
         use object::RelocationFlags;
         let mut obj = Object::new(object::BinaryFormat::Elf, object::Architecture::X86_64, object::Endianness::Little);
         let text = obj.section_id(object::write::StandardSection::Text);
-        obj.append_section_data(text, &[0x90; 4096], 16);
+        // Room for relocations enough to be read in several pieces.
+        obj.append_section_data(text, &vec![0x90; 48 << 10], 16);
         // Large enough to be mapped rather than read.
         let rodata = obj.section_id(object::write::StandardSection::ReadOnlyData);
         obj.append_section_data(rodata, &vec![7u8; 96 << 10], 16);
@@ -675,7 +706,7 @@ mod tests {
             object::elf::R_X86_64_32S,
             object::elf::R_X86_64_NONE,
         ];
-        for i in 0..600u64 {
+        for i in 0..7200u64 {
             let r_type = types[i as usize % types.len()];
             let flags = RelocationFlags::Elf { r_type };
             let target = if i % 3 == 0 { external } else { local };
@@ -690,7 +721,7 @@ mod tests {
         let path = dir.join("mapped.o");
         std::fs::write(&path, &bytes).unwrap();
         let input = Arc::new(InputData::open(&path).unwrap());
-        assert!(matches!(*input, InputData::Mapped(_)));
+        assert!(matches!(*input, InputData::Mapped(..)));
         let graph = parse("mapped.o", input, &crate::Limits::default()).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
 
@@ -705,23 +736,29 @@ mod tests {
             .collect();
         // The same through the split: plain entries as read, others decoded.
         let mut split = Vec::new();
-        let table = graph.relocation_table(b).unwrap().unwrap();
         let mut decoded = Vec::new();
-        for_each_relocation(
-            table,
-            &mut split,
-            |split, e| {
-                split.push((u64::from(e.offset), e.kind, e.target as usize, e.addend));
-                true
-            },
-            |split, entry| {
-                graph.decode_relocations_into(b, entry, &mut decoded)?;
-                split.extend(decoded.iter().map(|e| (u64::from(e.offset), e.kind, e.target as usize, e.addend)));
-                Ok(())
-            },
-        )
-        .unwrap();
+        let mut chunks = 0;
+        graph
+            .for_each_relocation_chunk(b, &mut Vec::new(), |table| {
+                chunks += 1;
+                for_each_relocation(
+                    table,
+                    &mut split,
+                    |split, e| {
+                        split.push((u64::from(e.offset), e.kind, e.target as usize, e.addend));
+                        true
+                    },
+                    |split, entry| {
+                        graph.decode_relocations_into(b, entry, &mut decoded)?;
+                        split
+                            .extend(decoded.iter().map(|e| (u64::from(e.offset), e.kind, e.target as usize, e.addend)));
+                        Ok(())
+                    },
+                )
+            })
+            .unwrap();
         assert_eq!(split, ours);
+        assert_eq!(chunks, 3, "7,200 entries are read 2,730 at a time");
 
         let elf = goblin::elf::Elf::parse(&bytes).unwrap();
         let theirs: Vec<_> = elf
@@ -731,7 +768,7 @@ mod tests {
             .filter(|r| r.r_type != object::elf::R_X86_64_NONE)
             .map(|r| (r.r_offset, EdgeKind::from_elf(r.r_type).unwrap(), r.r_sym, r.r_addend.unwrap()))
             .collect();
-        assert_eq!(ours.len(), 500);
+        assert_eq!(ours.len(), 6000);
         assert_eq!(ours, theirs);
     }
 
