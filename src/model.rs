@@ -457,11 +457,15 @@ impl LinkGraph {
         if !input.is_readable() {
             return f(&input.bytes()[range.clone()]);
         }
+        // Grown, never shrunk: zero-filled once, not for every table.
+        if scratch.len() < range.len().min(RELOCATION_CHUNK) {
+            scratch.resize(range.len().min(RELOCATION_CHUNK), 0);
+        }
         for start in range.clone().step_by(RELOCATION_CHUNK) {
             let end = (start + RELOCATION_CHUNK).min(range.end);
-            scratch.resize(end - start, 0);
-            input.read_exact_at(start..end, scratch);
-            f(scratch)?;
+            let chunk = &mut scratch[..end - start];
+            input.read_exact_at(start..end, chunk);
+            f(chunk)?;
         }
         Ok(())
     }
