@@ -7,7 +7,7 @@
 use std::fs::File;
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use anyhow::{Context, Result};
 use memmap2::Mmap;
@@ -35,8 +35,9 @@ const READ_BELOW: u64 = 64 << 10;
 /// that parsing touches only the pages it needs.
 pub enum InputData {
     /// A mapped file, and the file itself while few are open, to copy
-    /// large section contents with `pread` ([`InputData::read_into`]).
-    Mapped(Mmap, Option<ReadableFile>),
+    /// large section contents with `pread` ([`InputData::read_into`]),
+    /// until the image is written ([`InputData::close_file`]).
+    Mapped(Mmap, RwLock<Option<ReadableFile>>),
     Owned(Vec<u8>),
     /// A member of a static archive: a range of the archive's bytes, so
     /// members are parsed in place without copies.
@@ -138,22 +139,28 @@ impl InputData {
         // the file while we run, we may fault, which is the same contract
         // every linker has with its inputs.
         let map = unsafe { Mmap::map(&file) }.with_context(|| format!("{}: cannot map", path.display()))?;
-        // An object is read nearly whole (headers, symbols; relocations
-        // and contents again later): one call maps all its pages instead
-        // of a fault per 64 KiB (measured no slower than faulting in only
-        // what translation reads). An archive is read only where members
-        // are needed, and of a shared library only the headers (libm:
-        // 900 KB).
-        let file = ReadableFile::keep(file);
+        // Kept for reading what is copied out of objects (archive members
+        // too); a shared library's or a script's is not read again.
+        let kind = detect(&map);
+        let file = match kind {
+            FileKind::Elf if !is_relocatable_elf(&map) => None,
+            FileKind::Elf | FileKind::MachO | FileKind::Archive => ReadableFile::keep(file),
+            _ => None,
+        };
+        // What an object's link parses (headers, symbols) is mapped by one
+        // call instead of a fault per 64 KiB (measured no slower than
+        // faulting in only what translation reads). An archive is read
+        // only where members are needed, and of a shared library only the
+        // headers (libm: 900 KB).
         if is_relocatable_elf(&map) {
             // What the link's working set scales with (not an archive, of
             // which only some members count, nor debug information).
             crate::heap::note_input(populate_parts_a_link_reads(&map, file.is_some()));
-        } else if detect(&map) == FileKind::MachO {
+        } else if kind == FileKind::MachO {
             let _ = map.advise(memmap2::Advice::PopulateRead);
             crate::heap::note_input(map.len());
         }
-        Ok(InputData::Mapped(map, file))
+        Ok(InputData::Mapped(map, RwLock::new(file)))
     }
 
     /// A view of `range` of `archive`'s bytes, or `None` if it lies outside.
@@ -219,7 +226,7 @@ impl InputData {
     /// Whether the file can be read with `pread` ([`InputData::read_exact_at`]).
     pub fn is_readable(&self) -> bool {
         match self {
-            InputData::Mapped(_, file) => file.is_some(),
+            InputData::Mapped(_, file) => file.read().is_ok_and(|file| file.is_some()),
             InputData::Owned(_) => false,
             InputData::Member { archive, .. } => archive.is_readable(),
         }
@@ -238,9 +245,23 @@ impl InputData {
     fn pread(&self, offset: usize, dest: &mut [u8]) -> bool {
         use std::os::unix::fs::FileExt;
         match self {
-            InputData::Mapped(_, Some(ReadableFile(file))) => file.read_exact_at(dest, offset as u64).is_ok(),
+            InputData::Mapped(_, file) => match &*file.read().unwrap_or_else(|e| e.into_inner()) {
+                Some(ReadableFile(file)) => file.read_exact_at(dest, offset as u64).is_ok(),
+                None => false,
+            },
             InputData::Member { archive, range } => archive.pread(range.start + offset, dest),
             _ => false,
+        }
+    }
+
+    /// Closes the file kept for reading (the mapping stays): once the
+    /// image is written, the program must find the descriptors free that a
+    /// native run would (its first `open` returns 3).
+    pub fn close_file(&self) {
+        match self {
+            InputData::Mapped(_, file) => *file.write().unwrap_or_else(|e| e.into_inner()) = None,
+            InputData::Member { archive, .. } => archive.close_file(),
+            InputData::Owned(_) => {}
         }
     }
 

@@ -541,9 +541,11 @@ impl Linker {
                 copy_and_fix_blocks(memory, &graphs, &layout, &addrs, 1)?;
                 build_symbols()
             };
-            // Copied: their pages need not stay resident next to the image's.
+            // Copied: their pages need not stay resident next to the image's,
+            // nor their files open while the program runs.
             for input in graphs.iter().filter_map(|g| g.input.as_ref()) {
                 input.release_except(std::iter::empty());
+                input.close_file();
             }
             write_tables(memory, &addrs)?;
             symbols

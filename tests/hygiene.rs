@@ -241,6 +241,35 @@ fn a_large_objects_contents_and_relocations_stay_out_of_memory() {
     );
 }
 
+/// Large objects and archives are read from their files while the image
+/// is written, and closed before the program starts: its first `open`
+/// gets descriptor 3, as natively (an object built with `-g` keeps its
+/// mapping for line tables, not its descriptor).
+#[test]
+fn input_files_are_closed_before_the_program_runs() {
+    let dir = common::scratch("hygiene-input-descriptors");
+    let main = common::compile_source(
+        &dir,
+        "main.c",
+        "#include <fcntl.h>\n#include <stdio.h>\nextern const char table[];\nstatic const char own[100000] = {1};\n\
+         int main(void) { printf(\"first descriptor %d %d\\n\", open(\"/dev/null\", O_RDONLY), table[0] + own[0]); return 0; }\n",
+        "-O0 -g",
+    );
+    let member = common::compile_source(&dir, "table.c", "const char table[100000] = {2};\n", "-O0 -g");
+    let unused = common::compile_source(&dir, "unused.c", "const char unused[100000] = {3};\n", "-O0");
+    for (member, archive) in [(&member, "libtable.a"), (&unused, "libunused.a")] {
+        common::run_checked(Command::new("ar").arg("rcs").arg(dir.join(archive)).arg(member));
+    }
+    let out =
+        common::jitrun(&[main.as_os_str(), dir.join("libtable.a").as_os_str(), dir.join("libunused.a").as_os_str()]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "first descriptor 3 3\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Debug information (here 9 MB of `-g3` macro tables) is not read by a
 /// link, so it adds nothing to the peak memory: the pages of the object
 /// that a link maps are its loaded sections, their relocations and its
