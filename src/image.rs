@@ -309,6 +309,7 @@ impl Image {
         // (ENOTTY from isatty, say).
         // SAFETY: __errno_location returns this thread's errno.
         unsafe { *libc::__errno_location() = 0 };
+        reset_floating_point_environment();
         let Initializers { preinit, init_code, init } = self.initializers;
         let arrays = |array| Image::array_entries(array).filter(|&f| f != 0 && f != u64::MAX);
         for f in arrays(preinit).chain(init_code).chain(arrays(init)) {
@@ -365,6 +366,22 @@ fn exit_below_the_program(trampoline: u64, status: c_int) -> ! {
         call_entry(libc::exit as *const () as u64, status, std::ptr::null_mut(), std::ptr::null_mut(), 0);
     }
     unreachable!("exit returned")
+}
+
+/// Gives the thread the floating-point environment a new process starts
+/// with (no exception flags raised, round to nearest, every exception
+/// masked): jitrun's own arithmetic (its timings) leaves the inexact flag
+/// set, which a program's `fetestexcept` would see (fmt's tests do).
+fn reset_floating_point_environment() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // What the kernel loads at exec: the default x87 control word
+        // (0x37f, which FNINIT sets) and MXCSR.
+        const MXCSR_AT_EXEC: u32 = 0x1f80;
+        // SAFETY: FNINIT and LDMXCSR change only the floating-point state,
+        // and no floating-point value lives across this call.
+        unsafe { std::arch::asm!("fninit", "ldmxcsr [{}]", in(reg) &MXCSR_AT_EXEC, options(nostack)) };
+    }
 }
 
 /// A C `argv`: the strings and the null-terminated pointer array, and the

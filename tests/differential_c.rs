@@ -51,6 +51,7 @@ c_programs! {
     fnptr_identity => "fnptr_identity.c",
     frame_pointer_end => "frame_pointer_end.c",
     fnptr_table => "fnptr_table.c",
+    fp_environment => "fp_environment.c",
     getline_grow => "getline_grow.c",
     getopt_args => "getopt_args.c",
     ifunc => "ifunc",
