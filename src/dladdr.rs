@@ -53,6 +53,9 @@ pub struct AddressTable {
     ends_so_far: Vec<u64>,
     /// The symbols' names, each NUL-terminated; `ElfSymbol::name` indexes it.
     names: Vec<u8>,
+    /// The image's segments as program headers, for `dl_iterate_phdr`
+    /// ([`AddressTable::with_segments`]).
+    headers: Vec<libc::Elf64_Phdr>,
 }
 
 impl AddressTable {
@@ -87,7 +90,38 @@ impl AddressTable {
                 Some(*end)
             })
             .collect();
-        AddressTable { start, end: start.saturating_add(size), symbols, ends_so_far, names }
+        AddressTable { start, end: start.saturating_add(size), symbols, ends_so_far, names, headers: Vec::new() }
+    }
+
+    /// Describes the image's `segments` (at `base`) as a native
+    /// executable's program headers do, so that `dl_iterate_phdr` lists
+    /// the image with its code, read-only and writable data: a garbage
+    /// collector (Boehm's) finds the program's globals, its roots, there.
+    pub fn with_segments(mut self, base: u64, segments: &[crate::layout::Segment]) -> AddressTable {
+        use crate::layout::SegmentKind;
+        self.headers = segments
+            .iter()
+            .filter(|s| s.size > 0)
+            .map(|s| {
+                let flags = match s.kind {
+                    SegmentKind::Text => libc::PF_R | libc::PF_X,
+                    SegmentKind::ReadOnly | SegmentKind::RelRo => libc::PF_R,
+                    SegmentKind::Data | SegmentKind::Bss => libc::PF_R | libc::PF_W,
+                };
+                let file_size = if s.kind == SegmentKind::Bss { 0 } else { s.size };
+                libc::Elf64_Phdr {
+                    p_type: libc::PT_LOAD,
+                    p_flags: flags,
+                    p_offset: 0,
+                    p_vaddr: base + s.offset,
+                    p_paddr: base + s.offset,
+                    p_filesz: file_size,
+                    p_memsz: s.size,
+                    p_align: crate::layout::page_size(),
+                }
+            })
+            .collect();
+        self
     }
 
     fn contains(&self, addr: u64) -> bool {
@@ -165,6 +199,22 @@ impl Drop for Registration {
             drop(unsafe { Box::from_raw(table) });
         }
     }
+}
+
+/// Calls `visit` with the program headers of each registered image that
+/// has them, until it returns nonzero; returns that, else 0.
+pub(crate) fn visit_image_headers(mut visit: impl FnMut(&[libc::Elf64_Phdr]) -> c_int) -> c_int {
+    for entry in &IMAGES {
+        // SAFETY: a non-null entry points to a live table (see `Registration`).
+        let Some(table) = (unsafe { entry.load(Ordering::Acquire).as_ref() }) else { continue };
+        if !table.headers.is_empty() {
+            let result = visit(&table.headers);
+            if result != 0 {
+                return result;
+            }
+        }
+    }
+    0
 }
 
 /// The registered image that contains `addr`.

@@ -1207,9 +1207,9 @@ impl Drop for ListedModule {
 }
 
 /// `dl_iterate_phdr` for the whole process (jitrun exports it, so the
-/// libraries' references bind here): the loader's list, then the image
-/// when it is listed as a module ([`list_image_as_module`], done only with
-/// a sanitizer preloaded). Without one this passes straight through.
+/// libraries' references bind here): the loader's list, then the image:
+/// as a module with a symbol file ([`list_image_as_module`], done only
+/// with a sanitizer preloaded), else as the program, by its segments.
 ///
 /// # Safety
 /// As `dl_iterate_phdr(3)`.
@@ -1217,8 +1217,28 @@ impl Drop for ListedModule {
 pub unsafe extern "C" fn dl_iterate_phdr(callback: PhdrCallback, data: *mut libc::c_void) -> libc::c_int {
     // SAFETY: the caller's arguments, as the loader takes them.
     let result = unsafe { loaders_dl_iterate_phdr()(callback, data) };
+    let Some(callback) = callback.filter(|_| result == 0) else { return result };
     let module = SYNTHETIC_MODULE.load(std::sync::atomic::Ordering::Acquire);
-    let Some(callback) = callback.filter(|_| result == 0 && !module.is_null()) else { return result };
+    if module.is_null() {
+        // The images, after the loader's objects: the first entry's
+        // counts of loads and unloads (`dlpi_adds`, `dlpi_subs`) stay the
+        // loader's, which libgcc's unwinder checks its cache against.
+        return crate::dladdr::visit_image_headers(|headers| {
+            let mut info = libc::dl_phdr_info {
+                dlpi_addr: 0,
+                // A native executable's name here is empty too.
+                dlpi_name: c"".as_ptr(),
+                dlpi_phdr: headers.as_ptr(),
+                dlpi_phnum: headers.len() as u16,
+                dlpi_adds: 0,
+                dlpi_subs: 0,
+                dlpi_tls_modid: 0,
+                dlpi_tls_data: std::ptr::null_mut(),
+            };
+            // SAFETY: a complete info for the caller's callback, as the loader gives.
+            unsafe { callback(&mut info, std::mem::size_of::<libc::dl_phdr_info>(), data) }
+        });
+    }
     // SAFETY: published modules are never freed.
     let module = unsafe { &*module };
     if file_identity(module.fd) != Some(module.identity) {

@@ -730,8 +730,9 @@ impl Linker {
         }
         // dladdr and backtrace_symbols know the image from here on, and
         // name its exported symbols (those a native executable's dynamic
-        // symbol table would hold).
-        let address_table = crate::dladdr::AddressTable::new(base, layout.size, &exports);
+        // symbol table would hold); dl_iterate_phdr lists it.
+        let address_table =
+            crate::dladdr::AddressTable::new(base, layout.size, &exports).with_segments(base, &layout.segments);
         actions.push(ActionPair::with_state(
             "register with dladdr",
             move || Ok(crate::dladdr::register(address_table)),
