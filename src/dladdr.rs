@@ -202,19 +202,22 @@ impl Drop for Registration {
 }
 
 /// Calls `visit` with the program headers of each registered image that
-/// has them, until it returns nonzero; returns that, else 0.
-pub(crate) fn visit_image_headers(mut visit: impl FnMut(&[libc::Elf64_Phdr]) -> c_int) -> c_int {
+/// has them, until it returns nonzero; returns that (else 0), or `None`
+/// when no image has headers.
+pub(crate) fn visit_image_headers(mut visit: impl FnMut(&[libc::Elf64_Phdr]) -> c_int) -> Option<c_int> {
+    let mut visited = false;
     for entry in &IMAGES {
         // SAFETY: a non-null entry points to a live table (see `Registration`).
         let Some(table) = (unsafe { entry.load(Ordering::Acquire).as_ref() }) else { continue };
         if !table.headers.is_empty() {
+            visited = true;
             let result = visit(&table.headers);
             if result != 0 {
-                return result;
+                return Some(result);
             }
         }
     }
-    0
+    visited.then_some(0)
 }
 
 /// The registered image that contains `addr`.

@@ -1207,38 +1207,26 @@ impl Drop for ListedModule {
 }
 
 /// `dl_iterate_phdr` for the whole process (jitrun exports it, so the
-/// libraries' references bind here): the loader's list, then the image:
-/// as a module with a symbol file ([`list_image_as_module`], done only
-/// with a sanitizer preloaded), else as the program, by its segments.
+/// libraries' references bind here): the loader's list with the images
+/// in place of jitrun's executable ([`images_as_the_program`]); with a
+/// sanitizer preloaded, the loader's list as it is, then the image as a
+/// module with a symbol file ([`list_image_as_module`]).
 ///
 /// # Safety
 /// As `dl_iterate_phdr(3)`.
 #[no_mangle]
 pub unsafe extern "C" fn dl_iterate_phdr(callback: PhdrCallback, data: *mut libc::c_void) -> libc::c_int {
+    let module = SYNTHETIC_MODULE.load(std::sync::atomic::Ordering::Acquire);
+    if module.is_null() {
+        let Some(callback) = callback else { return 0 };
+        let mut substitution = ProgramSubstitution { callback, data };
+        let context = &mut substitution as *mut ProgramSubstitution as *mut libc::c_void;
+        // SAFETY: the trampoline gets `context`, alive for the call.
+        return unsafe { loaders_dl_iterate_phdr()(Some(images_as_the_program), context) };
+    }
     // SAFETY: the caller's arguments, as the loader takes them.
     let result = unsafe { loaders_dl_iterate_phdr()(callback, data) };
     let Some(callback) = callback.filter(|_| result == 0) else { return result };
-    let module = SYNTHETIC_MODULE.load(std::sync::atomic::Ordering::Acquire);
-    if module.is_null() {
-        // The images, after the loader's objects: the first entry's
-        // counts of loads and unloads (`dlpi_adds`, `dlpi_subs`) stay the
-        // loader's, which libgcc's unwinder checks its cache against.
-        return crate::dladdr::visit_image_headers(|headers| {
-            let mut info = libc::dl_phdr_info {
-                dlpi_addr: 0,
-                // A native executable's name here is empty too.
-                dlpi_name: c"".as_ptr(),
-                dlpi_phdr: headers.as_ptr(),
-                dlpi_phnum: headers.len() as u16,
-                dlpi_adds: 0,
-                dlpi_subs: 0,
-                dlpi_tls_modid: 0,
-                dlpi_tls_data: std::ptr::null_mut(),
-            };
-            // SAFETY: a complete info for the caller's callback, as the loader gives.
-            unsafe { callback(&mut info, std::mem::size_of::<libc::dl_phdr_info>(), data) }
-        });
-    }
     // SAFETY: published modules are never freed.
     let module = unsafe { &*module };
     if file_identity(module.fd) != Some(module.identity) {
@@ -1257,6 +1245,58 @@ pub unsafe extern "C" fn dl_iterate_phdr(callback: PhdrCallback, data: *mut libc
     };
     // SAFETY: a complete info for the caller's callback, as the loader gives.
     unsafe { callback(&mut info, std::mem::size_of::<libc::dl_phdr_info>(), data) }
+}
+
+/// A `dl_iterate_phdr` caller's callback and data, for
+/// [`images_as_the_program`].
+struct ProgramSubstitution {
+    callback: unsafe extern "C" fn(*mut libc::dl_phdr_info, usize, *mut libc::c_void) -> libc::c_int,
+    data: *mut libc::c_void,
+}
+
+/// Passes each loaded object on to the caller, but for the executable,
+/// jitrun's own: in its place, first in the list as natively, come the
+/// images, as the program (empty name, its segments, the loader's counts
+/// of loads and unloads, which libgcc's unwinder checks its cache
+/// against). A garbage collector (Boehm's) finds the program's globals,
+/// its roots, this way; a program listing its objects sees the native list.
+unsafe extern "C" fn images_as_the_program(
+    info: *mut libc::dl_phdr_info,
+    size: usize,
+    context: *mut libc::c_void,
+) -> libc::c_int {
+    // SAFETY: `context` is the ProgramSubstitution `dl_iterate_phdr` made;
+    // `info` the loader's, valid for this call.
+    let (substitution, loaded) = unsafe { (&*(context as *const ProgramSubstitution), &*info) };
+    let ours = dl_iterate_phdr as *const () as u64;
+    // SAFETY: the loader's program headers for this object.
+    let headers = unsafe { std::slice::from_raw_parts(loaded.dlpi_phdr, usize::from(loaded.dlpi_phnum)) };
+    let is_jitrun = headers.iter().any(|h| {
+        let start = loaded.dlpi_addr.wrapping_add(h.p_vaddr);
+        h.p_type == libc::PT_LOAD && (start..start.wrapping_add(h.p_memsz)).contains(&ours)
+    });
+    if is_jitrun {
+        let images = crate::dladdr::visit_image_headers(|headers| {
+            let mut image = libc::dl_phdr_info {
+                dlpi_addr: 0,
+                dlpi_name: c"".as_ptr(),
+                dlpi_phdr: headers.as_ptr(),
+                dlpi_phnum: headers.len() as u16,
+                dlpi_adds: loaded.dlpi_adds,
+                dlpi_subs: loaded.dlpi_subs,
+                dlpi_tls_modid: 0,
+                dlpi_tls_data: std::ptr::null_mut(),
+            };
+            let size = size.min(std::mem::size_of::<libc::dl_phdr_info>());
+            // SAFETY: a complete info for the caller's callback, as the loader gives.
+            unsafe { (substitution.callback)(&mut image, size, substitution.data) }
+        });
+        if let Some(result) = images {
+            return result;
+        }
+    }
+    // SAFETY: the loader's info, passed on as it was given.
+    unsafe { (substitution.callback)(info, size, substitution.data) }
 }
 
 /// A copy of `file` at a high descriptor, close-on-exec: 2048 or above
