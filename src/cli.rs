@@ -23,11 +23,15 @@ SYMBOL RESOLUTION ORDER (first match wins):
        so the order of archives does not matter; the first archive on the command
        line that defines a name wins; loaded members count as objects
     4. jitrun's built-in C runtime pieces: __dso_handle (one per image), atexit,
-       at_quick_exit, pthread_atfork, __stack_chk_fail_local; and dladdr, dladdr1,
+       at_quick_exit, pthread_atfork, __stack_chk_fail_local, crt1.o's and crti.o's
+       _IO_stdin_used, _init, _fini (which return: .init/.fini code runs anyway),
+       and _DYNAMIC (DT_DEBUG: the loader's _r_debug); and dladdr, dladdr1,
        backtrace_symbols, backtrace_symbols_fd that know the image (file name argv[0],
-       offsets from the image's start, names of exported symbols with -E, as natively)
+       offsets from the image's start, names of exported symbols with -E, as natively),
+       and dl_iterate_phdr, which lists the image's segments in the executable's place
     5. linker-defined names: _GLOBAL_OFFSET_TABLE_, _TLS_MODULE_BASE_, __start_SEC/__stop_SEC,
        __init_array_start/end, __fini_array_start/end, _end, _edata, _etext,
+       _start (the code's start), __data_start and data_start (the data's),
        __ehdr_start (a header listing no program headers)
     6. shared libraries from -l/-L and .so paths, in command-line order; one
        that is not loaded yet loads for a strong reference to a name it exports,

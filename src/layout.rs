@@ -264,6 +264,16 @@ impl Layout {
     pub fn segment_end(&self, kinds: &[SegmentKind]) -> u64 {
         self.segments.iter().filter(|s| kinds.contains(&s.kind)).map(|s| s.offset + s.size).max().unwrap_or(0)
     }
+
+    /// Where the first segment of `kind` starts, if there is one.
+    pub fn segment_start(&self, kind: SegmentKind) -> Option<u64> {
+        self.segments.iter().filter(|s| s.kind == kind).map(|s| s.offset).min()
+    }
+
+    /// Where initialized data ends (`_edata`): past everything but zero-fill.
+    pub fn data_end(&self) -> u64 {
+        self.segment_end(&[SegmentKind::Text, SegmentKind::ReadOnly, SegmentKind::RelRo, SegmentKind::Data])
+    }
 }
 
 #[cfg(test)]

@@ -1241,13 +1241,10 @@ impl Addresses<'_> {
                         Boundary::SectionStart(name) => l.section(name).map_or(0, |s| s.offset),
                         Boundary::SectionEnd(name) => l.section(name).map_or(0, |s| s.offset + s.size),
                         Boundary::ImageStart => 0,
+                        Boundary::TextStart => l.segment_start(SegmentKind::Text).unwrap_or(0),
                         Boundary::TextEnd => l.segment_end(&[SegmentKind::Text]),
-                        Boundary::DataEnd => l.segment_end(&[
-                            SegmentKind::Text,
-                            SegmentKind::ReadOnly,
-                            SegmentKind::RelRo,
-                            SegmentKind::Data,
-                        ]),
+                        Boundary::DataStart => l.segment_start(SegmentKind::Data).unwrap_or_else(|| l.data_end()),
+                        Boundary::DataEnd => l.data_end(),
                         Boundary::ImageEnd => {
                             l.segment_end(&[SegmentKind::Bss]).max(l.segment_end(&[SegmentKind::Data]))
                         }

@@ -80,7 +80,9 @@ pub enum Boundary {
     SectionStart(String),
     SectionEnd(String),
     ImageStart,
+    TextStart,
     TextEnd,
+    DataStart,
     DataEnd,
     ImageEnd,
 }
@@ -776,7 +778,10 @@ fn linker_defined(name: &str, has_section: &dyn Fn(&str) -> bool) -> Option<Opti
         "__preinit_array_start" => Boundary::SectionStart(".preinit_array".into()),
         "__preinit_array_end" => Boundary::SectionEnd(".preinit_array".into()),
         "__executable_start" => Boundary::ImageStart,
+        // crt1.o's: `_start` begins the text natively, `data_start` the data.
+        "_start" => Boundary::TextStart,
         "etext" | "_etext" | "__etext" => Boundary::TextEnd,
+        "__data_start" | "data_start" => Boundary::DataStart,
         "edata" | "_edata" | "__bss_start" => Boundary::DataEnd,
         "end" | "_end" => Boundary::ImageEnd,
         _ => {

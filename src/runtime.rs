@@ -208,6 +208,40 @@ const PIECES: &[Piece] = &[
         code: &[0xe9, 0, 0, 0, 0],
         fixups: &[(1, EdgeKind::Branch32, "__stack_chk_fail", -4)],
     },
+    // What crt1.o, crti.o and ld define in every executable, for programs
+    // that name them (the Boehm GC refers to `_DYNAMIC`, older code reads
+    // `_IO_stdin_used`):
+    Piece {
+        name: "_IO_stdin_used",
+        always: false,
+        // crt1.o's marker of the libio version the program was built for.
+        code: &0x20001u32.to_le_bytes(),
+        fixups: &[],
+    },
+    Piece {
+        name: "_init",
+        always: false,
+        // ret: the image's .init code has run before the entry, as `_init`
+        // runs it natively.
+        code: &[0xc3],
+        fixups: &[],
+    },
+    Piece {
+        name: "_fini",
+        always: false,
+        // ret: the image's .fini code runs at exit.
+        code: &[0xc3],
+        fixups: &[],
+    },
+    Piece {
+        name: "_DYNAMIC",
+        always: false,
+        // An executable's dynamic section as the loader leaves it, as far as
+        // programs read it: DT_DEBUG (21) holding the loader's `_r_debug`
+        // (where debuggers and GCs find the list of loaded objects), DT_NULL.
+        code: &[21, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        fixups: &[(8, EdgeKind::Abs64, "_r_debug", 0)],
+    },
 ];
 
 /// Names the runtime can define for a link whose objects define an

@@ -44,6 +44,7 @@ c_programs! {
     dlsym_next => "dlsym_next.c",
     dladdr_rdynamic => "dladdr_rdynamic.c",
     fresh_heap => "fresh_heap.c",
+    crt_names => "crt_names.c",
     ctor_prio => "ctor_prio",
     errno_strerror => "errno_strerror.c",
     exit_deep => "exit_deep.c",
