@@ -39,6 +39,10 @@ pub struct Initializers {
     pub preinit: FunctionArray,
     pub init_code: Option<u64>,
     pub init: FunctionArray,
+    /// The code's range, for objects built with `-pg` (they call `mcount`):
+    /// profiling starts on it first, as gcrt1.o starts it, and `gmon.out`
+    /// is written at exit.
+    pub profiled_code: Option<(u64, u64)>,
 }
 
 /// What the image's finalizer runs once `exit()` or `__cxa_finalize` runs
@@ -310,7 +314,10 @@ impl Image {
         // SAFETY: __errno_location returns this thread's errno.
         unsafe { *libc::__errno_location() = 0 };
         reset_floating_point_environment();
-        let Initializers { preinit, init_code, init } = self.initializers;
+        let Initializers { preinit, init_code, init, profiled_code } = self.initializers;
+        if let Some(code) = profiled_code {
+            start_profiling(code);
+        }
         let arrays = |array| Image::array_entries(array).filter(|&f| f != 0 && f != u64::MAX);
         for f in arrays(preinit).chain(init_code).chain(arrays(init)) {
             // SAFETY: the address comes from the image's relocated init
@@ -366,6 +373,34 @@ fn exit_below_the_program(trampoline: u64, status: c_int) -> ! {
         call_entry(libc::exit as *const () as u64, status, std::ptr::null_mut(), std::ptr::null_mut(), 0);
     }
     unreachable!("exit returned")
+}
+
+extern "C" {
+    // glibc's profiling (`-pg`), which gcrt1.o starts natively.
+    fn __monstartup(lowpc: libc::c_ulong, highpc: libc::c_ulong);
+    fn _mcleanup();
+}
+
+/// What gcrt1.o does before the initializers of a program built with
+/// `-pg`: `mcount` records calls within `code` (and profiling samples the
+/// program counter there), and `gmon.out` is written at exit, after every
+/// exit handler registered later. Once per process: a second start would
+/// write the file twice.
+fn start_profiling((low, high): (u64, u64)) {
+    static STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if STARTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    extern "C" fn write_profile(_: *mut c_void) {
+        // SAFETY: glibc's; profiling was started below.
+        unsafe { _mcleanup() };
+    }
+    // SAFETY: glibc's profiling entry points, given the image's code range
+    // (mapped for the process's life); the handler runs at exit.
+    unsafe {
+        __monstartup(low as libc::c_ulong, high as libc::c_ulong);
+        __cxa_atexit(write_profile, std::ptr::null_mut(), std::ptr::null_mut());
+    }
 }
 
 /// Gives the thread the floating-point environment a new process starts

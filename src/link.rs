@@ -759,10 +759,18 @@ impl Linker {
         };
         // `_init`/`_fini`: jitrun's, or crti.o's when the objects include it.
         let code = |wrapper: &str, own: &str| symbols.address(wrapper).or_else(|| symbols.address(own));
+        let calls_mcount = res.externals.iter().any(|e| matches!(&*e.name, "mcount" | "_mcount"));
         let initializers = Initializers {
             preinit: array(".preinit_array"),
             init_code: code(runtime::INIT_CODE, "_init"),
             init: array(".init_array"),
+            profiled_code: calls_mcount
+                .then(|| {
+                    layout
+                        .segment_start(SegmentKind::Text)
+                        .map(|start| (base + start, base + layout.segment_end(&[SegmentKind::Text])))
+                })
+                .flatten(),
         };
         let finalizers = Finalizers { fini: array(".fini_array"), fini_code: code(runtime::FINI_CODE, "_fini") };
         let dso_handle = symbols.address(runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;

@@ -115,3 +115,48 @@ int main(int argc, char **argv) {
         assert_eq!(out.status.code(), Some(0));
     }
 }
+
+/// Objects built with `-pg` profile as gcrt1.o makes a native program do:
+/// `gmon.out` appears in the working directory at exit, with the calls
+/// `mcount` counted (call-graph records, tag 1, one per call site) and a
+/// histogram of the code.
+#[test]
+fn a_program_built_with_pg_writes_gmon_out() {
+    let dir = common::scratch("lifecycle-gmon");
+    let object = common::compile_source(
+        &dir,
+        "profiled.c",
+        "#include <stdio.h>\n\
+         __attribute__((noinline)) static long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n\
+         int main(void) { printf(\"%ld\\n\", fib(20)); return 0; }\n",
+        "-O1 -pg",
+    );
+    let out = Command::new(common::jitrun_bin()).arg(&object).current_dir(&dir).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "6765\n", "{}", String::from_utf8_lossy(&out.stderr));
+    let profile = std::fs::read(dir.join("gmon.out")).expect("gmon.out written at exit");
+    assert!(profile.starts_with(b"gmon\x01\0\0\0"), "a gmon.out header: {:?}", &profile[..profile.len().min(8)]);
+    // Records after the 20-byte header: 0 histogram (24-byte header with
+    // 15-byte dimension and abbreviation, then 2-byte bins), 1 call arc.
+    let (mut at, mut bins, mut calls) = (20, 0, 0u64);
+    while at < profile.len() {
+        let tag = profile[at];
+        at += 1;
+        match tag {
+            0 => {
+                let size = u32::from_le_bytes(profile[at + 16..at + 20].try_into().unwrap()) as usize;
+                at += 40 + 2 * size;
+                bins += size;
+            }
+            1 => {
+                calls += u64::from(u32::from_le_bytes(profile[at + 16..at + 20].try_into().unwrap()));
+                at += 20;
+            }
+            other => panic!("unexpected gmon.out record {other} at {at}"),
+        }
+    }
+    assert!(bins > 0, "no histogram");
+    // fib(20) makes 21,891 calls; one more is main's, from jitrun's entry
+    // trampoline, which lies in the image's code (natively main's caller,
+    // libc, lies outside the profiled range).
+    assert_eq!(calls, 21_892, "calls counted by mcount");
+}
