@@ -216,7 +216,7 @@ impl InputData {
     /// Copies the bytes of `range` into `dest` (of its length): from the
     /// file where [`InputData::reads_contents`], else from memory.
     pub fn read_into(&self, range: Range<usize>, dest: &mut [u8]) {
-        if self.reads_contents(&range) {
+        if range.len() == dest.len() && self.reads_contents(&range) {
             self.read_exact_at(range, dest);
         } else {
             dest.copy_from_slice(&self.bytes()[range]);
@@ -237,7 +237,7 @@ impl InputData {
     /// bytes are the same either way; a failed read (the file shrank) falls
     /// back to the mapping, which then fails as reading it would have.
     pub fn read_exact_at(&self, range: Range<usize>, dest: &mut [u8]) {
-        if !self.pread(range.start, dest) {
+        if range.len() != dest.len() || !self.pread(range.start, dest) {
             dest.copy_from_slice(&self.bytes()[range]);
         }
     }
