@@ -92,8 +92,8 @@ fn read_if_smaller_than(file: &File, limit: usize) -> std::io::Result<Option<Vec
 /// Contents at least this large are copied from the file into the image
 /// with `pread` rather than through the mapping: mapped and copied, a
 /// page of a large object's code counted in the peak memory twice (the
-/// generated program of nine 1.9 MB objects: 7 MiB of it), and read it
-/// costs one system call per block instead of a populate and a copy.
+/// generated program of nine 1.9 MB objects: 7 MiB of it); read, it costs
+/// one system call per block instead of a populate and a copy.
 pub const READ_CONTENTS_FROM: usize = 16 << 10;
 
 /// Files kept open for [`InputData::read_into`] at most at once: a link of
@@ -141,9 +141,9 @@ impl InputData {
         let map = unsafe { Mmap::map(&file) }.with_context(|| format!("{}: cannot map", path.display()))?;
         // Kept for reading what is copied out of objects (archive members
         // too); a shared library's or a script's is not read again.
-        let kind = detect(&map);
+        let (kind, relocatable) = (detect(&map), is_relocatable_elf(&map));
         let file = match kind {
-            FileKind::Elf if !is_relocatable_elf(&map) => None,
+            FileKind::Elf if !relocatable => None,
             FileKind::Elf | FileKind::MachO | FileKind::Archive => ReadableFile::keep(file),
             _ => None,
         };
@@ -152,7 +152,7 @@ impl InputData {
         // faulting in only what translation reads). An archive is read
         // only where members are needed, and of a shared library only the
         // headers (libm: 900 KB).
-        if is_relocatable_elf(&map) {
+        if relocatable {
             // What the link's working set scales with (not an archive, of
             // which only some members count, nor debug information).
             crate::heap::note_input(populate_parts_a_link_reads(&map, file.is_some()));

@@ -764,13 +764,10 @@ impl Linker {
             preinit: array(".preinit_array"),
             init_code: code(runtime::INIT_CODE, "_init"),
             init: array(".init_array"),
-            profiled_code: calls_mcount
-                .then(|| {
-                    layout
-                        .segment_start(SegmentKind::Text)
-                        .map(|start| (base + start, base + layout.segment_end(&[SegmentKind::Text])))
-                })
-                .flatten(),
+            profiled_code: layout
+                .segment_start(SegmentKind::Text)
+                .filter(|_| calls_mcount)
+                .map(|start| (base + start, base + layout.segment_end(&[SegmentKind::Text]))),
         };
         let finalizers = Finalizers { fini: array(".fini_array"), fini_code: code(runtime::FINI_CODE, "_fini") };
         let dso_handle = symbols.address(runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
@@ -1512,7 +1509,7 @@ fn copy_and_fix_blocks(
                         input.release(range.clone());
                     }
                 }
-                if let Some(range) = &block.elf_relocations {
+                if let Some(range) = block.elf_relocations.as_ref().filter(|_| !input.is_readable()) {
                     input.release(range.clone());
                 }
             }
