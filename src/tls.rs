@@ -30,6 +30,17 @@ use crate::layout::TlsLayout;
 use crate::mapper::ActionPair;
 use crate::tls_pool::{self, StaticBlock};
 
+/// The alignment of jitrun's own thread-local block, which makes it that
+/// of every thread's static TLS area: glibc places a module loaded later
+/// (the image's) in static TLS only if its alignment is at most that of
+/// the modules loaded at start-up (else the thread control block's 64
+/// bytes). A native executable's thread-locals count among those, so a
+/// program with `__thread char buffer[N] __attribute__((aligned(128)))`
+/// runs natively; with this, up to page alignment does under jitrun. The
+/// `jitrun` executable aligns its block so (`main.rs`); a program that
+/// embeds the library gets 64 unless it does the same.
+pub const STATIC_TLS_ALIGNMENT: u64 = 4096;
+
 /// The image's TLS module once loaded.
 pub struct TlsModule {
     /// glibc's module id, the first word of a `tls_index`.
@@ -239,6 +250,13 @@ fn build_tls_object(
 /// and looks up the external thread-local variables. `template` must be
 /// relocated and `layout.size` bytes long.
 pub fn allocate(layout: &TlsLayout, template: &[u8], externals: &[ExternalTlsRequest]) -> Result<TlsModule> {
+    if layout.align > STATIC_TLS_ALIGNMENT {
+        bail!(
+            "thread-local variables aligned to {} bytes: the C library's static TLS is aligned to {} at most",
+            layout.align,
+            STATIC_TLS_ALIGNMENT
+        );
+    }
     if layout.size > 0 {
         if let Some(block) = tls_pool::reuse(&template[..layout.size as usize], layout.align) {
             let (library, externals) = if externals.is_empty() {

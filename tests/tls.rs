@@ -34,3 +34,8 @@ fn concurrent() {
 fn big_static_tls() {
     common::check_program("tls", "big_static_tls.c", &["-O2", "-O2 -fPIC -ftls-model=global-dynamic"]);
 }
+
+#[test]
+fn aligned_past_a_cache_line() {
+    common::check_program("tls", "aligned.c", TLS_FLAG_SETS);
+}
