@@ -28,7 +28,8 @@ SYMBOL RESOLUTION ORDER (first match wins):
        and _DYNAMIC (DT_DEBUG: the loader's _r_debug); and dladdr, dladdr1,
        backtrace_symbols, backtrace_symbols_fd that know the image (file name argv[0],
        offsets from the image's start, names of exported symbols with -E, as natively),
-       and dl_iterate_phdr, which lists the image's segments in the executable's place
+       and dl_iterate_phdr, which lists the image's segments in the executable's place,
+       and sigaltstack, which does not show the crash handler's alternate stack
     5. linker-defined names: _GLOBAL_OFFSET_TABLE_, _TLS_MODULE_BASE_, __start_SEC/__stop_SEC,
        __init_array_start/end, __fini_array_start/end, _end, _edata, _etext,
        _start (the code's start), __data_start and data_start (the data's),

@@ -424,6 +424,33 @@ pub(crate) fn ensure_alternate_stack() {
     unsafe { libc::sigaltstack(&stack, std::ptr::null_mut()) };
 }
 
+/// `sigaltstack` as the image calls it. The alternate stack jitrun gives
+/// the main thread (for reporting stack overflows) is not the program's:
+/// asked, it answers as natively, "none" (`SS_DISABLE`), until the program
+/// installs its own, which then replaces jitrun's (reports use that).
+///
+/// # Safety
+/// As `sigaltstack(2)`.
+unsafe extern "C" fn jitrun_sigaltstack(stack: *const libc::stack_t, old: *mut libc::stack_t) -> c_int {
+    // SAFETY: the caller's arguments, as the system call takes them.
+    let result = unsafe { libc::sigaltstack(stack, old) };
+    let ours = ALT_STACK.load(Ordering::Acquire);
+    // SAFETY: on success the kernel filled `old`, which the caller owns.
+    if let Some(old) = unsafe { old.as_mut() }.filter(|o| result == 0 && ours != 0 && o.ss_sp as usize == ours) {
+        *old = libc::stack_t {
+            ss_sp: std::ptr::null_mut(),
+            ss_flags: libc::SS_DISABLE | (old.ss_flags & libc::SS_ONSTACK),
+            ss_size: 0,
+        };
+    }
+    result
+}
+
+/// jitrun's own version of `name`, which the image calls instead of libc's.
+pub fn host_function(name: &str) -> Option<usize> {
+    (name == "sigaltstack").then_some(jitrun_sigaltstack as *const () as usize)
+}
+
 extern "C" {
     fn _Unwind_Backtrace(trace: extern "C" fn(*mut c_void, *mut c_void) -> c_int, arg: *mut c_void) -> c_int;
     fn _Unwind_GetIPInfo(context: *mut c_void, ip_before_insn: *mut c_int) -> usize;

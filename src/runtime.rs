@@ -259,6 +259,7 @@ fn host_function(name: &str, replaces_allocator: bool) -> Option<usize> {
         .or_else(|| crate::selfexe::host_function(name))
         .or_else(|| crate::interpose::host_function(name, replaces_allocator))
         .or_else(|| crate::report::host_function(name))
+        .or_else(|| crate::crash::host_function(name))
 }
 
 /// `movabs $address, %r11; jmp *%r11`: a jump to one of jitrun's own

@@ -160,3 +160,34 @@ fn a_program_built_with_pg_writes_gmon_out() {
     // libc, lies outside the profiled range).
     assert_eq!(calls, 21_892, "calls counted by mcount");
 }
+
+/// The program starts without an alternate signal stack, as natively,
+/// although jitrun's crash handler (on by default) gave the main thread
+/// one: asked, `sigaltstack` says "disabled"; a stack the program installs
+/// is its own, and reported back as such.
+#[test]
+fn the_program_sees_no_alternate_signal_stack_until_it_installs_one() {
+    let dir = common::scratch("lifecycle-sigaltstack");
+    let object = common::compile_source(
+        &dir,
+        "altstack.c",
+        "#include <signal.h>\n#include <stdio.h>\n#include <stdlib.h>\n\
+         int main(void) {\n\
+           stack_t old, mine = { .ss_sp = malloc(65536), .ss_size = 65536, .ss_flags = 0 };\n\
+           sigaltstack(NULL, &old);\n\
+           printf(\"at start: flags %d size %zu null %d\\n\", old.ss_flags, old.ss_size, old.ss_sp == NULL);\n\
+           sigaltstack(&mine, &old);\n\
+           printf(\"replaced: flags %d size %zu\\n\", old.ss_flags, old.ss_size);\n\
+           sigaltstack(NULL, &old);\n\
+           printf(\"now: flags %d size %zu ours %d\\n\", old.ss_flags, old.ss_size, old.ss_sp == mine.ss_sp);\n\
+           return 0;\n\
+         }\n",
+        "-O2",
+    );
+    let native = dir.join("native");
+    common::run_checked(Command::new("cc").arg(&object).arg("-o").arg(&native));
+    let expected = Command::new(&native).output().unwrap();
+    let ours = Command::new(common::jitrun_bin()).arg(&object).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&expected.stdout));
+    assert!(String::from_utf8_lossy(&expected.stdout).starts_with("at start: flags 2 size 0 null 1\n"));
+}
