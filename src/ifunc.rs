@@ -9,7 +9,8 @@
 //! (`tables::plan`), and [`resolve_action`] calls each resolver once the
 //! image is mapped and executable, before any constructor, and writes the
 //! answer into the stub's GOT slot. Like the dynamic loader, the linking
-//! process runs the resolvers, also for isolated runs.
+//! process runs the resolvers, also for isolated runs, and, as for an
+//! executable's, without the environment.
 
 use anyhow::{bail, Result};
 
@@ -31,7 +32,39 @@ pub(crate) fn resolve_action(slots: Vec<IfuncSlot>) -> ActionPair {
     ActionPair::with_state("resolve IFUNCs", move || resolve_all(&slots), |()| {})
 }
 
+extern "C" {
+    static mut environ: *mut *mut std::ffi::c_char;
+}
+
+/// Takes the environment away while it lives: the dynamic loader runs an
+/// executable's resolvers (its IRELATIVE relocations) before the C library
+/// has set `environ` up, so a resolver that reads it (`getenv`) natively
+/// finds nothing and picks its default implementation; it must pick the
+/// same one here. jitrun's own threads read the environment only at start.
+struct EnvironmentHidden(*mut *mut std::ffi::c_char);
+
+impl EnvironmentHidden {
+    fn new() -> EnvironmentHidden {
+        // SAFETY: libc's environ pointer, swapped on this thread while no
+        // other of jitrun's threads reads it; restored on drop.
+        unsafe {
+            let environment = std::ptr::addr_of_mut!(environ);
+            let taken = environment.read();
+            environment.write(std::ptr::null_mut());
+            EnvironmentHidden(taken)
+        }
+    }
+}
+
+impl Drop for EnvironmentHidden {
+    fn drop(&mut self) {
+        // SAFETY: as in `new`: the pointer it took.
+        unsafe { std::ptr::addr_of_mut!(environ).write(self.0) };
+    }
+}
+
 fn resolve_all(slots: &[IfuncSlot]) -> Result<()> {
+    let _hidden = EnvironmentHidden::new();
     for slot in slots {
         // SAFETY: `resolver` is the code the object's IFUNC symbol points
         // at, in the image, now executable with every fixup applied; on

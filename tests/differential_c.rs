@@ -56,6 +56,7 @@ c_programs! {
     getline_grow => "getline_grow.c",
     getopt_args => "getopt_args.c",
     ifunc => "ifunc",
+    ifunc_environment => "ifunc_environment.c",
     hello => "hello.c",
     init_fini_code => "init_fini_code",
     interp => "interp",
