@@ -96,21 +96,33 @@ fn read_if_smaller_than(file: &File, limit: usize) -> std::io::Result<Option<Vec
 /// one system call per block instead of a populate and a copy.
 pub const READ_CONTENTS_FROM: usize = 16 << 10;
 
-/// Files kept open for [`InputData::read_into`] at most at once: a link of
-/// thousands of large objects must not run out of descriptors (nor leave
-/// the program fewer); beyond this, contents are copied from the mapping.
+/// Files kept open for [`InputData::read_into`] at most at once, and at
+/// most a quarter of the limit on open files (`ulimit -n`): a link of
+/// thousands of large objects, or of a few dozen under a low limit, must
+/// not run out of descriptors for the inputs still to open; beyond this,
+/// contents are copied from the mapping.
 const MAX_READABLE_FILES: usize = 256;
+
+fn readable_files_allowed() -> usize {
+    static ALLOWED: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *ALLOWED.get_or_init(|| {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit fills the struct passed.
+        let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 { limit.rlim_cur } else { 0 };
+        usize::try_from(soft / 4).unwrap_or(usize::MAX).min(MAX_READABLE_FILES)
+    })
+}
 
 static READABLE_FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// An open input file, counted against [`MAX_READABLE_FILES`].
+/// An open input file, counted against [`readable_files_allowed`].
 pub struct ReadableFile(File);
 
 impl ReadableFile {
     fn keep(file: File) -> Option<ReadableFile> {
         use std::sync::atomic::Ordering;
         READABLE_FILES
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| (n < MAX_READABLE_FILES).then_some(n + 1))
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| (n < readable_files_allowed()).then_some(n + 1))
             .ok()
             .map(|_| ReadableFile(file))
     }

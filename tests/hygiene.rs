@@ -270,6 +270,32 @@ fn input_files_are_closed_before_the_program_runs() {
     );
 }
 
+/// Files kept open for reading large contents count against the limit
+/// on open files: under `ulimit -n 32`, forty mapped objects (70 KB each)
+/// still link, as they did when every input was closed once mapped.
+#[test]
+fn many_large_objects_link_under_a_low_limit_on_open_files() {
+    let dir = common::scratch("hygiene-open-file-limit");
+    let count = 40;
+    let mut objects = Vec::new();
+    let mut main = String::from("#include <stdio.h>\n");
+    for i in 1..=count {
+        let text = format!("const char blob{i}[70000] = {{{i}}};\nint get{i}(void) {{ return blob{i}[0]; }}\n");
+        objects.push(common::compile_source(&dir, &format!("o{i}.c"), &text, "-O2"));
+        main.push_str(&format!("int get{i}(void);\n"));
+    }
+    main.push_str("int main(void) { int sum = 0;\n");
+    for i in 1..=count {
+        main.push_str(&format!("sum += get{i}();\n"));
+    }
+    main.push_str("printf(\"%d\\n\", sum); return 0; }\n");
+    objects.insert(0, common::compile_source(&dir, "main.c", &main, "-O2"));
+    let paths: Vec<String> = objects.iter().map(|o| o.display().to_string()).collect();
+    let script = format!("ulimit -n 32 && exec {} {}", common::jitrun_bin().display(), paths.join(" "));
+    let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "820\n", "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// Debug information (here 9 MB of `-g3` macro tables) is not read by a
 /// link, so it adds nothing to the peak memory: the pages of the object
 /// that a link maps are its loaded sections, their relocations and its
