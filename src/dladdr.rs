@@ -103,11 +103,11 @@ impl AddressTable {
             .iter()
             .filter(|s| s.size > 0)
             .map(|s| {
-                let flags = match s.kind {
-                    SegmentKind::Text => libc::PF_R | libc::PF_X,
-                    SegmentKind::ReadOnly | SegmentKind::RelRo => libc::PF_R,
-                    SegmentKind::Data | SegmentKind::Bss => libc::PF_R | libc::PF_W,
-                };
+                let protection = s.kind.final_protection();
+                let flag = |p: region::Protection, f: u32| if protection.contains(p) { f } else { 0 };
+                let flags = flag(region::Protection::READ, libc::PF_R)
+                    | flag(region::Protection::WRITE, libc::PF_W)
+                    | flag(region::Protection::EXECUTE, libc::PF_X);
                 let file_size = if s.kind == SegmentKind::Bss { 0 } else { s.size };
                 libc::Elf64_Phdr {
                     p_type: libc::PT_LOAD,
@@ -206,28 +206,25 @@ impl Drop for Registration {
 /// when no image has headers.
 pub(crate) fn visit_image_headers(mut visit: impl FnMut(&[libc::Elf64_Phdr]) -> c_int) -> Option<c_int> {
     let mut visited = false;
-    for entry in &IMAGES {
-        // SAFETY: a non-null entry points to a live table (see `Registration`).
-        let Some(table) = (unsafe { entry.load(Ordering::Acquire).as_ref() }) else { continue };
-        if !table.headers.is_empty() {
-            visited = true;
-            let result = visit(&table.headers);
-            if result != 0 {
-                return Some(result);
-            }
+    for table in registered().filter(|table| !table.headers.is_empty()) {
+        visited = true;
+        let result = visit(&table.headers);
+        if result != 0 {
+            return Some(result);
         }
     }
     visited.then_some(0)
 }
 
+/// The registered images' tables.
+fn registered() -> impl Iterator<Item = &'static AddressTable> {
+    // SAFETY: a non-null entry points to a live table (see `Registration`).
+    IMAGES.iter().filter_map(|entry| unsafe { entry.load(Ordering::Acquire).as_ref() })
+}
+
 /// The registered image that contains `addr`.
 fn image_containing(addr: u64) -> Option<&'static AddressTable> {
-    IMAGES.iter().find_map(|entry| {
-        let table = entry.load(Ordering::Acquire);
-        // SAFETY: a non-null entry points to a live table (see `Registration`).
-        let table = unsafe { table.as_ref() }?;
-        table.contains(addr).then_some(table)
-    })
+    registered().find(|table| table.contains(addr))
 }
 
 /// What `dladdr` says of an image address.

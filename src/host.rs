@@ -38,7 +38,7 @@ impl SharedLibrary {
         if handle.is_null() {
             bail!("{}: cannot load shared library: {}", path.display(), dlerror_message());
         }
-        Ok(SharedLibrary { path: path.to_path_buf(), handle, tables: Default::default(), stand_ins: Vec::new() })
+        Ok(SharedLibrary::with_handle(path.to_path_buf(), handle))
     }
 
     /// The loaded library whose code or data contains `addr`, held open
@@ -55,7 +55,7 @@ impl SharedLibrary {
         // SAFETY: RTLD_NOLOAD only takes a reference to a loaded library.
         let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
         let path = PathBuf::from(name.to_string_lossy().into_owned());
-        (!handle.is_null()).then(|| SharedLibrary { path, handle, tables: Default::default(), stand_ins: Vec::new() })
+        (!handle.is_null()).then(|| SharedLibrary::with_handle(path, handle))
     }
 
     /// Loads the shared object `bytes` (named `name` for messages) from an
@@ -83,7 +83,12 @@ impl SharedLibrary {
         if handle.is_null() {
             bail!("{}: cannot load: {}", name, dlerror_message());
         }
-        Ok(SharedLibrary { path: PathBuf::from(name), handle, tables: Default::default(), stand_ins: Vec::new() })
+        Ok(SharedLibrary::with_handle(PathBuf::from(name), handle))
+    }
+
+    /// A library `dlopen` gave `handle` for.
+    fn with_handle(path: PathBuf, handle: *mut libc::c_void) -> SharedLibrary {
+        SharedLibrary { path, handle, tables: Default::default(), stand_ins: Vec::new() }
     }
 
     pub fn handle(&self) -> *mut libc::c_void {
@@ -899,6 +904,25 @@ pub struct LoadedObject<'a> {
 }
 
 impl LoadedObject<'_> {
+    /// The object the loader describes with `info`, unless it gives no
+    /// name or headers.
+    ///
+    /// # Safety
+    /// `info` is one the loader passed to a `dl_iterate_phdr` callback,
+    /// and the object is used only during that call.
+    unsafe fn from_info(info: &libc::dl_phdr_info) -> Option<LoadedObject<'_>> {
+        if info.dlpi_phdr.is_null() || info.dlpi_name.is_null() {
+            return None;
+        }
+        Some(LoadedObject {
+            // SAFETY: the loader's NUL-terminated name, valid during the call.
+            name: unsafe { CStr::from_ptr(info.dlpi_name) },
+            bias: info.dlpi_addr,
+            // SAFETY: dlpi_phdr points to dlpi_phnum program headers.
+            headers: unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) },
+        })
+    }
+
     /// Whether one of the object's loaded segments holds `addr`.
     fn contains(&self, addr: u64) -> bool {
         self.segment_containing(addr).is_some()
@@ -963,16 +987,8 @@ pub fn for_each_loaded_object(mut visit: impl FnMut(&LoadedObject) -> std::ops::
         // SAFETY: dl_iterate_phdr passes a valid info for this call, and
         // `data` is the `Visit` given below.
         let (info, visit) = unsafe { (&*info, &mut *(data as *mut Visit)) };
-        if info.dlpi_phdr.is_null() || info.dlpi_name.is_null() {
-            return 0;
-        }
-        let object = LoadedObject {
-            // SAFETY: the loader's NUL-terminated name, valid during the call.
-            name: unsafe { CStr::from_ptr(info.dlpi_name) },
-            bias: info.dlpi_addr,
-            // SAFETY: dlpi_phdr points to dlpi_phnum program headers.
-            headers: unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) },
-        };
+        // SAFETY: the loader's info, used during this call.
+        let Some(object) = (unsafe { LoadedObject::from_info(info) }) else { return 0 };
         visit(&object).is_break() as libc::c_int
     }
     let mut visit: Visit = &mut visit;
@@ -1269,12 +1285,8 @@ unsafe extern "C" fn images_as_the_program(
     // `info` the loader's, valid for this call.
     let (substitution, loaded) = unsafe { (&*(context as *const ProgramSubstitution), &*info) };
     let ours = dl_iterate_phdr as *const () as u64;
-    // SAFETY: the loader's program headers for this object.
-    let headers = unsafe { std::slice::from_raw_parts(loaded.dlpi_phdr, usize::from(loaded.dlpi_phnum)) };
-    let is_jitrun = headers.iter().any(|h| {
-        let start = loaded.dlpi_addr.wrapping_add(h.p_vaddr);
-        h.p_type == libc::PT_LOAD && (start..start.wrapping_add(h.p_memsz)).contains(&ours)
-    });
+    // SAFETY: the loader's info, used during this call.
+    let is_jitrun = unsafe { LoadedObject::from_info(loaded) }.is_some_and(|object| object.contains(ours));
     if is_jitrun {
         let images = crate::dladdr::visit_image_headers(|headers| {
             let mut image = libc::dl_phdr_info {

@@ -10,8 +10,9 @@
 // so that it comes first in the segment and takes no room there.
 std::arch::global_asm!(
     ".pushsection .tdata.jitrun_static_tls_alignment,\"awTR\",@progbits",
-    ".p2align 12",
+    ".p2align {}",
     ".popsection",
+    const jitrun::tls::STATIC_TLS_ALIGNMENT.trailing_zeros(),
 );
 
 use std::io::{IsTerminal, Write};
