@@ -516,7 +516,9 @@ impl Linker {
 
         // Copy contents and apply every fixup; after this no edge is pending.
         let symbols = {
-            let memory = mapper.prepare(base, layout.size)?;
+            let written =
+                layout.segments.iter().filter(|s| s.kind != SegmentKind::Bss).map(|s| s.offset + s.size).max();
+            let memory = mapper.prepare(base, layout.size, written.unwrap_or(0))?;
             // The padding between `.init` (`.fini`) fragments is run through,
             // so it is NOPs, as ld fills it.
             for section in [".init", ".fini"].iter().filter_map(|name| layout.section(name)) {
@@ -524,9 +526,6 @@ impl Linker {
                     bytes.fill(0x90);
                 }
             }
-            let written =
-                layout.segments.iter().filter(|s| s.kind != SegmentKind::Bss).map(|s| s.offset + s.size).max();
-            crate::mapper::prefault_for_writing(base, written.unwrap_or(0));
             // The global symbols' map is built meanwhile when there is much
             // to write: it needs only the final addresses.
             let build_symbols = || global_symbol_map(&res, &addrs);
