@@ -174,30 +174,38 @@ fn vm_flags_at(addr: u64) -> String {
     panic!("no mapping holds {:#x}", addr)
 }
 
+/// Compiles `source` (`-O2`) in scratch directory `scratch` and links it alone.
+fn link_source(scratch: &str, file: &str, source: &str) -> jitrun::Image {
+    let object = common::compile_source(&common::scratch(scratch), file, source, "-O2");
+    let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
+    linker.add_file(&object).unwrap();
+    linker.link().unwrap()
+}
+
+/// Whether the mapping that holds `addr` is advised to use huge pages.
+fn advised_huge(addr: u64) -> bool {
+    vm_flags_at(addr).split_whitespace().any(|f| f == "hg")
+}
+
 /// An image of several MiB is copied in full right after mapping: it asks
 /// for transparent huge pages (fewer page faults), but its zero-fill part,
 /// which a program may touch sparsely, does not.
 #[test]
 fn large_images_ask_for_huge_pages_except_zero_fill() {
-    let dir = common::scratch("hygiene-huge");
-    let object = common::compile_source(
-        &dir,
+    let mut image = link_source(
+        "hygiene-huge",
         "big.c",
         "char table[3 << 20] = {1};\nstatic char zeros[8 << 20];\n\
          char *zero_fill(void) { return zeros; }\nint main(void) { return table[0] + zeros[table[1]]; }\n",
-        "-O2",
     );
-    let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
-    linker.add_file(&object).unwrap();
-    let mut image = linker.link().unwrap();
     let table = image.lookup("table").unwrap();
-    assert!(vm_flags_at(table).split_whitespace().any(|f| f == "hg"), "{}", vm_flags_at(table));
+    assert!(advised_huge(table), "{}", vm_flags_at(table));
     let zero_fill = image.lookup("zero_fill").unwrap();
     // SAFETY: a function of the image with this signature.
     let zeros = unsafe { std::mem::transmute::<u64, extern "C" fn() -> u64>(zero_fill)() };
     // Its start may share the last huge page of the written part, not more.
     let zeros_end = zeros + (8 << 20) - 1;
-    assert!(!vm_flags_at(zeros_end).split_whitespace().any(|f| f == "hg"), "{}", vm_flags_at(zeros_end));
+    assert!(!advised_huge(zeros_end), "{}", vm_flags_at(zeros_end));
     assert_eq!(image.run_main("main", "big", &[]).unwrap(), 1);
 }
 
@@ -207,18 +215,13 @@ fn large_images_ask_for_huge_pages_except_zero_fill() {
 /// past a native executable is.
 #[test]
 fn a_megabyte_image_uses_a_huge_page_and_hides_what_lies_past_it() {
-    let dir = common::scratch("hygiene-huge-small");
-    let object = common::compile_source(
-        &dir,
+    let mut image = link_source(
+        "hygiene-huge-small",
         "mib.c",
         "char table[1200 << 10] = {1};\nint main(void) { return table[0] + table[sizeof table - 1]; }\n",
-        "-O2",
     );
-    let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
-    linker.add_file(&object).unwrap();
-    let mut image = linker.link().unwrap();
     let table = image.lookup("table").unwrap();
-    assert!(vm_flags_at(table).split_whitespace().any(|f| f == "hg"), "{}", vm_flags_at(table));
+    assert!(advised_huge(table), "{}", vm_flags_at(table));
     let past = image.range().end.next_multiple_of(4096);
     let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
     let line = smaps.lines().find(|l| l.starts_with(&format!("{:x}-", past))).expect("a mapping right past the image");
