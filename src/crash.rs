@@ -28,7 +28,7 @@
 
 use std::ffi::{c_int, c_void, CString};
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 use crate::line_table::LineTable;
 use crate::linkinfo::LinkInfo;
@@ -424,6 +424,74 @@ pub(crate) fn ensure_alternate_stack() {
     unsafe { libc::sigaltstack(&stack, std::ptr::null_mut()) };
 }
 
+/// Set once the program has installed an alternate signal stack of its own.
+static PROGRAM_ALT_STACK: AtomicBool = AtomicBool::new(false);
+/// Signals (bit `n - 1` for signal `n`) whose handler the program asked to
+/// run on an alternate stack while the only one was jitrun's: installed
+/// without `SA_ONSTACK` until the program installs a stack of its own.
+static ONSTACK_DEFERRED: AtomicU64 = AtomicU64::new(0);
+
+/// The bit of `sig` in [`ONSTACK_DEFERRED`].
+fn signal_bit(sig: c_int) -> Option<u64> {
+    (1..=64).contains(&sig).then(|| 1u64 << (sig - 1))
+}
+
+/// `sigaction` as the image calls it. A handler the program installs with
+/// `SA_ONSTACK` before it has an alternate stack of its own would run on
+/// jitrun's (the one for reporting stack overflows); natively, with no
+/// alternate stack, it runs on the thread's stack. So the flag is held
+/// back until the program installs a stack ([`jitrun_sigaltstack`]), and
+/// reported to the program as it set it.
+///
+/// # Safety
+/// As `sigaction(2)`.
+unsafe extern "C" fn jitrun_sigaction(sig: c_int, act: *const libc::sigaction, old: *mut libc::sigaction) -> c_int {
+    let bit = signal_bit(sig);
+    let jitruns_stack_only = ALT_STACK.load(Ordering::Acquire) != 0 && !PROGRAM_ALT_STACK.load(Ordering::Acquire);
+    // SAFETY: the caller's pointer, null or to a sigaction it owns.
+    let new = unsafe { act.as_ref() };
+    let hold_back = jitruns_stack_only
+        && bit.is_some()
+        && new.is_some_and(|a| a.sa_flags & libc::SA_ONSTACK != 0 && a.sa_sigaction > libc::SIG_IGN);
+    let without_onstack = new.map(|a| libc::sigaction { sa_flags: a.sa_flags & !libc::SA_ONSTACK, ..*a });
+    let act = if hold_back { without_onstack.as_ref().map_or(act, |a| a as *const _) } else { act };
+    let was_held_back = bit.is_some_and(|b| ONSTACK_DEFERRED.load(Ordering::Acquire) & b != 0);
+    // SAFETY: the caller's arguments, or a copy of its action.
+    let result = unsafe { libc::sigaction(sig, act, old) };
+    if result != 0 {
+        return result;
+    }
+    // SAFETY: on success the kernel filled `old`, which the caller owns.
+    if let Some(old) = unsafe { old.as_mut() }.filter(|_| was_held_back) {
+        old.sa_flags |= libc::SA_ONSTACK;
+    }
+    if let (Some(bit), Some(_)) = (bit, new) {
+        if hold_back {
+            ONSTACK_DEFERRED.fetch_or(bit, Ordering::AcqRel);
+        } else {
+            ONSTACK_DEFERRED.fetch_and(!bit, Ordering::AcqRel);
+        }
+    }
+    result
+}
+
+/// Gives back `SA_ONSTACK` to the handlers [`jitrun_sigaction`] held it
+/// back from, now that the program has a stack of its own.
+fn restore_held_back_onstack() {
+    let held = ONSTACK_DEFERRED.swap(0, Ordering::AcqRel);
+    for sig in (1..=64).filter(|&sig| signal_bit(sig).is_some_and(|b| held & b != 0)) {
+        // SAFETY: reading the current action into a zeroed sigaction and
+        // installing it again with one more flag.
+        unsafe {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut current) == 0 {
+                current.sa_flags |= libc::SA_ONSTACK;
+                libc::sigaction(sig, &current, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
 /// `sigaltstack` as the image calls it. The alternate stack jitrun gives
 /// the main thread (for reporting stack overflows) is not the program's:
 /// asked, it answers as natively, "none" (`SS_DISABLE`), until the program
@@ -434,6 +502,11 @@ pub(crate) fn ensure_alternate_stack() {
 unsafe extern "C" fn jitrun_sigaltstack(stack: *const libc::stack_t, old: *mut libc::stack_t) -> c_int {
     // SAFETY: the caller's arguments, as the system call takes them.
     let result = unsafe { libc::sigaltstack(stack, old) };
+    // SAFETY: the caller's pointer, null or to a stack_t it owns.
+    if result == 0 && unsafe { stack.as_ref() }.is_some_and(|s| s.ss_flags & libc::SS_DISABLE == 0) {
+        PROGRAM_ALT_STACK.store(true, Ordering::Release);
+        restore_held_back_onstack();
+    }
     let ours = ALT_STACK.load(Ordering::Acquire);
     // SAFETY: on success the kernel filled `old`, which the caller owns.
     if let Some(old) = unsafe { old.as_mut() }.filter(|o| result == 0 && ours != 0 && o.ss_sp as usize == ours) {
@@ -448,7 +521,11 @@ unsafe extern "C" fn jitrun_sigaltstack(stack: *const libc::stack_t, old: *mut l
 
 /// jitrun's own version of `name`, which the image calls instead of libc's.
 pub fn host_function(name: &str) -> Option<usize> {
-    (name == "sigaltstack").then_some(jitrun_sigaltstack as *const () as usize)
+    match name {
+        "sigaltstack" => Some(jitrun_sigaltstack as *const () as usize),
+        "sigaction" => Some(jitrun_sigaction as *const () as usize),
+        _ => None,
+    }
 }
 
 extern "C" {

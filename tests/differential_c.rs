@@ -75,6 +75,7 @@ c_programs! {
     segfault => "segfault.c",
     setjmp_longjmp => "setjmp_longjmp.c",
     signal_handler => "signal_handler.c",
+    sigaction_onstack => "sigaction_onstack.c",
     static_names => "static_names",
     stdin_eof => "stdin_eof.c",
     stdin_wordfreq => "stdin_wordfreq.c",
