@@ -2,9 +2,9 @@
 //! the outcome to an exit code.
 #![no_main]
 
-// An empty initialized thread-local section aligned to a page, kept by the
-// linker (`R`, SHF_GNU_RETAIN), so that jitrun's TLS block, and with it
-// every thread's static TLS area, is page-aligned: glibc then places the
+// An empty initialized thread-local section aligned to 128 bytes, kept by
+// the linker (`R`, SHF_GNU_RETAIN), so that jitrun's TLS block, and with
+// it every thread's static TLS area, is aligned so: glibc then places the
 // image's thread-locals in static TLS with any alignment up to that (see
 // `jitrun::tls::STATIC_TLS_ALIGNMENT`). In the first object of the link,
 // so that it comes first in the segment and takes no room there.

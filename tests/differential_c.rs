@@ -83,6 +83,7 @@ c_programs! {
     strings => "strings.c",
     switch_jump => "switch_jump.c",
     symver_refs => "symver_refs.c",
+    thread_stack_headroom => "thread_stack_headroom.c",
     threads => "threads.c",
     thread_unwind => "thread_unwind.c",
     tls_gnu2 => "tls_gnu2",

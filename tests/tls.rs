@@ -39,3 +39,22 @@ fn big_static_tls() {
 fn aligned_past_a_cache_line() {
     common::check_program("tls", "aligned.c", TLS_FLAG_SETS);
 }
+
+/// Past what jitrun's static TLS area is aligned to, the link stops with
+/// one clear message (natively such a program runs: its alignment sets the
+/// area's), rather than letting glibc fail or misplace the block.
+#[test]
+fn aligned_past_what_jitrun_supports_is_refused_clearly() {
+    let dir = common::scratch("tls-over-aligned");
+    let object = common::compile_source(
+        &dir,
+        "over.c",
+        "__thread char v[8] __attribute__((aligned(256)));\nint main(void) { return (int)((unsigned long)v % 256); }\n",
+        "-O2",
+    );
+    let out = common::jitrun(&[object.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{}", stderr);
+    assert!(stderr.contains("thread-local variables aligned to 256 bytes"), "{}", stderr);
+    assert_eq!(stderr.lines().count(), 1, "{}", stderr);
+}
