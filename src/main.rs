@@ -33,6 +33,10 @@ const TLS_REEXEC_ENV: &str = "JITRUN_TLS_REEXEC";
 const PRELOAD_REEXEC_ENV: &str = "JITRUN_PRELOAD_REEXEC";
 /// The same for the program's answers to sanitizer hooks (see [`sanitizer_hooks`]).
 const HOOKS_REEXEC_ENV: &str = "JITRUN_HOOKS_REEXEC";
+/// The same for a module that aligns static TLS put in `LD_PRELOAD`.
+const TLS_ALIGN_REEXEC_ENV: &str = "JITRUN_TLS_ALIGN_REEXEC";
+/// Set for that restart: the alignment and the module's path.
+const TLS_ALIGN_ENV: &str = "JITRUN_TLS_ALIGN";
 
 /// jitrun's allocations stay out of the program's heap (see `jitrun::heap`).
 #[global_allocator]
@@ -62,6 +66,7 @@ fn real_main() {
     let sanitizer_preloaded = jitrun::driver_runtime::preloaded_sanitizer();
     sanitizer_hooks::keep_answers_from_restart();
     restore_environment_after_reexec();
+    note_preloaded_tls_alignment();
     // Parse and link on this thread, which then runs the program. jitrun's
     // own memory comes from its own heap (`jitrun::heap`), so the program's
     // heap is as fresh as in a native process, where early allocations come
@@ -88,7 +93,8 @@ fn real_main() {
         Err(mut e) => {
             let tls = e.downcast_ref::<jitrun::tls::TlsExhausted>().map(|exhausted| exhausted.needed);
             let first_library = e.downcast_ref::<jitrun::driver_runtime::RuntimeMustComeFirst>();
-            if tls.is_some() || first_library.is_some() {
+            let over_aligned = e.downcast_ref::<jitrun::tls::TlsOverAligned>().map(|o| o.align);
+            if tls.is_some() || first_library.is_some() || over_aligned.is_some() {
                 // A restart reads the inputs again: a pipe's bytes are gone.
                 match input_not_from_a_file(&cli) {
                     Some(pipe) => {
@@ -99,6 +105,7 @@ fn real_main() {
                     }
                     None => {
                         tls.into_iter().for_each(reexec_with_more_static_tls);
+                        over_aligned.into_iter().for_each(reexec_with_aligned_static_tls);
                         first_library.into_iter().for_each(reexec_with_preloaded_runtime);
                     }
                 }
@@ -193,6 +200,53 @@ fn reexec_with_more_static_tls(needed: u64) {
     reexec_with(&[("GLIBC_TUNABLES", tunables)], TLS_REEXEC_ENV);
 }
 
+/// Thread-locals aligned past jitrun's own static TLS alignment fit only
+/// once the area is aligned so, which a module loaded at start-up does:
+/// start again with one of that alignment first in `LD_PRELOAD` (written to
+/// a file the restart removes, see [`note_preloaded_tls_alignment`]).
+/// Returns only if that was tried already or cannot be done.
+fn reexec_with_aligned_static_tls(align: u64) {
+    /// glibc aligns the static TLS area with `memalign`; past a few pages
+    /// the padding in every thread's stack would be absurd.
+    const MOST: u64 = 1 << 16;
+    if restarted_with(TLS_ALIGN_REEXEC_ENV) || !align.is_power_of_two() || align > MOST {
+        return;
+    }
+    let shm = Path::new("/dev/shm");
+    let dir = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
+    let module = dir.join(format!("jitrun-tls-align-{}-{}.so", std::process::id(), align));
+    if let Err(e) = std::fs::write(&module, jitrun::tls::alignment_module(align)) {
+        log::warn!("{}: cannot write the TLS alignment module: {}", module.display(), e);
+        return;
+    }
+    let mut preload = module.clone().into_os_string();
+    if let Some(original) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
+        preload = [preload, original].join(std::ffi::OsStr::new(":"));
+    }
+    let mut note = std::ffi::OsString::from(format!("{} ", align));
+    note.push(&module);
+    reexec_with(&[("LD_PRELOAD", preload), (TLS_ALIGN_ENV, note)], TLS_ALIGN_REEXEC_ENV);
+    let _ = std::fs::remove_file(&module);
+}
+
+/// In a restart made by [`reexec_with_aligned_static_tls`]: records the
+/// alignment the preloaded module gave static TLS, and removes its file
+/// (mapped by now). A further restart writes it again ([`reexec_with`]).
+fn note_preloaded_tls_alignment() {
+    if let Some((align, module)) = preloaded_tls_alignment() {
+        jitrun::tls::note_static_tls_alignment(align);
+        let _ = std::fs::remove_file(module);
+    }
+}
+
+/// The alignment and module path of this process's TLS alignment restart.
+fn preloaded_tls_alignment() -> Option<(u64, std::path::PathBuf)> {
+    let carried = CARRIED_OVER.get()?.iter().find(|c| c.marker == TLS_ALIGN_REEXEC_ENV)?;
+    let (_, note) = carried.values.iter().find(|(name, _)| name == TLS_ALIGN_ENV)?;
+    let (align, module) = note.to_str()?.split_once(' ')?;
+    Some((align.parse().ok()?, module.into()))
+}
+
 /// The address and thread sanitizers' runtimes work only as the first
 /// library of the process: start again with it in `LD_PRELOAD` (before the
 /// user's own preloads), which gets its original value back at start-up,
@@ -235,7 +289,10 @@ fn reexec_with(changes: &[(&str, std::ffi::OsString)], marker: &str) {
             None => environment.push((name.to_os_string(), value.to_os_string())),
         };
     // An earlier restart's changes hold again (the runtime stays preloaded
-    // when more static TLS is needed too).
+    // when more static TLS is needed too), its TLS alignment module too.
+    if let Some((align, module)) = preloaded_tls_alignment() {
+        let _ = std::fs::write(module, jitrun::tls::alignment_module(align));
+    }
     for carried in CARRIED_OVER.get().into_iter().flatten() {
         set(carried.marker.as_ref(), &carried.originals);
         carried.values.iter().for_each(|(n, v)| set(n, v));
@@ -267,7 +324,7 @@ fn reexec_with(changes: &[(&str, std::ffi::OsString)], marker: &str) {
 fn restore_environment_after_reexec() {
     use std::os::unix::ffi::OsStrExt;
     let mut carried_over = Vec::new();
-    for marker in [TLS_REEXEC_ENV, PRELOAD_REEXEC_ENV, HOOKS_REEXEC_ENV] {
+    for marker in [TLS_REEXEC_ENV, PRELOAD_REEXEC_ENV, HOOKS_REEXEC_ENV, TLS_ALIGN_REEXEC_ENV] {
         let Some(originals) = std::env::var_os(marker) else { continue };
         if marker == PRELOAD_REEXEC_ENV {
             jitrun::host::note_preload_at_start(std::env::var_os("LD_PRELOAD").unwrap_or_default());

@@ -64,6 +64,51 @@ pub struct TlsModule {
     library: Option<SharedLibrary>,
 }
 
+/// Thread-local variables aligned past the static TLS area (see
+/// [`STATIC_TLS_ALIGNMENT`]): the CLI starts jitrun again with a module of
+/// that alignment preloaded ([`alignment_module`]), which raises the
+/// area's alignment to it, in that process only.
+#[derive(Debug)]
+pub struct TlsOverAligned {
+    pub align: u64,
+}
+
+impl std::fmt::Display for TlsOverAligned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "thread-local variables aligned to {} bytes: the C library's static TLS is aligned to {} at most",
+            self.align,
+            static_tls_alignment()
+        )
+    }
+}
+
+impl std::error::Error for TlsOverAligned {}
+
+/// The alignment a preloaded [`alignment_module`] gave the static TLS area.
+static RAISED_ALIGNMENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Records that a module aligned to `align` was preloaded (a restart's).
+pub fn note_static_tls_alignment(align: u64) {
+    RAISED_ALIGNMENT.fetch_max(align, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// What the static TLS area is aligned to in this process.
+fn static_tls_alignment() -> u64 {
+    STATIC_TLS_ALIGNMENT.max(RAISED_ALIGNMENT.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// A shared object whose only content is one byte of thread-local data
+/// aligned to `align`. Loaded at start-up (`LD_PRELOAD`), it raises the
+/// alignment of every thread's static TLS area to `align`, as a native
+/// executable's own over-aligned thread-locals do: a padding every thread
+/// pays for, so only for a program that needs it.
+pub fn alignment_module(align: u64) -> Vec<u8> {
+    let layout = TlsLayout { offsets: Vec::new(), init_size: 1, size: 1, align };
+    build_tls_object(&layout, &[0], &[], None).0
+}
+
 /// The static TLS area has no room for this image's thread-locals.
 #[derive(Debug)]
 pub struct TlsExhausted {
@@ -254,12 +299,8 @@ fn build_tls_object(
 /// and looks up the external thread-local variables. `template` must be
 /// relocated and `layout.size` bytes long.
 pub fn allocate(layout: &TlsLayout, template: &[u8], externals: &[ExternalTlsRequest]) -> Result<TlsModule> {
-    if layout.align > STATIC_TLS_ALIGNMENT {
-        bail!(
-            "thread-local variables aligned to {} bytes: the C library's static TLS is aligned to {} at most",
-            layout.align,
-            STATIC_TLS_ALIGNMENT
-        );
+    if layout.align > static_tls_alignment() {
+        return Err(anyhow!(TlsOverAligned { align: layout.align }));
     }
     if layout.size > 0 {
         if let Some(block) = tls_pool::reuse(&template[..layout.size as usize], layout.align) {

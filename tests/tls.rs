@@ -40,21 +40,29 @@ fn aligned_past_a_cache_line() {
     common::check_program("tls", "aligned.c", TLS_FLAG_SETS);
 }
 
-/// Past what jitrun's static TLS area is aligned to, the link stops with
-/// one clear message (natively such a program runs: its alignment sets the
-/// area's), rather than letting glibc fail or misplace the block.
+/// Past jitrun's own static TLS alignment (128), jitrun starts again with
+/// a module of the program's alignment preloaded.
+#[test]
+fn aligned_to_a_page() {
+    common::check_program("tls", "aligned_page.c", TLS_FLAG_SETS);
+}
+
+/// Past what a restart offers (64 KiB), the link stops with one clear
+/// message (natively such a program runs: its alignment sets the area's),
+/// rather than letting glibc fail or misplace the block.
 #[test]
 fn aligned_past_what_jitrun_supports_is_refused_clearly() {
     let dir = common::scratch("tls-over-aligned");
     let object = common::compile_source(
         &dir,
         "over.c",
-        "__thread char v[8] __attribute__((aligned(256)));\nint main(void) { return (int)((unsigned long)v % 256); }\n",
+        "__thread char v[8] __attribute__((aligned(131072)));\n\
+         int main(void) { return (int)((unsigned long)v % 131072); }\n",
         "-O2",
     );
     let out = common::jitrun(&[object.as_os_str()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(125), "{}", stderr);
-    assert!(stderr.contains("thread-local variables aligned to 256 bytes"), "{}", stderr);
+    assert!(stderr.contains("thread-local variables aligned to 131072 bytes"), "{}", stderr);
     assert_eq!(stderr.lines().count(), 1, "{}", stderr);
 }
