@@ -336,6 +336,23 @@ pub fn is_elf_shared_object(bytes: &[u8]) -> bool {
     elf_type(bytes) == Some(object::elf::ET_DYN)
 }
 
+/// A position-independent executable (`DF_1_PIE` among its dynamic
+/// flags): `ET_DYN` like a shared library, but not one to link against.
+pub fn is_position_independent_executable(bytes: &[u8]) -> bool {
+    use object::read::elf::{Dyn, FileHeader, ProgramHeader};
+    let pie = || -> Option<bool> {
+        let header = object::elf::FileHeader64::<object::LittleEndian>::parse(bytes).ok()?;
+        let endian = header.endian().ok()?;
+        let segments = header.program_headers(endian, bytes).ok()?;
+        let dynamic = segments.iter().find_map(|segment| segment.dynamic(endian, bytes).ok().flatten())?;
+        Some(dynamic.iter().any(|entry| {
+            entry.d_tag(endian) == u64::from(object::elf::DT_FLAGS_1)
+                && entry.d_val(endian) & u64::from(object::elf::DF_1_PIE) != 0
+        }))
+    };
+    is_elf_shared_object(bytes) && pie().unwrap_or(false)
+}
+
 /// What kind of file an input is, from its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {

@@ -246,6 +246,11 @@ impl Linker {
         self.record_input(name.clone(), &data, kind);
         self.timer.start();
         match kind {
+            FileKind::Elf if crate::input::is_position_independent_executable(data.bytes()) => bail!(
+                "{}: an executable (position-independent); jitrun loads relocatable objects (.o) and links shared \
+                 libraries, not executables",
+                name
+            ),
             FileKind::Elf if is_elf_shared_object(data.bytes()) => {
                 self.add_shared_library_file(path, data, as_needed || !self.options.no_as_needed)
             }

@@ -812,3 +812,27 @@ fn instrumented_profiles_count_as_natively() {
     assert!(native.contains("Block counts"), "{}", native);
     assert_eq!(jit, native);
 }
+
+/// An executable among the inputs (a build script's mistake) is refused
+/// with one message, as `ld` refuses it ("cannot use executable file as
+/// input to a link"): a PIE is `ET_DYN` like a shared library, and was
+/// loaded as one (a warning, then the program ran).
+#[test]
+fn an_executable_among_the_inputs_is_refused() {
+    let dir = scratch("archives-executable-input");
+    let object = common::compile_source(
+        &dir,
+        "uses_stdout.c",
+        "#include <stdio.h>\nint main(void) { fputs(\"hi\\n\", stdout); return 0; }\n",
+        "-O2",
+    );
+    for (name, flag) in [("pie", "-pie"), ("no_pie", "-no-pie")] {
+        let executable = dir.join(name);
+        run_checked(Command::new("cc").arg(&object).arg(flag).arg("-o").arg(&executable));
+        let out = jitrun(&[object.as_os_str(), executable.as_os_str()]);
+        let stderr = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(125), "{}: {}", name, stderr);
+        assert!(stderr.contains(&format!("{}: an executable", s(&executable))), "{}", stderr);
+        assert_eq!(stderr.lines().count(), 1, "{}", stderr);
+    }
+}
