@@ -615,7 +615,11 @@ pub fn parts_a_link_reads(
                 let size = section.sh_size(endian);
                 let read_separately =
                     contents_read_from.is_some_and(|from| size >= from as u64) && !is_eh_frame(section);
-                (is_loaded(section, endian) || size < 4096, read_separately)
+                // Small unloaded ones (`.comment`, notes) too, but not debug
+                // information: read only for a crash report or a debugger,
+                // it would make the parts around it one span.
+                let is_debug = sections.section_name(endian, section).is_ok_and(|name| name.starts_with(b".debug"));
+                (is_loaded(section, endian) || (size < 4096 && !is_debug), read_separately)
             }
             _ => (true, false),
         };
@@ -630,6 +634,33 @@ pub fn parts_a_link_reads(
     }
     ranges.sort_unstable_by_key(|range| range.start);
     Some((ranges, read_bytes))
+}
+
+/// Where the debug information of the ELF object `data` lies (`.debug_*`
+/// sections and their relocations): never read by a link, so never worth
+/// mapping to save a call (see `input::spans_a_link_maps`).
+pub fn debug_information(data: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let endian = LittleEndian;
+    let Some(sections) = Header::parse(data).ok().and_then(|h| h.sections(endian, data).ok()) else {
+        return Vec::new();
+    };
+    let is_debug = |section: &elf::SectionHeader64<LittleEndian>| {
+        sections.section_name(endian, section).is_ok_and(|name| name.starts_with(b".debug"))
+    };
+    sections
+        .iter()
+        .filter(|section| match section.sh_type(endian) {
+            elf::SHT_NOBITS => false,
+            elf::SHT_REL | elf::SHT_RELA => {
+                sections.section(SectionIndex(section.sh_info(endian) as usize)).is_ok_and(is_debug)
+            }
+            _ => is_debug(section),
+        })
+        .filter_map(|section| {
+            let start = usize::try_from(section.sh_offset(endian)).ok()?;
+            Some(start..start.checked_add(usize::try_from(section.sh_size(endian)).ok()?)?)
+        })
+        .collect()
 }
 
 fn is_loaded(section: &elf::SectionHeader64<LittleEndian>, endian: LittleEndian) -> bool {
