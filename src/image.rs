@@ -991,6 +991,78 @@ pub fn spawn_unjoined_thread<F: FnOnce() + Send + 'static>(name: &CStr, f: F) ->
     Ok(())
 }
 
+/// Runs each of `helpers` on a thread of its own while `main` runs on this
+/// one, and returns their results once all have ended (a panic in any is
+/// resumed here, after every thread is joined, since they may borrow this
+/// thread's data).
+///
+/// Threads from `pthread_create`, not `std::thread`: std's spawn sets a
+/// thread-local of the *spawning* thread (its spawn hooks) whose destructor
+/// glibc registers with a node from its `malloc`, and frees at `exit()`
+/// with the `free` bound then, which for a program with its own allocator
+/// is the program's (bash's aborted: "free: called with unallocated
+/// block"). It also set one in each new thread, which had glibc create a
+/// malloc arena per link. A helper that cannot be started runs here, after
+/// `main`.
+pub fn run_beside<R: Send, M>(helpers: Vec<impl FnOnce() -> R + Send>, main: impl FnOnce() -> M) -> (Vec<R>, M) {
+    struct Slot<F, R> {
+        f: Option<F>,
+        result: Option<std::thread::Result<R>>,
+    }
+    extern "C" fn start<F: FnOnce() -> R, R>(arg: *mut c_void) -> *mut c_void {
+        // SAFETY: `arg` is a Slot<F, R> that outlives the thread (joined
+        // before the slot is read or dropped) and only this thread touches
+        // until then.
+        let slot = unsafe { &mut *(arg as *mut Slot<F, R>) };
+        if let Some(f) = slot.f.take() {
+            slot.result = Some(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+        }
+        std::ptr::null_mut()
+    }
+    let mut slots: Vec<Box<Slot<_, R>>> =
+        helpers.into_iter().map(|f| Box::new(Slot { f: Some(f), result: None })).collect();
+    let mut threads = Vec::with_capacity(slots.len());
+    for slot in slots.iter_mut() {
+        let arg = &mut **slot as *mut Slot<_, R> as *mut c_void;
+        // SAFETY: attributes initialized before use and destroyed after; the
+        // slot (boxed, so it does not move) outlives the thread, which is
+        // joined below on every path.
+        unsafe {
+            let mut thread: libc::pthread_t = std::mem::zeroed();
+            let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+            libc::pthread_attr_init(&mut attr);
+            // What std gives its threads; the default (RLIMIT_STACK) is larger.
+            libc::pthread_attr_setstacksize(&mut attr, 2 << 20);
+            let error = libc::pthread_create(&mut thread, &attr, start_of(&**slot), arg);
+            libc::pthread_attr_destroy(&mut attr);
+            if error == 0 {
+                threads.push(thread);
+            }
+        }
+    }
+    // The type of `start` for a slot (closures have no names to spell).
+    fn start_of<F: FnOnce() -> R, R>(_: &Slot<F, R>) -> extern "C" fn(*mut c_void) -> *mut c_void {
+        start::<F, R>
+    }
+    let main_result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(main));
+    for thread in threads {
+        // SAFETY: joining a thread created above, once.
+        unsafe { libc::pthread_join(thread, std::ptr::null_mut()) };
+    }
+    let results: Vec<R> = slots
+        .into_iter()
+        .map(|mut slot| {
+            // One whose thread did not start runs here.
+            let result = slot.result.take().unwrap_or_else(|| {
+                let f = slot.f.take().expect("a helper runs once");
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            });
+            result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+        .collect();
+    (results, main_result.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+}
+
 /// The start blocks [`spawn_unjoined_thread`] leaks, so that a
 /// leak checker (LeakSanitizer, with `-fsanitize=address` code) finds them
 /// reachable rather than report jitrun's few bytes as the program's leak.

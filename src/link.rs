@@ -536,11 +536,11 @@ impl Linker {
             let build_symbols = || global_symbol_map(&res, &addrs);
             let threads = crate::parallel::link_threads();
             let symbols = if threads > 1 && placed_blocks_weight(&graphs, &layout) >= PARALLEL_FIXUP_WEIGHT {
-                std::thread::scope(|scope| -> Result<crate::image::SymbolMap> {
-                    let map = scope.spawn(crate::heap::on_helper_heap(build_symbols));
-                    copy_and_fix_blocks(memory, &graphs, &layout, &addrs, threads)?;
-                    Ok(map.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-                })?
+                let helper = vec![crate::heap::on_helper_heap(build_symbols)];
+                let (map, fixed) =
+                    crate::image::run_beside(helper, || copy_and_fix_blocks(memory, &graphs, &layout, &addrs, threads));
+                fixed?;
+                map.into_iter().next().expect("one helper, one map")
             } else {
                 copy_and_fix_blocks(memory, &graphs, &layout, &addrs, 1)?;
                 build_symbols()
@@ -1543,28 +1543,21 @@ fn copy_and_fix_blocks(
     }
     log::debug!("image written on {} threads", runs.len());
     let (last, others) = runs.split_last().expect("at least one run");
-    std::thread::scope(|scope| {
-        let mut memory = memory;
-        let mut memory_start = 0u64;
-        let mut handles = Vec::with_capacity(others.len());
-        for (i, run) in others.iter().enumerate() {
-            // This run's slice ends where the next run's first block starts.
-            let end = runs[i + 1][0].0;
-            let (mine, tail) = std::mem::take(&mut memory).split_at_mut((end - memory_start) as usize);
-            let start = memory_start;
-            handles.push(scope.spawn(crate::heap::on_helper_heap(move || run_blocks(mine, start, run))));
-            memory = tail;
-            memory_start = end;
-        }
-        let last_result = run_blocks(memory, memory_start, last);
-        // The first error in address order, after every run has ended.
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .chain([last_result])
-            .collect::<Result<Vec<()>>>()
-            .map(drop)
-    })
+    let mut memory = memory;
+    let mut memory_start = 0u64;
+    let mut helpers = Vec::with_capacity(others.len());
+    for (i, run) in others.iter().enumerate() {
+        // This run's slice ends where the next run's first block starts.
+        let end = runs[i + 1][0].0;
+        let (mine, tail) = std::mem::take(&mut memory).split_at_mut((end - memory_start) as usize);
+        let start = memory_start;
+        helpers.push(crate::heap::on_helper_heap(move || run_blocks(mine, start, run)));
+        memory = tail;
+        memory_start = end;
+    }
+    let (theirs, last_result) = crate::image::run_beside(helpers, || run_blocks(memory, memory_start, last));
+    // The first error in address order, after every run has ended.
+    theirs.into_iter().chain([last_result]).collect::<Result<Vec<()>>>().map(drop)
 }
 
 /// `symbol_addrs[s]`: the address of the graph's symbol `s`, or `None`

@@ -100,17 +100,12 @@ fn map_in_order_after<T: Sync, R: Send, F>(
         }
     };
     let mut results: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
-    let first = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(crate::heap::on_helper_heap(work))).collect();
-        let first = first();
-        // Many items make much to allocate, on the calling thread too.
-        let mine = work();
-        let theirs = helpers.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-        for (i, result) in theirs.flatten().chain(mine) {
-            results[i] = Some(result);
-        }
-        first
-    });
+    let helpers: Vec<_> = (1..threads).map(|_| crate::heap::on_helper_heap(work)).collect();
+    // Many items make much to allocate, on the calling thread too.
+    let (theirs, (first, mine)) = crate::image::run_beside(helpers, || (first(), work()));
+    for (i, result) in theirs.into_iter().flatten().chain(mine) {
+        results[i] = Some(result);
+    }
     (results.into_iter().map(|r| r.expect("every item is taken once")).collect(), first)
 }
 

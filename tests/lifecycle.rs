@@ -191,3 +191,38 @@ fn the_program_sees_no_alternate_signal_stack_until_it_installs_one() {
     assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&expected.stdout));
     assert!(String::from_utf8_lossy(&expected.stdout).starts_with("at start: flags 2 size 0 null 1\n"));
 }
+
+/// A program with its own strict allocator, linked from inputs large
+/// enough that jitrun parses them on helper threads: its `exit()` frees
+/// nothing it did not allocate. (`std::thread` registered a thread-local
+/// destructor on jitrun's main thread, with a node from glibc's malloc that
+/// glibc's `exit()` then gave to the program's `free`: bash aborted with
+/// "free: called with unallocated block" at every exit.)
+#[test]
+fn a_programs_own_allocator_sees_no_foreign_block_at_exit() {
+    let dir = common::scratch("lifecycle-own-allocator-exit");
+    let main = common::compile_source(
+        &dir,
+        "main.c",
+        "#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n\
+         static char arena[1 << 20]; static size_t used;\n\
+         void *malloc(size_t n) { size_t need = (n + 31) & ~(size_t)15; if (used + need > sizeof arena) return 0;\n\
+           char *p = arena + used; used += need; *(size_t *)p = 0x5eed; return p + 16; }\n\
+         void free(void *p) { if (!p) return; char *h = (char *)p - 16;\n\
+           if (h < arena || h >= arena + sizeof arena || *(size_t *)h != 0x5eed) {\n\
+             write(2, \"free: foreign block\\n\", 20); abort(); } }\n\
+         void *calloc(size_t a, size_t b) { void *p = malloc(a * b); if (p) memset(p, 0, a * b); return p; }\n\
+         void *realloc(void *p, size_t n) { void *q = malloc(n); if (p && q) memcpy(q, p, n); free(p); return q; }\n\
+         extern char t1[], t2[], t3[], t4[];\n\
+         int main(void) { char *s = strdup(\"x\"); free(s); return t1[0] + t2[0] + t3[0] + t4[0] - 4; }\n",
+        "-O2",
+    );
+    let mut inputs = vec![main];
+    for i in 1..=4 {
+        let source = format!("char t{i}[600000] = {{1}};\n");
+        inputs.push(common::compile_source(&dir, &format!("t{i}.c"), &source, "-O2"));
+    }
+    let out = common::jitrun(&inputs);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
