@@ -450,11 +450,12 @@ unsafe extern "C" fn jitrun_sigaction(sig: c_int, act: *const libc::sigaction, o
     let jitruns_stack_only = ALT_STACK.load(Ordering::Acquire) != 0 && !PROGRAM_ALT_STACK.load(Ordering::Acquire);
     // SAFETY: the caller's pointer, null or to a sigaction it owns.
     let new = unsafe { act.as_ref() };
-    let hold_back = jitruns_stack_only
-        && bit.is_some()
-        && new.is_some_and(|a| a.sa_flags & libc::SA_ONSTACK != 0 && a.sa_sigaction > libc::SIG_IGN);
-    let without_onstack = new.map(|a| libc::sigaction { sa_flags: a.sa_flags & !libc::SA_ONSTACK, ..*a });
-    let act = if hold_back { without_onstack.as_ref().map_or(act, |a| a as *const _) } else { act };
+    let held_back = new
+        .filter(|_| jitruns_stack_only && bit.is_some())
+        .filter(|a| a.sa_flags & libc::SA_ONSTACK != 0 && a.sa_sigaction > libc::SIG_IGN)
+        .map(|a| libc::sigaction { sa_flags: a.sa_flags & !libc::SA_ONSTACK, ..*a });
+    let hold_back = held_back.is_some();
+    let act = held_back.as_ref().map_or(act, |a| a as *const _);
     let was_held_back = bit.is_some_and(|b| ONSTACK_DEFERRED.load(Ordering::Acquire) & b != 0);
     // SAFETY: the caller's arguments, or a copy of its action.
     let result = unsafe { libc::sigaction(sig, act, old) };

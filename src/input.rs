@@ -228,7 +228,7 @@ impl InputData {
     /// Copies the bytes of `range` into `dest` (of its length): from the
     /// file where [`InputData::reads_contents`], else from memory.
     pub fn read_into(&self, range: Range<usize>, dest: &mut [u8]) {
-        if range.len() == dest.len() && self.reads_contents(&range) {
+        if self.reads_contents(&range) {
             self.read_exact_at(range, dest);
         } else {
             dest.copy_from_slice(&self.bytes()[range]);
@@ -315,10 +315,9 @@ fn populate_parts_a_link_reads(map: &Mmap, contents_read: bool) -> usize {
 /// `madvise` each): the parts it reads, joined across short gaps; and how
 /// many bytes it reads, mapped or not. `None` if `bytes` is no ELF object.
 pub fn spans_a_link_maps(bytes: &[u8], contents_read: bool) -> Option<(Vec<Range<usize>>, usize)> {
-    let (parts, read_bytes) =
-        crate::format::elf::parts_a_link_reads(bytes, contents_read.then_some(READ_CONTENTS_FROM))?;
+    let crate::format::elf::LinkReads { parts, read_bytes, debug } =
+        crate::format::elf::link_reads(bytes, contents_read.then_some(READ_CONTENTS_FROM))?;
     let page = crate::layout::page_size() as usize;
-    let debug = crate::format::elf::debug_information(bytes);
     // Whether `gap` holds a page of debug information.
     let holds_debug =
         |gap: Range<usize>| debug.iter().any(|d| d.end.min(gap.end).saturating_sub(d.start.max(gap.start)) >= page);

@@ -521,9 +521,7 @@ impl Linker {
 
         // Copy contents and apply every fixup; after this no edge is pending.
         let symbols = {
-            let written =
-                layout.segments.iter().filter(|s| s.kind != SegmentKind::Bss).map(|s| s.offset + s.size).max();
-            let memory = mapper.prepare(base, layout.size, written.unwrap_or(0))?;
+            let memory = mapper.prepare(base, layout.size, layout.data_end())?;
             // The padding between `.init` (`.fini`) fragments is run through,
             // so it is NOPs, as ld fills it.
             for section in [".init", ".fini"].iter().filter_map(|name| layout.section(name)) {

@@ -212,17 +212,13 @@ fn reexec_with_aligned_static_tls(align: u64) {
     if restarted_with(TLS_ALIGN_REEXEC_ENV) || !align.is_power_of_two() || align > MOST {
         return;
     }
-    let shm = Path::new("/dev/shm");
-    let dir = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
-    let module = dir.join(format!("jitrun-tls-align-{}-{}.so", std::process::id(), align));
+    let module =
+        jitrun::tls::generated_module_dir().join(format!("jitrun-tls-align-{}-{}.so", std::process::id(), align));
     if let Err(e) = std::fs::write(&module, jitrun::tls::alignment_module(align)) {
         log::warn!("{}: cannot write the TLS alignment module: {}", module.display(), e);
         return;
     }
-    let mut preload = module.clone().into_os_string();
-    if let Some(original) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
-        preload = [preload, original].join(std::ffi::OsStr::new(":"));
-    }
+    let preload = preloaded_before_the_users(module.clone().into_os_string());
     let mut note = std::ffi::OsString::from(format!("{} ", align));
     note.push(&module);
     reexec_with(&[("LD_PRELOAD", preload), (TLS_ALIGN_ENV, note)], TLS_ALIGN_REEXEC_ENV);
@@ -258,11 +254,16 @@ fn reexec_with_preloaded_runtime(first: &jitrun::driver_runtime::RuntimeMustCome
         return;
     }
     let runtime = std::iter::once(&first.library).chain(&first.with).map(|p| p.as_os_str());
-    let mut preload = runtime.collect::<Vec<_>>().join(std::ffi::OsStr::new(":"));
-    if let Some(original) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
-        preload = [preload, original].join(std::ffi::OsStr::new(":"));
-    }
+    let preload = preloaded_before_the_users(runtime.collect::<Vec<_>>().join(std::ffi::OsStr::new(":")));
     reexec_with(&[("LD_PRELOAD", preload)], PRELOAD_REEXEC_ENV);
+}
+
+/// `LD_PRELOAD` with `first` ahead of the user's own preloads, if any.
+fn preloaded_before_the_users(first: std::ffi::OsString) -> std::ffi::OsString {
+    match std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
+        Some(original) => [first, original].join(std::ffi::OsStr::new(":")),
+        None => first,
+    }
 }
 
 /// Runs jitrun again with the same arguments and the environment

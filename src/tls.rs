@@ -109,6 +109,17 @@ pub fn alignment_module(align: u64) -> Vec<u8> {
     build_tls_object(&layout, &[0], &[], None).0
 }
 
+/// Where generated modules are written to be loaded: tmpfs when there is
+/// one, so that nothing touches a disk.
+pub fn generated_module_dir() -> std::path::PathBuf {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
+}
+
 /// The static TLS area has no room for this image's thread-locals.
 #[derive(Debug)]
 pub struct TlsExhausted {
@@ -400,10 +411,7 @@ fn load_module(layout: &TlsLayout, template: &[u8], externals: &[ExternalTlsRequ
 fn load_generated(object: &[u8], tls_size: u64) -> Result<SharedLibrary> {
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    // tmpfs when there is one: nothing touches a disk.
-    let shm = Path::new("/dev/shm");
-    let dir = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
-    let path = dir.join(format!("jitrun-tls-{}-{}.so", std::process::id(), n));
+    let path = generated_module_dir().join(format!("jitrun-tls-{}-{}.so", std::process::id(), n));
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

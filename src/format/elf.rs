@@ -588,6 +588,21 @@ pub fn parts_a_link_reads(
     data: &[u8],
     contents_read_from: Option<usize>,
 ) -> Option<(Vec<std::ops::Range<usize>>, usize)> {
+    link_reads(data, contents_read_from).map(|reads| (reads.parts, reads.read_bytes))
+}
+
+/// What a link reads of an ELF object (see [`parts_a_link_reads`]), and
+/// where its debug information lies (`.debug_*` sections and their
+/// relocations): never read by a link, so never worth mapping to save a
+/// call (see `input::spans_a_link_maps`).
+pub struct LinkReads {
+    pub parts: Vec<std::ops::Range<usize>>,
+    pub read_bytes: usize,
+    pub debug: Vec<std::ops::Range<usize>>,
+}
+
+/// [`LinkReads`] of `data`, from one pass over its section headers.
+pub fn link_reads(data: &[u8], contents_read_from: Option<usize>) -> Option<LinkReads> {
     let endian = LittleEndian;
     let header = Header::parse(data).ok()?;
     let sections = header.sections(endian, data).ok()?;
@@ -595,72 +610,51 @@ pub fn parts_a_link_reads(
     let table_size = sections.len() * std::mem::size_of::<elf::SectionHeader64<LittleEndian>>();
     let mut ranges = vec![0..std::mem::size_of::<Header>(), table_start..table_start.checked_add(table_size)?];
     let mut read_bytes = ranges.iter().map(|r| r.len()).sum();
+    let mut debug = Vec::new();
     let loads = |index: u32| sections.section(SectionIndex(index as usize)).is_ok_and(|s| is_loaded(s, endian));
-    let is_eh_frame = |section: &elf::SectionHeader64<LittleEndian>| {
-        sections.section_name(endian, section).is_ok_and(|name| name.starts_with(b".eh_frame"))
+    let named = |section: &elf::SectionHeader64<LittleEndian>, prefix: &[u8]| {
+        sections.section_name(endian, section).is_ok_and(|name| name.starts_with(prefix))
     };
     for section in sections.iter() {
-        let (needed, read_separately) = match section.sh_type(endian) {
-            elf::SHT_NOBITS => (false, false),
+        let (needed, read_separately, is_debug) = match section.sh_type(endian) {
+            elf::SHT_NOBITS => (false, false, false),
             elf::SHT_REL | elf::SHT_RELA => {
                 let target = sections.section(SectionIndex(section.sh_info(endian) as usize));
                 // Read with `pread` where they are decoded (see
                 // `LinkGraph::for_each_relocation_chunk`), but for
                 // `.eh_frame`'s, decoded while parsing.
                 let read_separately = contents_read_from.is_some()
-                    && target.is_ok_and(|t| t.sh_type(endian) == elf::SHT_PROGBITS && !is_eh_frame(t));
-                (loads(section.sh_info(endian)), read_separately)
+                    && target.is_ok_and(|t| t.sh_type(endian) == elf::SHT_PROGBITS && !named(t, b".eh_frame"));
+                (loads(section.sh_info(endian)), read_separately, target.is_ok_and(|t| named(t, b".debug")))
             }
             elf::SHT_PROGBITS => {
                 let size = section.sh_size(endian);
                 let read_separately =
-                    contents_read_from.is_some_and(|from| size >= from as u64) && !is_eh_frame(section);
+                    contents_read_from.is_some_and(|from| size >= from as u64) && !named(section, b".eh_frame");
                 // Small unloaded ones (`.comment`, notes) too, but not debug
                 // information: read only for a crash report or a debugger,
                 // it would make the parts around it one span.
-                let is_debug = sections.section_name(endian, section).is_ok_and(|name| name.starts_with(b".debug"));
-                (is_loaded(section, endian) || (size < 4096 && !is_debug), read_separately)
+                let is_debug = named(section, b".debug");
+                (is_loaded(section, endian) || (size < 4096 && !is_debug), read_separately, is_debug)
             }
-            _ => (true, false),
+            _ => (true, false, named(section, b".debug")),
         };
-        if needed {
+        if needed || is_debug {
             let (start, size) = (usize::try_from(section.sh_offset(endian)).ok()?, section.sh_size(endian));
             let range = start..start.checked_add(usize::try_from(size).ok()?)?;
-            read_bytes += range.len();
-            if !read_separately {
-                ranges.push(range);
+            if needed {
+                read_bytes += range.len();
+                if !read_separately {
+                    ranges.push(range.clone());
+                }
+            }
+            if is_debug {
+                debug.push(range);
             }
         }
     }
     ranges.sort_unstable_by_key(|range| range.start);
-    Some((ranges, read_bytes))
-}
-
-/// Where the debug information of the ELF object `data` lies (`.debug_*`
-/// sections and their relocations): never read by a link, so never worth
-/// mapping to save a call (see `input::spans_a_link_maps`).
-pub fn debug_information(data: &[u8]) -> Vec<std::ops::Range<usize>> {
-    let endian = LittleEndian;
-    let Some(sections) = Header::parse(data).ok().and_then(|h| h.sections(endian, data).ok()) else {
-        return Vec::new();
-    };
-    let is_debug = |section: &elf::SectionHeader64<LittleEndian>| {
-        sections.section_name(endian, section).is_ok_and(|name| name.starts_with(b".debug"))
-    };
-    sections
-        .iter()
-        .filter(|section| match section.sh_type(endian) {
-            elf::SHT_NOBITS => false,
-            elf::SHT_REL | elf::SHT_RELA => {
-                sections.section(SectionIndex(section.sh_info(endian) as usize)).is_ok_and(is_debug)
-            }
-            _ => is_debug(section),
-        })
-        .filter_map(|section| {
-            let start = usize::try_from(section.sh_offset(endian)).ok()?;
-            Some(start..start.checked_add(usize::try_from(section.sh_size(endian)).ok()?)?)
-        })
-        .collect()
+    Some(LinkReads { parts: ranges, read_bytes, debug })
 }
 
 fn is_loaded(section: &elf::SectionHeader64<LittleEndian>, endian: LittleEndian) -> bool {
