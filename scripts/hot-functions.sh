@@ -11,8 +11,10 @@
 #
 # The list holds mangled names. They stay valid while a function's path and
 # generic arguments stay the same (the hash in a name does not depend on
-# the function's body); names that went away are skipped by the linker, so
-# a stale list only places less. Run this again after large changes.
+# the function's body; jitrun is built as one codegen unit, see Cargo.toml,
+# so no name carries a `.llvm.<hash>` suffix); names that went away are
+# skipped by the linker, so a stale list only places less. Run this again
+# after large changes.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
