@@ -14,7 +14,8 @@ const AFTER_HELP: &str = r#"EXIT STATUS:
     125 for jitrun's own failures: usage, I/O, malformed objects, unresolved symbols,
     relocation errors. jitrun then prints one line starting with 'jitrun: error:'.
 
-SYMBOL RESOLUTION ORDER (first match wins):
+SYMBOL RESOLUTION ORDER (first match wins; --wrap NAME renames the objects' undefined
+references first, NAME to __wrap_NAME and __real_NAME to NAME, as ld does):
     1. --define NAME=ADDRESS, and --alias NEW=OLD (NEW is whatever OLD resolves to)
     2. the input objects and --whole-archive members: strong definitions over weak
        ones over common symbols
@@ -190,6 +191,13 @@ pub struct Cli {
     /// Make NEW resolve to whatever OLD resolves to, overriding any definition of NEW (e.g. --alias malloc=my_malloc)
     #[arg(long, value_name = "NEW=OLD", action = ArgAction::Append)]
     pub alias: Vec<String>,
+
+    /// Wrap SYMBOL as ld --wrap does: undefined references to SYMBOL go to __wrap_SYMBOL and those
+    /// to __real_SYMBOL to SYMBOL; references inside the object that defines SYMBOL stay
+    /// (-Wl,--wrap=SYMBOL works too). A wrapped entry point is called as __wrap_ENTRY, as crt1.o's
+    /// reference to main is wrapped
+    #[arg(long, value_name = "SYMBOL", action = ArgAction::Append)]
+    pub wrap: Vec<String>,
 
     /// Link only (implies --noexec) and print every missing symbol with the objects that reference it, on stdout
     #[arg(long)]
@@ -398,6 +406,52 @@ pub fn parse_address(s: &str) -> Result<u64, String> {
     parsed.map_err(|_| format!("`{}` is not a number (decimal or 0x hex)", s))
 }
 
+/// The compiler driver's spellings of `--export-dynamic`, `-lpthread` and
+/// `--wrap` before `--` (`-rdynamic`, `-Wl,-E`, `-pthread`,
+/// `-Wl,--wrap=NAME`, `-Wl,--wrap,NAME`), as jitrun's own: command lines
+/// written for cc work.
+fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut words = args.into_iter();
+    out.extend(words.next());
+    for arg in words.by_ref() {
+        if arg == "--" {
+            out.push(arg);
+            break;
+        }
+        if arg == "-rdynamic" || arg == "-Wl,-E" || arg == "-Wl,--export-dynamic" {
+            out.push("--export-dynamic".into());
+        } else if arg == "-pthread" {
+            out.push("-lpthread".into());
+        } else if let Some(wraps) = arg.to_str().and_then(linker_wrap_options) {
+            out.extend(wraps.into_iter().map(|name| format!("--wrap={}", name).into()));
+        } else {
+            out.push(arg);
+        }
+    }
+    out.extend(words);
+    out
+}
+
+/// The names of `-Wl,...` when it holds only `--wrap` options
+/// (`--wrap=NAME` or `--wrap,NAME`, any number of them).
+fn linker_wrap_options(arg: &str) -> Option<Vec<&str>> {
+    let mut items = arg.strip_prefix("-Wl,")?.split(',');
+    let mut names = Vec::new();
+    while let Some(item) = items.next() {
+        let name = match item.strip_prefix("--wrap=").or_else(|| item.strip_prefix("-wrap=")) {
+            Some(name) => name,
+            None if item == "--wrap" || item == "-wrap" => items.next()?,
+            None => return None,
+        };
+        if name.is_empty() {
+            return None;
+        }
+        names.push(name);
+    }
+    (!names.is_empty()).then_some(names)
+}
+
 /// An input in command-line order: objects and `-l` libraries interleave.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
@@ -419,20 +473,16 @@ impl Cli {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
-        let mut args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-        // The compiler driver's spellings of --export-dynamic and of
-        // -lpthread, before `--`: command lines written for cc work.
-        for arg in args.iter_mut().skip(1).take_while(|a| *a != "--") {
-            if *arg == "-rdynamic" || *arg == "-Wl,-E" || *arg == "-Wl,--export-dynamic" {
-                *arg = "--export-dynamic".into();
-            } else if *arg == "-pthread" {
-                *arg = "-lpthread".into();
-            }
+        let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        let args = compiler_driver_spellings(args);
+        let (mut cli, inputs) = match Self::parse_plain(&args) {
+            Some(parsed) => parsed,
+            None => Self::parse_with_clap(args)?,
+        };
+        if cli.wrap.contains(&cli.entry) {
+            cli.entry = format!("__wrap_{}", cli.entry);
         }
-        match Self::parse_plain(&args) {
-            Some(parsed) => Ok(parsed),
-            None => Self::parse_with_clap(args),
-        }
+        Ok((cli, inputs))
     }
 
     /// The common command line, `jitrun FILE... [-lNAME...] [-- ARGS...]`,
@@ -476,6 +526,7 @@ impl Cli {
             define: Vec::new(),
             allow_unresolved: false,
             alias: Vec::new(),
+            wrap: Vec::new(),
             print_unresolved: false,
             whole_archive: Vec::new(),
             no_whole_archive: Vec::new(),
@@ -674,6 +725,32 @@ mod tests {
         assert!(cli.aliases().is_err());
         let (cli, _) = Cli::parse_ordered(["jitrun", "a.o", "--alias", "malloc=my_malloc"]).unwrap();
         assert_eq!(cli.aliases().unwrap(), vec![("malloc".to_string(), "my_malloc".to_string())]);
+    }
+
+    #[test]
+    fn wraps_come_in_the_linker_spellings_too() {
+        let (cli, ordered) = Cli::parse_ordered([
+            "jitrun",
+            "a.o",
+            "--wrap",
+            "f",
+            "-Wl,--wrap=g",
+            "-Wl,--wrap,h,--wrap=i",
+            "b.o",
+            "--",
+            "-Wl,--wrap=j",
+        ])
+        .unwrap();
+        assert_eq!(cli.wrap, ["f", "g", "h", "i"]);
+        assert_eq!(ordered, [Input::File("a.o".into()), Input::File("b.o".into())]);
+        assert_eq!(cli.args, ["-Wl,--wrap=j"]);
+        assert_eq!(cli.entry, "main");
+        // crt1.o's reference to main is wrapped like any other.
+        let (cli, _) = Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap=main"]).unwrap();
+        assert_eq!(cli.entry, "__wrap_main");
+        // Other -Wl options are not jitrun's.
+        assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap=k,--as-needed"]).is_err());
+        assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap"]).is_err());
     }
 
     #[test]

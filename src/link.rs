@@ -74,6 +74,10 @@ pub struct LinkOptions {
     pub defines: HashMap<String, u64>,
     /// `--alias NEW=OLD`: NEW resolves to whatever OLD resolves to.
     pub aliases: Vec<(String, String)>,
+    /// `--wrap SYMBOL`: the objects' undefined references to SYMBOL go to
+    /// `__wrap_SYMBOL`, those to `__real_SYMBOL` to SYMBOL (see
+    /// [`crate::resolve::wrap_references`]).
+    pub wraps: Vec<String>,
     /// Names jitrun itself will look up (the entry point): archive members
     /// defining them are loaded, as `crt1.o`'s reference to `main` makes `ld`
     /// load them. Unlike an object's reference, a missing root is no error.
@@ -397,7 +401,9 @@ impl Linker {
         // One copy of each COMDAT group: the first object's, as ld keeps.
         // FDEs of discarded functions would describe code that is not there.
         let mut comdats = ComdatSelection::default();
+        let wrapped: rustc_hash::FxHashSet<Box<str>> = options.wraps.iter().map(|name| name.as_str().into()).collect();
         let mut admit = |graph: &mut LinkGraph| {
+            crate::resolve::wrap_references(graph, &wrapped);
             comdats.select(graph);
             ehframe::prune(graph)
         };

@@ -407,6 +407,7 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
         search_paths: cli.library_path.clone(),
         defines: cli.defines().map_err(anyhow::Error::msg)?,
         aliases: cli.aliases().map_err(anyhow::Error::msg)?,
+        wraps: cli.wrap.clone(),
         roots: vec![cli.entry.clone()],
         // The report lists what --allow-unresolved would hide.
         allow_unresolved: cli.allow_unresolved && !cli.print_unresolved,

@@ -1,6 +1,7 @@
 //! Symbol resolution: the one meeting point of all objects.
 //!
-//! Order, first match wins:
+//! Order, first match wins (after `--wrap` renamed the objects' undefined
+//! references, [`wrap_references`]):
 //! 1. `--define NAME=ADDRESS` values and `--alias NEW=OLD` (NEW becomes
 //!    whatever OLD resolves to, even when an object defines NEW);
 //! 2. definitions in the input objects (and `--whole-archive` members):
@@ -108,6 +109,32 @@ struct GlobalEntry {
 impl Default for GlobalEntry {
     fn default() -> Self {
         GlobalEntry { def: None, common: NONE, first_referrer: NONE, last_referrer: NONE, strong_reference: false }
+    }
+}
+
+/// `--wrap SYMBOL` for the objects, as ld does it: in `graph`, an
+/// undefined reference to a wrapped SYMBOL becomes one to `__wrap_SYMBOL`,
+/// and an undefined reference to `__real_SYMBOL` one to SYMBOL. A reference
+/// inside the object that defines SYMBOL is to that definition, not
+/// undefined, and stays (ld's rule). Libraries' references are not the
+/// link's and stay too.
+pub fn wrap_references(graph: &mut LinkGraph, wrapped: &FxHashSet<Box<str>>) {
+    if wrapped.is_empty() {
+        return;
+    }
+    for symbol in &mut graph.symbols {
+        if symbol.scope != Scope::Global || symbol.def != SymbolDef::Undefined {
+            continue;
+        }
+        let Some(name) = &symbol.name else { continue };
+        let renamed = if wrapped.contains(&**name) {
+            format!("__wrap_{}", &**name)
+        } else if let Some(real) = name.strip_prefix("__real_").filter(|real| wrapped.contains(*real)) {
+            real.to_string()
+        } else {
+            continue;
+        };
+        symbol.name = Some(renamed.into());
     }
 }
 
@@ -874,6 +901,26 @@ mod tests {
         assert_eq!(table.undefined_names().collect::<Vec<_>>(), ["needed", "optional"]);
         assert_eq!(table.undefined_strong_names().collect::<Vec<_>>(), ["needed"]);
         assert_eq!(table.referrers("needed"), [0]);
+    }
+
+    #[test]
+    fn wrapping_renames_undefined_references_only() {
+        let mut g =
+            graph("wrap.o", &["compute", "__real_defined_here"], &["compute_user", "__real_compute", "free"], &[]);
+        let weak = g.add_external("malloc");
+        g.symbols[weak as usize].linkage = Linkage::Weak;
+        let wrapped: FxHashSet<Box<str>> = ["compute", "malloc", "defined_here"].into_iter().map(Into::into).collect();
+        wrap_references(&mut g, &wrapped);
+        let names: Vec<&str> = g.symbols.iter().filter_map(|s| s.name.as_deref()).collect();
+        // The definitions stay; undefined `__real_compute` is `compute`,
+        // undefined `malloc` (weak too) is `__wrap_malloc`; names nobody
+        // wraps stay.
+        assert_eq!(
+            names,
+            ["compute", "__real_defined_here", "compute_user", "compute", "free", "__wrap_malloc"],
+            "{:?}",
+            names
+        );
     }
 
     #[test]

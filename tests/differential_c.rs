@@ -89,6 +89,7 @@ c_programs! {
     tls_gnu2 => "tls_gnu2",
     time_fixed => "time_fixed.c",
     varargs => "varargs.c",
+    wrap_symbols => "wrap_symbols",
 }
 
 #[test]
