@@ -172,7 +172,10 @@ pub struct Cli {
     #[arg(short = 'E', long)]
     pub export_dynamic: bool,
 
-    /// Symbol to call as the program's entry point, with (argc, argv, envp)
+    /// Symbol to call as the program's entry point, with (argc, argv, envp). A _start the objects
+    /// define (cc -nostartfiles, assembly; -nostartfiles works too) is the entry for main and
+    /// _start, and is entered as the kernel enters a program: argc, argv, envp and the auxiliary
+    /// vector on the stack, no constructors run, no return
     #[arg(long, short = 'e', value_name = "SYMBOL", default_value = "main")]
     pub entry: String,
 
@@ -406,10 +409,10 @@ pub fn parse_address(s: &str) -> Result<u64, String> {
     parsed.map_err(|_| format!("`{}` is not a number (decimal or 0x hex)", s))
 }
 
-/// The compiler driver's spellings of `--export-dynamic`, `-lpthread` and
-/// `--wrap` before `--` (`-rdynamic`, `-Wl,-E`, `-pthread`,
-/// `-Wl,--wrap=NAME`, `-Wl,--wrap,NAME`), as jitrun's own: command lines
-/// written for cc work.
+/// The compiler driver's spellings of `--export-dynamic`, `-lpthread`,
+/// `--wrap` and `--entry _start` before `--` (`-rdynamic`, `-Wl,-E`,
+/// `-pthread`, `-Wl,--wrap=NAME`, `-Wl,--wrap,NAME`, `-nostartfiles`), as
+/// jitrun's own: command lines written for cc work.
 fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let mut out = Vec::with_capacity(args.len());
     let mut words = args.into_iter();
@@ -423,6 +426,9 @@ fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsS
             out.push("--export-dynamic".into());
         } else if arg == "-pthread" {
             out.push("-lpthread".into());
+        } else if arg == "-nostartfiles" {
+            // The objects' own _start is the entry.
+            out.extend(["--entry".into(), "_start".into()]);
         } else if let Some(wraps) = arg.to_str().and_then(linker_wrap_options) {
             out.extend(wraps.into_iter().map(|name| format!("--wrap={}", name).into()));
         } else {
@@ -751,6 +757,14 @@ mod tests {
         // Other -Wl options are not jitrun's.
         assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap=k,--as-needed"]).is_err());
         assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap"]).is_err());
+    }
+
+    #[test]
+    fn nostartfiles_makes_the_objects_start_the_entry() {
+        let (cli, ordered) = Cli::parse_ordered(["jitrun", "start.o", "-nostartfiles", "--", "-nostartfiles"]).unwrap();
+        assert_eq!(cli.entry, "_start");
+        assert_eq!(ordered, [Input::File("start.o".into())]);
+        assert_eq!(cli.args, ["-nostartfiles"]);
     }
 
     #[test]

@@ -61,6 +61,9 @@ type FiniFn = unsafe extern "C" fn();
 pub(crate) struct EntryCall {
     trampoline: u64,
     entry: u64,
+    /// The objects' own `_start`: entered as the kernel enters a program
+    /// (see [`enter_like_the_kernel`]), not called.
+    like_a_process: bool,
 }
 
 type CallEntryFn = unsafe extern "C" fn(u64, c_int, *mut *mut c_char, *mut *mut c_char, u64) -> c_int;
@@ -194,9 +197,23 @@ impl Image {
 
     /// The entry trampoline, looked up before a fork so that children do
     /// not hash (each code page a child touches first is a page fault).
+    ///
+    /// When the objects define `_start` themselves (a program linked with
+    /// `cc -nostartfiles`, or written in assembly) and the entry is `main`
+    /// or `_start`, that `_start` is the entry, as it is natively: it gets
+    /// the stack the kernel gives a new process, and no constructors run
+    /// first (nobody runs them natively either: `__libc_start_main` would,
+    /// and such a program does not call it).
     pub(crate) fn entry_call(&self, entry: &str) -> Result<EntryCall> {
         let trampoline = self.lookup(crate::runtime::CALL_ENTRY).context("internal: no entry trampoline")?;
-        Ok(EntryCall { trampoline, entry: self.entry_address(entry)? })
+        if matches!(entry, "main" | "_start") {
+            if let Some(start) = self.lookup("_start") {
+                // Read before any fork: every child then has it.
+                process_auxiliary_vector();
+                return Ok(EntryCall { trampoline, entry: start, like_a_process: true });
+            }
+        }
+        Ok(EntryCall { trampoline, entry: self.entry_address(entry)?, like_a_process: false })
     }
 
     fn array_entries(array: FunctionArray) -> impl Iterator<Item = u64> {
@@ -255,6 +272,11 @@ impl Image {
         let entry = self.entry_call(entry)?;
         let argv = self.argv.insert(ProgramArgs::new(program, args)?);
         let (argc, argv) = (argv.argc(), argv.install());
+        if entry.like_a_process {
+            // SAFETY: argv points into `self.argv` or the argument area,
+            // which the process keeps to its end; the entry never returns.
+            unsafe { self.enter_program(entry, argc, argv) }
+        }
         if self.fini_state.is_none() {
             self.fini_state = Some(register_finalizer(self.finalizers, self.dso_handle));
         }
@@ -270,6 +292,10 @@ impl Image {
     /// `argv` was built by [`ProgramArgs::new`] before the fork, so the
     /// child allocates nothing (each page it writes is a copy-on-write fault).
     pub(crate) fn run_main_then_exit(&self, entry: EntryCall, argv: &ProgramArgs) -> ! {
+        if entry.like_a_process {
+            // SAFETY: as below; the entry never returns.
+            unsafe { self.enter_program(entry, argv.argc(), argv.install()) }
+        }
         // The image's own field: `self` stays put until the process ends.
         let arg = &self.finalizers as *const Finalizers as *mut c_void;
         // SAFETY: as in register_finalizer; `arg` outlives every exit handler.
@@ -299,7 +325,7 @@ impl Image {
     ) -> i32 {
         // SAFETY: reading libc's environ pointer.
         let envp = unsafe { environ };
-        let EntryCall { trampoline, entry: entry_addr } = entry;
+        let EntryCall { trampoline, entry: entry_addr, .. } = entry;
         // SAFETY: the trampoline is the runtime piece in the image's text.
         let call_entry = unsafe { std::mem::transmute::<u64, CallEntryFn>(trampoline) };
         let mark = |at| {
@@ -331,6 +357,25 @@ impl Image {
         let status = unsafe { call_entry(entry_addr, argc, argv, envp, then.map_or(0, |f| f as usize as u64)) };
         mark(&crate::report::RUN_CLOCK.entry_end);
         status
+    }
+
+    /// Enters the objects' own `_start` (see [`Image::entry_call`]) with
+    /// the process's state as a new process has it; no initializer runs.
+    ///
+    /// # Safety
+    /// As for [`Image::call_program`]; `argv` stays valid to the process's end.
+    unsafe fn enter_program(&self, entry: EntryCall, argc: c_int, argv: *mut *mut c_char) -> ! {
+        self.install_got_interposition();
+        // SAFETY: __errno_location returns this thread's errno.
+        unsafe { *libc::__errno_location() = 0 };
+        reset_floating_point_environment();
+        log::debug!("entering _start at {:#x} as a new process", entry.entry);
+        // SAFETY: reading libc's environ pointer; `argv` holds `argc`
+        // strings and a null (the caller's contract).
+        let stack = unsafe { process_entry_stack(argc, argv, environ, entry.entry) };
+        // SAFETY: the entry is the image's `_start`, which expects exactly
+        // this stack and never returns.
+        unsafe { enter_like_the_kernel(entry.entry, &stack) }
     }
 
     /// Ends the process the way returning from `main` does: `exit(status)`
@@ -373,6 +418,83 @@ fn exit_below_the_program(trampoline: u64, status: c_int) -> ! {
         call_entry(libc::exit as *const () as u64, status, std::ptr::null_mut(), std::ptr::null_mut(), 0);
     }
     unreachable!("exit returned")
+}
+
+/// The kernel's auxiliary vector for this process, as (type, value)
+/// pairs ending with `AT_NULL`, read once (`/proc/self/auxv`); just
+/// `AT_NULL` if it cannot be read.
+fn process_auxiliary_vector() -> &'static [u64] {
+    static AUXV: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    AUXV.get_or_init(|| {
+        let bytes = std::fs::read("/proc/self/auxv").unwrap_or_default();
+        let mut words: Vec<u64> =
+            bytes.chunks_exact(8).map(|w| u64::from_ne_bytes(w.try_into().expect("8 bytes"))).collect();
+        let end = words.chunks_exact(2).position(|pair| pair[0] == libc::AT_NULL).map_or(words.len() & !1, |i| 2 * i);
+        words.truncate(end);
+        words.extend([libc::AT_NULL, 0]);
+        words
+    })
+}
+
+/// What the kernel puts on a new process's stack, from where `%rsp`
+/// points: `argc`, the `argv` pointers and a null, the `envp` pointers and
+/// a null, then the auxiliary vector, with `AT_ENTRY` naming `entry`.
+///
+/// # Safety
+/// `argv` holds `argc` pointers and a null; `envp` is null or a
+/// null-terminated array.
+unsafe fn process_entry_stack(argc: c_int, argv: *mut *mut c_char, envp: *mut *mut c_char, entry: u64) -> Vec<u64> {
+    let argc = argc.max(0) as usize;
+    let mut words = Vec::with_capacity(argc + 64);
+    words.push(argc as u64);
+    // SAFETY: the caller's contract.
+    words.extend((0..argc).map(|i| unsafe { *argv.add(i) } as u64));
+    words.push(0);
+    let mut entry_pointer = envp;
+    // SAFETY: a null-terminated array (the caller's contract).
+    while !entry_pointer.is_null() && !unsafe { *entry_pointer }.is_null() {
+        // SAFETY: inside the array, before its null.
+        unsafe {
+            words.push(*entry_pointer as u64);
+            entry_pointer = entry_pointer.add(1);
+        }
+    }
+    words.push(0);
+    words.extend(process_auxiliary_vector().chunks_exact(2).flat_map(|pair| {
+        let value = if pair[0] == libc::AT_ENTRY { entry } else { pair[1] };
+        [pair[0], value]
+    }));
+    words
+}
+
+/// Copies `stack` (see [`process_entry_stack`]) below the current stack
+/// pointer, 16-byte aligned at `argc` as the psABI says a process starts,
+/// and jumps to `entry` with `%rdx` 0 (no function for `atexit`) and no
+/// frame above it. jitrun's own frames stay above, never returned to.
+///
+/// # Safety
+/// `entry` must be code that expects a process's initial stack and never
+/// returns (it ends with `exit` or the `exit` system call).
+unsafe fn enter_like_the_kernel(entry: u64, stack: &[u64]) -> ! {
+    // SAFETY: the stack below %rsp is this thread's, unused; the copy goes
+    // there and nothing of Rust's runs after the jump.
+    unsafe {
+        std::arch::asm!(
+            "lea rax, [rcx * 8]",
+            "sub rsp, rax",
+            "and rsp, -16",
+            "mov rdi, rsp",
+            "cld",
+            "rep movsq",
+            "xor edx, edx",
+            "xor ebp, ebp",
+            "jmp r8",
+            in("rcx") stack.len(),
+            in("rsi") stack.as_ptr(),
+            in("r8") entry,
+            options(noreturn)
+        )
+    }
 }
 
 extern "C" {

@@ -67,6 +67,7 @@ c_programs! {
     math_lm => "math_lm.c",
     one_thread => "one_thread.c",
     own_malloc => "own_malloc.c",
+    own_start => "own_start.c",
     phdr_segments => "phdr_segments.c",
     progname => "progname.c",
     qsort_bsearch => "qsort_bsearch.c",
