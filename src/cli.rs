@@ -195,6 +195,12 @@ pub struct Cli {
     #[arg(long, value_name = "NEW=OLD", action = ArgAction::Append)]
     pub alias: Vec<String>,
 
+    /// Load the archive member that defines SYMBOL as if an object referred to it, as ld -u
+    /// does (-Wl,-u,SYMBOL and -Wl,--undefined=SYMBOL work too): self-registering code (test
+    /// cases, plugins) in static libraries
+    #[arg(short = 'u', long, value_name = "SYMBOL", action = ArgAction::Append)]
+    pub undefined: Vec<String>,
+
     /// Wrap SYMBOL as ld --wrap does: undefined references to SYMBOL go to __wrap_SYMBOL and those
     /// to __real_SYMBOL to SYMBOL; references inside the object that defines SYMBOL stay
     /// (-Wl,--wrap=SYMBOL works too). A wrapped entry point is called as __wrap_ENTRY, as crt1.o's
@@ -429,8 +435,8 @@ fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsS
         } else if arg == "-nostartfiles" {
             // The objects' own _start is the entry.
             out.extend(["--entry".into(), "_start".into()]);
-        } else if let Some(wraps) = arg.to_str().and_then(linker_wrap_options) {
-            out.extend(wraps.into_iter().map(|name| format!("--wrap={}", name).into()));
+        } else if let Some(options) = arg.to_str().and_then(linker_symbol_options) {
+            out.extend(options.into_iter().map(|(option, name)| format!("--{}={}", option, name).into()));
         } else {
             out.push(arg);
         }
@@ -439,23 +445,33 @@ fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsS
     out
 }
 
-/// The names of `-Wl,...` when it holds only `--wrap` options
-/// (`--wrap=NAME` or `--wrap,NAME`, any number of them).
-fn linker_wrap_options(arg: &str) -> Option<Vec<&str>> {
+/// `-Wl,...` as jitrun's `--wrap` and `--undefined` options, (option,
+/// symbol), when it holds only those (`--wrap=NAME`, `--wrap,NAME`,
+/// `-u,NAME`, `--undefined=NAME`, any number of them).
+fn linker_symbol_options(arg: &str) -> Option<Vec<(&'static str, &str)>> {
+    const SPELLINGS: [(&str, &str); 5] = [
+        ("--wrap", "wrap"),
+        ("-wrap", "wrap"),
+        ("--undefined", "undefined"),
+        ("-undefined", "undefined"),
+        ("-u", "undefined"),
+    ];
     let mut items = arg.strip_prefix("-Wl,")?.split(',');
-    let mut names = Vec::new();
+    let mut options = Vec::new();
     while let Some(item) = items.next() {
-        let name = match item.strip_prefix("--wrap=").or_else(|| item.strip_prefix("-wrap=")) {
-            Some(name) => name,
-            None if item == "--wrap" || item == "-wrap" => items.next()?,
-            None => return None,
+        let &(spelling, option) = SPELLINGS.iter().find(|(spelling, _)| {
+            item.strip_prefix(spelling).is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+        })?;
+        let name = match &item[spelling.len()..] {
+            "" => items.next()?,
+            rest => &rest[1..],
         };
         if name.is_empty() {
             return None;
         }
-        names.push(name);
+        options.push((option, name));
     }
-    (!names.is_empty()).then_some(names)
+    (!options.is_empty()).then_some(options)
 }
 
 /// An input in command-line order: objects and `-l` libraries interleave.
@@ -533,6 +549,7 @@ impl Cli {
             allow_unresolved: false,
             alias: Vec::new(),
             wrap: Vec::new(),
+            undefined: Vec::new(),
             print_unresolved: false,
             whole_archive: Vec::new(),
             no_whole_archive: Vec::new(),
@@ -748,6 +765,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(cli.wrap, ["f", "g", "h", "i"]);
+        assert!(cli.undefined.is_empty());
         assert_eq!(ordered, [Input::File("a.o".into()), Input::File("b.o".into())]);
         assert_eq!(cli.args, ["-Wl,--wrap=j"]);
         assert_eq!(cli.entry, "main");
@@ -757,6 +775,24 @@ mod tests {
         // Other -Wl options are not jitrun's.
         assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap=k,--as-needed"]).is_err());
         assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap"]).is_err());
+    }
+
+    #[test]
+    fn undefined_symbols_come_in_the_linker_spellings_too() {
+        let (cli, _) = Cli::parse_ordered([
+            "jitrun",
+            "a.o",
+            "-u",
+            "f",
+            "--undefined=g",
+            "-Wl,-u,h,--undefined=i,--wrap,j",
+            "-Wl,-undefined=k",
+        ])
+        .unwrap();
+        assert_eq!(cli.undefined, ["f", "g", "h", "i", "k"]);
+        assert_eq!(cli.wrap, ["j"]);
+        assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,-u"]).is_err());
+        assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--undefined="]).is_err());
     }
 
     #[test]

@@ -78,9 +78,10 @@ pub struct LinkOptions {
     /// `__wrap_SYMBOL`, those to `__real_SYMBOL` to SYMBOL (see
     /// [`crate::resolve::wrap_references`]).
     pub wraps: Vec<String>,
-    /// Names jitrun itself will look up (the entry point): archive members
-    /// defining them are loaded, as `crt1.o`'s reference to `main` makes `ld`
-    /// load them. Unlike an object's reference, a missing root is no error.
+    /// Names jitrun itself will look up (the entry point) and `-u` names:
+    /// archive members defining them are loaded, as `crt1.o`'s reference to
+    /// `main` makes `ld` load them. Unlike an object's reference, a missing
+    /// root is no error.
     pub roots: Vec<String>,
     /// Missing strong symbols become 0 instead of an error (for `--noexec`).
     pub allow_unresolved: bool,

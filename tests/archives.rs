@@ -204,6 +204,30 @@ fn whole_archive_loads_every_member_of_the_archives_after_it() {
 }
 
 #[test]
+fn an_undefined_symbol_option_loads_the_member_that_defines_it() {
+    let flags = "-O2";
+    let fx = Fixture::build(flags, &scratch("archives-undefined"));
+    let (geo, fmt) = fx.archives("ar", &["rcs"], "lib");
+    let group = |first: String| vec![first, "-Wl,--start-group".into(), s(&geo), s(&fmt), "-Wl,--end-group".into()];
+    let exe = fx.native(flags, &group("-Wl,-u,geo_never_called".into()), "a.out");
+    for spelling in [vec!["-u".to_string(), "geo_never_called".into()], vec!["-Wl,--undefined=geo_never_called".into()]]
+    {
+        let jit_args = [vec![s(&fx.main)], spelling, vec![s(&geo), s(&fmt)], fx.shout_args()].concat();
+        let diffs = compare_with_native("-u", &exe, &jit_args, &[]);
+        assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
+        // Nothing refers to unused.o's symbol: only -u brought it in.
+        assert!(stdout_of(&jitrun(&jit_args)).contains(UNUSED_MEMBER_RAN), "{:?}", jit_args);
+    }
+    // A name nobody defines is no error, as with ld.
+    let out = jitrun(
+        &[[vec![s(&fx.main), "-u".into(), "nobody_defines_this".into(), s(&geo), s(&fmt)], fx.shout_args()].concat()]
+            .concat(),
+    );
+    assert_eq!(common::shell_status(&out), 41, "{}", stderr_of(&out));
+    assert!(!stdout_of(&out).contains(UNUSED_MEMBER_RAN));
+}
+
+#[test]
 fn shared_library_named_by_path_outlives_the_image_destructors() {
     let flags = "-O2";
     let fx = Fixture::build(flags, &scratch("archives-so-path"));

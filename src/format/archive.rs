@@ -312,6 +312,9 @@ fn member_key<'data>(member: &ArchiveMember<'data>) -> (u64, &'data [u8]) {
     (offset, if member.is_thin() { member.name() } else { &[] })
 }
 
+/// A member to load (archive, member) and the wanted names it defines.
+type MemberWanted = ((usize, MemberId), Vec<Box<str>>);
+
 /// From this many members to translate in one pass, [`load_needed`] uses
 /// several threads.
 const PARALLEL_MEMBERS: usize = 8;
@@ -351,13 +354,24 @@ pub fn load_needed(
                 crate::parallel::map_in_order(&candidates, true, |&(a, id)| shared[a].translate_member(id, limits));
             translated.extend(candidates.into_iter().zip(graphs));
         }
-        let mut progress = false;
+        // Members load in archive order, then member order, as ld loads
+        // them walking each archive's index (its constructors run in that
+        // order): not in the order their names were first referenced.
+        let mut loads: Vec<MemberWanted> = Vec::new();
         for name in wanted {
-            // An earlier member of this pass may have defined it already.
-            if table.is_defined(&name) {
+            let Some(member) = (!table.is_defined(&name)).then(|| defining(archives, &name)).flatten() else {
                 continue;
+            };
+            match loads.iter_mut().find(|(m, _)| *m == member) {
+                Some((_, names)) => names.push(name),
+                None => loads.push((member, vec![name])),
             }
-            let Some((a, id)) = defining(archives, &name) else {
+        }
+        loads.sort_by_key(|(member, _)| *member);
+        let mut progress = false;
+        for ((a, id), names) in loads {
+            // An earlier member of this pass may have defined them already.
+            let Some(name) = names.into_iter().find(|name| !table.is_defined(name)) else {
                 continue;
             };
             let mut graph = match translated.remove(&(a, id)) {
