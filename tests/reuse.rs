@@ -620,3 +620,34 @@ fn a_batch_environment_is_made_with_the_programs_own_malloc() {
         assert!(line["stdout"].as_str().unwrap().contains("environment grown: yes"), "{}", line);
     }
 }
+
+/// A program with its own `_start` is entered with the kernel's stack in
+/// every mode: in process, isolated, repeated and in a batch (a run's
+/// arguments and exit status its own).
+#[test]
+fn a_program_with_its_own_start_runs_in_every_mode() {
+    let dir = common::scratch("reuse-own-start");
+    let object = common::compile(&[common::testdata().join("c/own_start.c")], "-O2", &[], &dir).remove(0);
+    let object = object.to_str().unwrap();
+    let expected = "aligned 1, argc 2: a\nnull after argv 1, PATH in envp 1, page 4096, AT_ENTRY is _start 1\n\
+                    constructors ran: 0\n";
+    for mode in [&[][..], &["--isolate"][..], &["--repeat", "2", "--isolate"][..]] {
+        let out = jitrun(&[&[object], mode, &["--", "a"]].concat(), b"");
+        assert_eq!(common::shell_status(&out), 42, "{:?}: {}", mode, text(&out.stderr));
+        let runs = if mode.contains(&"2") { 2 } else { 1 };
+        assert_eq!(text(&out.stdout), expected.repeat(runs), "{:?}", mode);
+    }
+    let plan = dir.join("plan.jsonl");
+    std::fs::write(&plan, "{\"id\":\"one\",\"args\":[\"x\"]}\n{\"id\":\"three\",\"args\":[\"x\",\"y\",\"z\"]}\n")
+        .unwrap();
+    let out = jitrun(&[object, "--batch", plan.to_str().unwrap(), "-j", "2"], b"");
+    assert_eq!(common::shell_status(&out), 0, "{}", text(&out.stderr));
+    let codes: HashMap<String, i64> = text(&out.stdout)
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            (v["id"].as_str().unwrap().to_string(), v["exit_code"].as_i64().unwrap())
+        })
+        .collect();
+    assert_eq!(codes, HashMap::from([("one".to_string(), 42), ("three".to_string(), 44)]));
+}
