@@ -201,6 +201,13 @@ pub struct Cli {
     #[arg(short = 'u', long, value_name = "SYMBOL", action = ArgAction::Append)]
     pub undefined: Vec<String>,
 
+    /// Load the runtime cc -fsanitize=KIND links even if no code calls it (-fsanitize=KIND works
+    /// too): LeakSanitizer instruments nothing, so objects built with gcc -fsanitize=leak look like
+    /// any others and need this to be checked for leaks
+    #[arg(long, value_name = "KIND", action = ArgAction::Append, value_delimiter = ',',
+          value_parser = ["address", "thread", "undefined", "leak"])]
+    pub sanitize: Vec<String>,
+
     /// Wrap SYMBOL as ld --wrap does: undefined references to SYMBOL go to __wrap_SYMBOL and those
     /// to __real_SYMBOL to SYMBOL; references inside the object that defines SYMBOL stay
     /// (-Wl,--wrap=SYMBOL works too). A wrapped entry point is called as __wrap_ENTRY, as crt1.o's
@@ -416,9 +423,10 @@ pub fn parse_address(s: &str) -> Result<u64, String> {
 }
 
 /// The compiler driver's spellings of `--export-dynamic`, `-lpthread`,
-/// `--wrap` and `--entry _start` before `--` (`-rdynamic`, `-Wl,-E`,
-/// `-pthread`, `-Wl,--wrap=NAME`, `-Wl,--wrap,NAME`, `-nostartfiles`), as
-/// jitrun's own: command lines written for cc work.
+/// `--wrap`, `--sanitize` and `--entry _start` before `--` (`-rdynamic`,
+/// `-Wl,-E`, `-pthread`, `-Wl,--wrap=NAME`, `-Wl,--wrap,NAME`,
+/// `-fsanitize=KIND`, `-nostartfiles`), as jitrun's own: command lines
+/// written for cc work.
 fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let mut out = Vec::with_capacity(args.len());
     let mut words = args.into_iter();
@@ -432,6 +440,8 @@ fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsS
             out.push("--export-dynamic".into());
         } else if arg == "-pthread" {
             out.push("-lpthread".into());
+        } else if let Some(kinds) = arg.to_str().and_then(|a| a.strip_prefix("-fsanitize=")) {
+            out.push(format!("--sanitize={}", kinds).into());
         } else if arg == "-nostartfiles" {
             // The objects' own _start is the entry.
             out.extend(["--entry".into(), "_start".into()]);
@@ -550,6 +560,7 @@ impl Cli {
             alias: Vec::new(),
             wrap: Vec::new(),
             undefined: Vec::new(),
+            sanitize: Vec::new(),
             print_unresolved: false,
             whole_archive: Vec::new(),
             no_whole_archive: Vec::new(),
@@ -793,6 +804,14 @@ mod tests {
         assert_eq!(cli.wrap, ["j"]);
         assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,-u"]).is_err());
         assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--undefined="]).is_err());
+    }
+
+    #[test]
+    fn sanitizers_come_as_cc_spells_them() {
+        let (cli, _) =
+            Cli::parse_ordered(["jitrun", "a.o", "-fsanitize=leak,undefined", "--sanitize", "address"]).unwrap();
+        assert_eq!(cli.sanitize, ["leak", "undefined", "address"]);
+        assert!(Cli::parse_ordered(["jitrun", "a.o", "-fsanitize=memory"]).is_err());
     }
 
     #[test]

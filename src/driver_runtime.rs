@@ -38,7 +38,7 @@ pub struct DriverRuntime {
 /// For one flag the first runtime that the code calls is the one: clang's
 /// OpenMP code (`__kmpc_*`) gets LLVM's libomp, whose `omp_*` functions it
 /// must use, not libgomp's.
-pub const DRIVER_RUNTIMES: [DriverRuntime; 5] = [
+pub const DRIVER_RUNTIMES: [DriverRuntime; 6] = [
     DriverRuntime {
         flag: "-fopenmp",
         prefixes: &["__kmpc_"],
@@ -82,6 +82,18 @@ pub const DRIVER_RUNTIMES: [DriverRuntime; 5] = [
         // natively, and GCC's runs clang's code.
         clang_library: None,
         defines: c"__tsan_init",
+        must_come_first: true,
+    },
+    DriverRuntime {
+        flag: "-fsanitize=leak",
+        // LeakSanitizer instruments nothing: objects built with it look
+        // like any others, and only `--sanitize leak` asks for its runtime.
+        prefixes: &[],
+        library: "liblsan.so",
+        // clang's standalone runtime is a static archive only.
+        clang_library: None,
+        // AddressSanitizer's runtime defines it too: it runs LeakSanitizer.
+        defines: c"__lsan_do_leak_check",
         must_come_first: true,
     },
 ];
@@ -142,7 +154,7 @@ pub(crate) fn clang_runtime_library(name: &str) -> Option<PathBuf> {
 pub struct RuntimeMustComeFirst {
     /// The flag the code was built with.
     pub flag: &'static str,
-    /// A name the code calls, for the message.
+    /// A name the code calls, for the message; empty when `--sanitize` asked.
     pub symbol: String,
     pub library: PathBuf,
     /// Libraries the link loads that the runtime intercepts calls into
@@ -153,12 +165,13 @@ pub struct RuntimeMustComeFirst {
 
 impl std::fmt::Display for RuntimeMustComeFirst {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.symbol.as_str() {
+            "" => write!(f, "{} (--sanitize) asks for its runtime", self.flag)?,
+            symbol => write!(f, "`{}` is called by code built with {}, whose runtime", symbol, self.flag)?,
+        }
         write!(
             f,
-            "`{}` is called by code built with {}, whose runtime {} must be loaded before any other library \
-             (as LD_PRELOAD={} would)",
-            self.symbol,
-            self.flag,
+            " {} must be loaded before any other library (as LD_PRELOAD={} would)",
             self.library.display(),
             self.library.display()
         )
@@ -226,9 +239,10 @@ impl ProgramHook {
 const ASAN: usize = 3;
 const TSAN: usize = 4;
 const UBSAN: usize = 2;
+const LSAN: usize = 5;
 
-/// The hooks GCC's and LLVM's sanitizer runtimes call (LeakSanitizer's
-/// are AddressSanitizer's: it runs inside that runtime).
+/// The hooks GCC's and LLVM's sanitizer runtimes call (LeakSanitizer's are
+/// answered when it runs inside AddressSanitizer's runtime too).
 pub const PROGRAM_HOOKS: [ProgramHook; 9] = [
     ProgramHook {
         name: "__asan_default_options",
@@ -246,7 +260,7 @@ pub const PROGRAM_HOOKS: [ProgramHook; 9] = [
         name: "__lsan_default_options",
         variable: c"JITRUN_HOOK___lsan_default_options",
         read_at_start: true,
-        runtime: ASAN,
+        runtime: LSAN,
     },
     ProgramHook {
         name: "__ubsan_default_options",
@@ -270,13 +284,13 @@ pub const PROGRAM_HOOKS: [ProgramHook; 9] = [
         name: "__lsan_default_suppressions",
         variable: c"JITRUN_HOOK___lsan_default_suppressions",
         read_at_start: false,
-        runtime: ASAN,
+        runtime: LSAN,
     },
     ProgramHook {
         name: "__lsan_is_turned_off",
         variable: c"JITRUN_HOOK___lsan_is_turned_off",
         read_at_start: false,
-        runtime: ASAN,
+        runtime: LSAN,
     },
     ProgramHook {
         name: "__asan_on_error",
@@ -301,10 +315,15 @@ mod tests {
         assert_eq!(flag_of("printf"), None);
         assert_eq!(flag_of("__kmpc_fork_call"), Some("-fopenmp"));
         assert!(DRIVER_RUNTIMES[4].flag.ends_with("thread"), "thread_sanitizer_is_loaded's index");
+        assert!(DRIVER_RUNTIMES[LSAN].flag.ends_with("leak") && DRIVER_RUNTIMES[LSAN].must_come_first);
         for hook in &PROGRAM_HOOKS {
-            // Each hook's runtime by its prefix (LeakSanitizer's is ASan's).
-            let prefix = hook.name.replace("__lsan_", "__asan_").replace("_default_options", "_handle_x");
-            let runtime = DRIVER_RUNTIMES.iter().position(|r| r.is_called_as(&prefix));
+            // Each hook's runtime by its prefix (LeakSanitizer's by flag:
+            // no code calls into it).
+            let prefix = hook.name.replace("_default_options", "_handle_x");
+            let runtime = match prefix.strip_prefix("__lsan_") {
+                Some(_) => DRIVER_RUNTIMES.iter().position(|r| r.flag == "-fsanitize=leak"),
+                None => DRIVER_RUNTIMES.iter().position(|r| r.is_called_as(&prefix)),
+            };
             assert_eq!(runtime, Some(hook.runtime), "{}", hook.name);
             assert_eq!(hook.variable.to_str().ok(), Some(format!("JITRUN_HOOK_{}", hook.name)).as_deref());
         }

@@ -74,6 +74,10 @@ pub struct LinkOptions {
     pub defines: HashMap<String, u64>,
     /// `--alias NEW=OLD`: NEW resolves to whatever OLD resolves to.
     pub aliases: Vec<(String, String)>,
+    /// `--sanitize KIND` values (`address`, `thread`, `undefined`, `leak`):
+    /// the runtime `cc -fsanitize=KIND` links is loaded even if no code
+    /// calls it (LeakSanitizer's never is: it instruments nothing).
+    pub sanitize: Vec<String>,
     /// `--wrap SYMBOL`: the objects' undefined references to SYMBOL go to
     /// `__wrap_SYMBOL`, those to `__real_SYMBOL` to SYMBOL (see
     /// [`crate::resolve::wrap_references`]).
@@ -441,8 +445,13 @@ impl Linker {
         graphs.push(runtime_graph);
         let named_libraries: Vec<NamedLibrary> = named_libraries.into_iter().map(|(_, named)| named).collect();
         let built_by_clang = graphs.iter().any(|g| g.built_by_clang);
-        let calls_a_sanitizer =
-            load_runtime_libraries_if_needed(&table, &named_libraries, &mut libraries, built_by_clang)?;
+        let calls_a_sanitizer = load_runtime_libraries_if_needed(
+            &table,
+            &named_libraries,
+            &mut libraries,
+            built_by_clang,
+            &options.sanitize,
+        )?;
         let mut host = HostResolver::new(named_libraries);
         if !matches!(object_format, Some((FileKind::MachO, _))) {
             load_static_compiler_runtime_if_needed(
@@ -963,6 +972,7 @@ fn load_runtime_libraries_if_needed(
     named: &[NamedLibrary],
     libraries: &mut Vec<SharedLibrary>,
     built_by_clang: bool,
+    requested: &[String],
 ) -> Result<bool> {
     const UNWINDS_WITHOUT_CXX: [&str; 5] =
         ["pthread_exit", "pthread_cancel", "thrd_exit", "backtrace", "__gcc_personality_v0"];
@@ -979,6 +989,13 @@ fn load_runtime_libraries_if_needed(
             if first_call.is_none() && runtime.is_called_as(n) {
                 *first_call = Some(n);
             }
+        }
+    }
+    // `--sanitize KIND`: what `cc -fsanitize=KIND` links, called or not
+    // (an empty name: no call asked for it).
+    for (runtime, first_call) in crate::driver_runtime::DRIVER_RUNTIMES.iter().zip(&mut driver_runtimes) {
+        if first_call.is_none() && requested.iter().any(|kind| runtime.flag.strip_prefix("-fsanitize=") == Some(kind)) {
+            *first_call = Some("");
         }
     }
     let has = |libraries: &[SharedLibrary], name: &str| {

@@ -408,6 +408,7 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
         defines: cli.defines().map_err(anyhow::Error::msg)?,
         aliases: cli.aliases().map_err(anyhow::Error::msg)?,
         wraps: cli.wrap.clone(),
+        sanitize: cli.sanitize.clone(),
         roots: std::iter::once(&cli.entry).chain(&cli.undefined).cloned().collect(),
         // The report lists what --allow-unresolved would hide.
         allow_unresolved: cli.allow_unresolved && !cli.print_unresolved,

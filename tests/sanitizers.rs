@@ -236,6 +236,35 @@ fn a_leak_whose_only_pointer_was_mains_local_is_reported() {
     }
 }
 
+/// LeakSanitizer alone (`gcc -fsanitize=leak`) instruments nothing, so the
+/// objects cannot ask for its runtime: `-fsanitize=leak` on jitrun's
+/// command line does, as on cc's. Without it the program runs unchecked.
+#[test]
+fn leak_sanitizer_asked_for_on_the_command_line_reports_as_natively() {
+    for flags in ["-O0 -fsanitize=leak", "-O2 -fsanitize=leak"] {
+        let (exe, object) = build("lsan_standalone.c", flags);
+        let native = native(&exe, &[]);
+        assert_eq!(native.status.code(), Some(23), "{}: native\n{}", flags, text(&native.stderr));
+        for spelling in ["-fsanitize=leak", "--sanitize=leak"] {
+            let jit = jitrun(&[spelling], &object, &[]);
+            assert_eq!(jit.status.code(), Some(23), "{} {}: jitrun\n{}", flags, spelling, text(&jit.stderr));
+            assert_eq!(headline(&jit.stderr), headline(&native.stderr), "{} {}", flags, spelling);
+            assert_eq!(
+                source_frames(&jit.stderr, &["lsan_standalone.c"]),
+                source_frames(&native.stderr, &["lsan_standalone.c"]),
+                "{} {}:\n{}",
+                flags,
+                spelling,
+                text(&jit.stderr)
+            );
+            assert_eq!(jit.stdout, native.stdout, "{} {}", flags, spelling);
+        }
+        let unchecked = jitrun(&[], &object, &[]);
+        assert_eq!(unchecked.status.code(), Some(0), "{}: {}", flags, text(&unchecked.stderr));
+        assert!(unchecked.stderr.is_empty(), "{}: {}", flags, text(&unchecked.stderr));
+    }
+}
+
 #[test]
 fn address_sanitizer_frames_name_source_lines_across_objects() {
     for (toolchain, flags) in with_clang(&[
