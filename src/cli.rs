@@ -164,12 +164,12 @@ pub struct Cli {
     /// Load every shared library named, used or not (by default one loads
     /// only if the objects need a symbol it exports, as cc links with
     /// --as-needed)
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_as_needed")]
     pub no_as_needed: bool,
 
     /// Make the program's global symbols visible to shared libraries it loads later with
     /// dlopen (plugins that call back into it), as `cc -rdynamic` does (-rdynamic, -Wl,-E work too)
-    #[arg(short = 'E', long)]
+    #[arg(short = 'E', long, overrides_with = "export_dynamic")]
     pub export_dynamic: bool,
 
     /// Symbol to call as the program's entry point, with (argc, argv, envp). A _start the objects
@@ -422,11 +422,10 @@ pub fn parse_address(s: &str) -> Result<u64, String> {
     parsed.map_err(|_| format!("`{}` is not a number (decimal or 0x hex)", s))
 }
 
-/// The compiler driver's spellings of `--export-dynamic`, `-lpthread`,
-/// `--wrap`, `--sanitize` and `--entry _start` before `--` (`-rdynamic`,
-/// `-Wl,-E`, `-pthread`, `-Wl,--wrap=NAME`, `-Wl,--wrap,NAME`,
-/// `-fsanitize=KIND`, `-nostartfiles`), as jitrun's own: command lines
-/// written for cc work.
+/// The compiler driver's spellings of jitrun's options before `--`
+/// (`-rdynamic`, `-pthread`, `-fsanitize=KIND`, `-nostartfiles`, and the
+/// linker's options jitrun knows given with `-Wl,`: see
+/// [`linker_options`]): command lines written for cc work.
 fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let mut out = Vec::with_capacity(args.len());
     let mut words = args.into_iter();
@@ -436,7 +435,7 @@ fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsS
             out.push(arg);
             break;
         }
-        if arg == "-rdynamic" || arg == "-Wl,-E" || arg == "-Wl,--export-dynamic" {
+        if arg == "-rdynamic" {
             out.push("--export-dynamic".into());
         } else if arg == "-pthread" {
             out.push("-lpthread".into());
@@ -445,8 +444,8 @@ fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsS
         } else if arg == "-nostartfiles" {
             // The objects' own _start is the entry.
             out.extend(["--entry".into(), "_start".into()]);
-        } else if let Some(options) = arg.to_str().and_then(linker_symbol_options) {
-            out.extend(options.into_iter().map(|(option, name)| format!("--{}={}", option, name).into()));
+        } else if let Some(options) = arg.to_str().and_then(linker_options) {
+            out.extend(options.into_iter().map(Into::into));
         } else {
             out.push(arg);
         }
@@ -455,33 +454,74 @@ fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsS
     out
 }
 
-/// `-Wl,...` as jitrun's `--wrap` and `--undefined` options, (option,
-/// symbol), when it holds only those (`--wrap=NAME`, `--wrap,NAME`,
-/// `-u,NAME`, `--undefined=NAME`, any number of them).
-fn linker_symbol_options(arg: &str) -> Option<Vec<(&'static str, &str)>> {
-    const SPELLINGS: [(&str, &str); 5] = [
+/// `-Wl,...` as jitrun's options, when jitrun knows every linker option in
+/// it: `--wrap`, `-u`/`--undefined` (`=NAME` or `,NAME`), `-E`/
+/// `--export-dynamic`, `--whole-archive`, `--no-whole-archive`,
+/// `--no-as-needed`; and, as nothing (they change nothing a program can
+/// see, or jitrun does it anyway), `--as-needed`, the group brackets (every
+/// archive is searched until nothing new loads), `-O1`, `--gc-sections`,
+/// `-z relro`/`now`/`noexecstack`, `--hash-style`, `--build-id`,
+/// `--eh-frame-hdr`, `--sort-common` and `-rpath`/`-rpath-link` (jitrun
+/// finds `-l` libraries through `-L` and the system's directories, as ld
+/// does at link time). `None` for anything else: clap says it is unknown.
+fn linker_options(arg: &str) -> Option<Vec<String>> {
+    const WITH_SYMBOL: [(&str, &str); 5] = [
         ("--wrap", "wrap"),
         ("-wrap", "wrap"),
         ("--undefined", "undefined"),
         ("-undefined", "undefined"),
         ("-u", "undefined"),
     ];
+    const AS_JITRUNS: [(&str, &str); 5] = [
+        ("-E", "--export-dynamic"),
+        ("--export-dynamic", "--export-dynamic"),
+        ("--whole-archive", "--whole-archive"),
+        ("--no-whole-archive", "--no-whole-archive"),
+        ("--no-as-needed", "--no-as-needed"),
+    ];
+    const NOTHING: [&str; 11] = [
+        "--as-needed",
+        "--start-group",
+        "--end-group",
+        "-(",
+        "-)",
+        "-O1",
+        "--gc-sections",
+        "--eh-frame-hdr",
+        "--sort-common",
+        "--build-id",
+        "--no-undefined",
+    ];
+    const NOTHING_WITH_VALUE: [&str; 4] = ["--hash-style", "-rpath", "-rpath-link", "--build-id"];
+    const HARMLESS_Z: [&str; 4] = ["relro", "now", "noexecstack", "lazy"];
     let mut items = arg.strip_prefix("-Wl,")?.split(',');
     let mut options = Vec::new();
     while let Some(item) = items.next() {
-        let &(spelling, option) = SPELLINGS.iter().find(|(spelling, _)| {
-            item.strip_prefix(spelling).is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
-        })?;
-        let name = match &item[spelling.len()..] {
-            "" => items.next()?,
-            rest => &rest[1..],
+        // `NAME=VALUE` or `NAME,VALUE`.
+        let value_of = |spelling: &str, items: &mut std::str::Split<'_, char>| -> Option<String> {
+            match item.strip_prefix(spelling)? {
+                "" => items.next().filter(|v| !v.is_empty()).map(str::to_string),
+                rest => rest.strip_prefix('=').filter(|v| !v.is_empty()).map(str::to_string),
+            }
         };
-        if name.is_empty() {
-            return None;
+        if let Some(&(_, jitruns)) = AS_JITRUNS.iter().find(|(spelling, _)| item == *spelling) {
+            options.push(jitruns.to_string());
+        } else if NOTHING.contains(&item) {
+        } else if item == "-z" {
+            HARMLESS_Z.contains(&items.next()?).then_some(())?;
+        } else if let Some(&spelling) = NOTHING_WITH_VALUE
+            .iter()
+            .find(|s| item.strip_prefix(**s).is_some_and(|r| r.is_empty() || r.starts_with('=')))
+        {
+            value_of(spelling, &mut items)?;
+        } else {
+            let &(spelling, option) = WITH_SYMBOL.iter().find(|(spelling, _)| {
+                item.strip_prefix(spelling).is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+            })?;
+            options.push(format!("--{}={}", option, value_of(spelling, &mut items)?));
         }
-        options.push((option, name));
     }
-    (!options.is_empty()).then_some(options)
+    Some(options)
 }
 
 /// An input in command-line order: objects and `-l` libraries interleave.
@@ -507,6 +547,19 @@ impl Cli {
     {
         let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
         let args = compiler_driver_spellings(args);
+        // A linker option jitrun does not take: clap would call it `-W`.
+        let options = args.iter().skip(1).take_while(|a| *a != "--");
+        if let Some(unknown) = options.filter_map(|a| a.to_str()).find(|a| a.starts_with("-Wl,")) {
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::UnknownArgument,
+                format!(
+                    "linker option `{}` is not one jitrun takes (with -Wl, it takes --wrap, -u, -E, \
+                     --whole-archive, --no-whole-archive, --no-as-needed, and ignores what changes nothing \
+                     a program sees: -O1, -z relro/now, --gc-sections, -rpath, groups, ...)\n",
+                    unknown
+                ),
+            ));
+        }
         let (mut cli, inputs) = match Self::parse_plain(&args) {
             Some(parsed) => parsed,
             None => Self::parse_with_clap(args)?,
@@ -784,7 +837,7 @@ mod tests {
         let (cli, _) = Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap=main"]).unwrap();
         assert_eq!(cli.entry, "__wrap_main");
         // Other -Wl options are not jitrun's.
-        assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap=k,--as-needed"]).is_err());
+        assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap=k,--defsym=x=1"]).is_err());
         assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap"]).is_err());
     }
 
@@ -804,6 +857,48 @@ mod tests {
         assert_eq!(cli.wrap, ["j"]);
         assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,-u"]).is_err());
         assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--undefined="]).is_err());
+    }
+
+    #[test]
+    fn a_link_line_from_a_build_log_is_understood() {
+        let (cli, ordered) = Cli::parse_ordered([
+            "jitrun",
+            "-Wl,-O1",
+            "-Wl,-z,relro",
+            "-Wl,-z,now",
+            "-Wl,--as-needed",
+            "a.o",
+            "-Wl,--start-group",
+            "libx.a",
+            "-Wl,--end-group",
+            "-Wl,-rpath,/opt/lib",
+            "-Wl,--whole-archive",
+            "liby.a",
+            "-Wl,--no-whole-archive",
+            "-Wl,--gc-sections,--build-id=sha1,--hash-style=gnu",
+            "-Wl,-E",
+            "-Wl,--export-dynamic",
+            "-lm",
+        ])
+        .unwrap();
+        assert!(cli.export_dynamic && !cli.no_as_needed);
+        assert_eq!(
+            ordered,
+            [
+                Input::File("a.o".into()),
+                Input::File("libx.a".into()),
+                Input::WholeArchive(true),
+                Input::File("liby.a".into()),
+                Input::WholeArchive(false),
+                Input::Library("m".into()),
+            ]
+        );
+        let (cli, _) = Cli::parse_ordered(["jitrun", "a.o", "-Wl,--no-as-needed"]).unwrap();
+        assert!(cli.no_as_needed);
+        // What jitrun cannot do as ld would is refused, not ignored.
+        for refused in ["-Wl,-z,execstack", "-Wl,--defsym=x=1", "-Wl,-rpath", "-Wl,-Bstatic", "-Wl,"] {
+            assert!(Cli::parse_ordered(["jitrun", "a.o", refused]).is_err(), "{}", refused);
+        }
     }
 
     #[test]
