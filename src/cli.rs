@@ -455,7 +455,8 @@ fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsS
 }
 
 /// `-Wl,...` as jitrun's options, when jitrun knows every linker option in
-/// it: `--wrap`, `-u`/`--undefined` (`=NAME` or `,NAME`), `-E`/
+/// it: `--wrap`, `-u`/`--undefined` (`=NAME` or `,NAME`), `--defsym`
+/// (`NAME=NUMBER` as `--define`, `NAME=SYMBOL` as `--alias`), `-E`/
 /// `--export-dynamic`, `--whole-archive`, `--no-whole-archive`,
 /// `--no-as-needed`; and, as nothing (they change nothing a program can
 /// see, or jitrun does it anyway), `--as-needed`, the group brackets (every
@@ -507,6 +508,16 @@ fn linker_options(arg: &str) -> Option<Vec<String>> {
         if let Some(&(_, jitruns)) = AS_JITRUNS.iter().find(|(spelling, _)| item == *spelling) {
             options.push(jitruns.to_string());
         } else if NOTHING.contains(&item) {
+        } else if let Some(assignment) = value_of("--defsym", &mut items) {
+            // NAME=NUMBER is --define, NAME=SYMBOL --alias; no expressions.
+            let (name, value) = assignment.split_once('=').filter(|(name, _)| !name.is_empty())?;
+            let is_symbol = value.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '.')
+                && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$' | '@'));
+            match (parse_address(value), is_symbol) {
+                (Ok(_), _) => options.push(format!("--define={}={}", name, value)),
+                (Err(_), true) => options.push(format!("--alias={}={}", name, value)),
+                (Err(_), false) => return None,
+            }
         } else if item == "-z" {
             HARMLESS_Z.contains(&items.next()?).then_some(())?;
         } else if let Some(&spelling) = NOTHING_WITH_VALUE
@@ -553,7 +564,7 @@ impl Cli {
             return Err(clap::Error::raw(
                 clap::error::ErrorKind::UnknownArgument,
                 format!(
-                    "linker option `{}` is not one jitrun takes (with -Wl, it takes --wrap, -u, -E, \
+                    "linker option `{}` is not one jitrun takes (with -Wl, it takes --wrap, -u, --defsym, -E, \
                      --whole-archive, --no-whole-archive, --no-as-needed, and ignores what changes nothing \
                      a program sees: -O1, -z relro/now, --gc-sections, -rpath, groups, ...)\n",
                     unknown
@@ -837,7 +848,7 @@ mod tests {
         let (cli, _) = Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap=main"]).unwrap();
         assert_eq!(cli.entry, "__wrap_main");
         // Other -Wl options are not jitrun's.
-        assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap=k,--defsym=x=1"]).is_err());
+        assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap=k,-Bdynamic"]).is_err());
         assert!(Cli::parse_ordered(["jitrun", "a.o", "-Wl,--wrap"]).is_err());
     }
 
@@ -895,8 +906,14 @@ mod tests {
         );
         let (cli, _) = Cli::parse_ordered(["jitrun", "a.o", "-Wl,--no-as-needed"]).unwrap();
         assert!(cli.no_as_needed);
+        let (cli, _) =
+            Cli::parse_ordered(["jitrun", "a.o", "-Wl,--defsym=base=0x1000,--defsym,other=my_malloc"]).unwrap();
+        assert_eq!(cli.defines().unwrap(), std::collections::HashMap::from([("base".to_string(), 0x1000)]));
+        assert_eq!(cli.aliases().unwrap(), [("other".to_string(), "my_malloc".to_string())]);
         // What jitrun cannot do as ld would is refused, not ignored.
-        for refused in ["-Wl,-z,execstack", "-Wl,--defsym=x=1", "-Wl,-rpath", "-Wl,-Bstatic", "-Wl,"] {
+        for refused in
+            ["-Wl,-z,execstack", "-Wl,--defsym=x=y+4", "-Wl,--defsym=x", "-Wl,-rpath", "-Wl,-Bstatic", "-Wl,"]
+        {
             assert!(Cli::parse_ordered(["jitrun", "a.o", refused]).is_err(), "{}", refused);
         }
     }
