@@ -426,7 +426,9 @@ pub fn parse_address(s: &str) -> Result<u64, String> {
 /// (`-rdynamic`, `-pthread`, `-fsanitize=KIND`, `-nostartfiles`, and the
 /// linker's options jitrun knows given with `-Wl,`: see
 /// [`linker_options`]): command lines written for cc work.
-fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+/// A `-Wl,` option jitrun does not take is an error naming it (clap would
+/// call it `-W`).
+fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::OsString>, clap::Error> {
     let mut out = Vec::with_capacity(args.len());
     let mut words = args.into_iter();
     out.extend(words.next());
@@ -444,14 +446,25 @@ fn compiler_driver_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsS
         } else if arg == "-nostartfiles" {
             // The objects' own _start is the entry.
             out.extend(["--entry".into(), "_start".into()]);
-        } else if let Some(options) = arg.to_str().and_then(linker_options) {
+        } else if let Some(linker) = arg.to_str().filter(|a| a.starts_with("-Wl,")) {
+            let Some(options) = linker_options(linker) else {
+                return Err(clap::Error::raw(
+                    clap::error::ErrorKind::UnknownArgument,
+                    format!(
+                        "linker option `{}` is not one jitrun takes (with -Wl, it takes --wrap, -u, --defsym, -E, \
+                         --whole-archive, --no-whole-archive, --no-as-needed, and ignores what changes nothing \
+                         a program sees: -O1, -z relro/now, --gc-sections, -rpath, groups, ...)\n",
+                        linker
+                    ),
+                ));
+            };
             out.extend(options.into_iter().map(Into::into));
         } else {
             out.push(arg);
         }
     }
     out.extend(words);
-    out
+    Ok(out)
 }
 
 /// `-Wl,...` as jitrun's options, when jitrun knows every linker option in
@@ -557,20 +570,7 @@ impl Cli {
         T: Into<std::ffi::OsString> + Clone,
     {
         let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-        let args = compiler_driver_spellings(args);
-        // A linker option jitrun does not take: clap would call it `-W`.
-        let options = args.iter().skip(1).take_while(|a| *a != "--");
-        if let Some(unknown) = options.filter_map(|a| a.to_str()).find(|a| a.starts_with("-Wl,")) {
-            return Err(clap::Error::raw(
-                clap::error::ErrorKind::UnknownArgument,
-                format!(
-                    "linker option `{}` is not one jitrun takes (with -Wl, it takes --wrap, -u, --defsym, -E, \
-                     --whole-archive, --no-whole-archive, --no-as-needed, and ignores what changes nothing \
-                     a program sees: -O1, -z relro/now, --gc-sections, -rpath, groups, ...)\n",
-                    unknown
-                ),
-            ));
-        }
+        let args = compiler_driver_spellings(args)?;
         let (mut cli, inputs) = match Self::parse_plain(&args) {
             Some(parsed) => parsed,
             None => Self::parse_with_clap(args)?,

@@ -335,11 +335,7 @@ impl Image {
         };
         self.install_got_interposition();
         mark(&crate::report::RUN_CLOCK.init_start);
-        // A program starts with errno 0; jitrun's own calls leave theirs
-        // (ENOTTY from isatty, say).
-        // SAFETY: __errno_location returns this thread's errno.
-        unsafe { *libc::__errno_location() = 0 };
-        reset_floating_point_environment();
+        thread_state_of_a_new_process();
         let Initializers { preinit, init_code, init, profiled_code } = self.initializers;
         if let Some(code) = profiled_code {
             start_profiling(code);
@@ -366,9 +362,7 @@ impl Image {
     /// As for [`Image::call_program`]; `argv` stays valid to the process's end.
     unsafe fn enter_program(&self, entry: EntryCall, argc: c_int, argv: *mut *mut c_char) -> ! {
         self.install_got_interposition();
-        // SAFETY: __errno_location returns this thread's errno.
-        unsafe { *libc::__errno_location() = 0 };
-        reset_floating_point_environment();
+        thread_state_of_a_new_process();
         log::debug!("entering _start at {:#x} as a new process", entry.entry);
         // SAFETY: reading libc's environ pointer; `argv` holds `argc`
         // strings and a null (the caller's contract).
@@ -523,6 +517,15 @@ fn start_profiling((low, high): (u64, u64)) {
         __monstartup(low as libc::c_ulong, high as libc::c_ulong);
         __cxa_atexit(write_profile, std::ptr::null_mut(), std::ptr::null_mut());
     }
+}
+
+/// What a program finds in its thread as a new process: errno 0 (jitrun's
+/// own calls leave theirs, ENOTTY from isatty, say) and the floating-point
+/// environment the kernel sets.
+fn thread_state_of_a_new_process() {
+    // SAFETY: __errno_location returns this thread's errno.
+    unsafe { *libc::__errno_location() = 0 };
+    reset_floating_point_environment();
 }
 
 /// Gives the thread the floating-point environment a new process starts

@@ -312,9 +312,6 @@ fn member_key<'data>(member: &ArchiveMember<'data>) -> (u64, &'data [u8]) {
     (offset, if member.is_thin() { member.name() } else { &[] })
 }
 
-/// A member to load (archive, member) and the wanted names it defines.
-type MemberWanted = ((usize, MemberId), Vec<Box<str>>);
-
 /// From this many members to translate in one pass, [`load_needed`] uses
 /// several threads.
 const PARALLEL_MEMBERS: usize = 8;
@@ -337,16 +334,24 @@ pub fn load_needed(
         archives.iter().enumerate().find_map(|(a, archive)| archive.member_defining(name).map(|id| (a, id)))
     };
     loop {
-        let wanted: Vec<Box<str>> =
-            roots.iter().map(String::as_str).chain(table.undefined_strong_names()).map(Into::into).collect();
+        // Each wanted name nothing defines yet, with the member that would.
+        // They load in archive order, then member order, as ld loads them
+        // walking each archive's index (its constructors run in that order),
+        // not in the order the names were first referenced.
+        let mut wanted: Vec<((usize, MemberId), Box<str>)> = roots
+            .iter()
+            .map(String::as_str)
+            .chain(table.undefined_strong_names())
+            .filter(|name| !table.is_defined(name))
+            .filter_map(|name| defining(archives, name).map(|member| (member, name.into())))
+            .collect();
+        wanted.sort_by_key(|(member, _)| *member);
         // Every member that defines a wanted name is translated first, on
         // several threads when there are many (CPython's libpython: 145
         // members); the pass below then loads exactly the ones one member
         // at a time would, and drops the rest.
-        let mut candidates: Vec<(usize, MemberId)> =
-            wanted.iter().filter(|n| !table.is_defined(n)).filter_map(|n| defining(archives, n)).collect();
-        let mut seen = rustc_hash::FxHashSet::default();
-        candidates.retain(|c| seen.insert(*c));
+        let mut candidates: Vec<(usize, MemberId)> = wanted.iter().map(|(member, _)| *member).collect();
+        candidates.dedup();
         let mut translated: rustc_hash::FxHashMap<(usize, MemberId), Result<LinkGraph>> = Default::default();
         if candidates.len() >= PARALLEL_MEMBERS {
             let shared: &[Archive] = archives;
@@ -354,24 +359,11 @@ pub fn load_needed(
                 crate::parallel::map_in_order(&candidates, true, |&(a, id)| shared[a].translate_member(id, limits));
             translated.extend(candidates.into_iter().zip(graphs));
         }
-        // Members load in archive order, then member order, as ld loads
-        // them walking each archive's index (its constructors run in that
-        // order): not in the order their names were first referenced.
-        let mut loads: Vec<MemberWanted> = Vec::new();
-        for name in wanted {
-            let Some(member) = (!table.is_defined(&name)).then(|| defining(archives, &name)).flatten() else {
-                continue;
-            };
-            match loads.iter_mut().find(|(m, _)| *m == member) {
-                Some((_, names)) => names.push(name),
-                None => loads.push((member, vec![name])),
-            }
-        }
-        loads.sort_by_key(|(member, _)| *member);
         let mut progress = false;
-        for ((a, id), names) in loads {
+        for names in wanted.chunk_by(|x, y| x.0 == y.0) {
+            let (a, id) = names[0].0;
             // An earlier member of this pass may have defined them already.
-            let Some(name) = names.into_iter().find(|name| !table.is_defined(name)) else {
+            let Some(name) = names.iter().map(|(_, name)| name).find(|name| !table.is_defined(name)) else {
                 continue;
             };
             let mut graph = match translated.remove(&(a, id)) {
@@ -383,9 +375,9 @@ pub fn load_needed(
             };
             if log::log_enabled!(log::Level::Debug) {
                 let mut referrers: Vec<&str> =
-                    table.referrers(&name).iter().map(|&g| graphs[g as usize].name.as_str()).collect();
-                if roots.iter().any(|r| **r == *name) {
-                    referrers.push("jitrun, as the entry point");
+                    table.referrers(name).iter().map(|&g| graphs[g as usize].name.as_str()).collect();
+                if roots.iter().any(|r| **r == **name) {
+                    referrers.push("the command line (the entry point, -u)");
                 }
                 log::debug!("loading {} for `{}` (referenced by {})", graph.name, name, referrers.join(", "));
             }
