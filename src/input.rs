@@ -144,7 +144,6 @@ impl InputData {
         if let Some(bytes) = read_if_smaller_than(&file, READ_BELOW as usize)
             .with_context(|| format!("{}: cannot read", path.display()))?
         {
-            crate::heap::note_input(bytes.len());
             return Ok(InputData::Owned(bytes));
         }
         // SAFETY: the mapping is read-only; if another process truncates
@@ -165,12 +164,9 @@ impl InputData {
         // only where members are needed, and of a shared library only the
         // headers (libm: 900 KB).
         if relocatable {
-            // What the link's working set scales with (not an archive, of
-            // which only some members count, nor debug information).
-            crate::heap::note_input(populate_parts_a_link_reads(&map, file.is_some()));
+            populate_parts_a_link_reads(&map, file.is_some());
         } else if kind == FileKind::MachO {
             let _ = map.advise(memmap2::Advice::PopulateRead);
-            crate::heap::note_input(map.len());
         }
         Ok(InputData::Mapped(map, RwLock::new(file)))
     }
@@ -295,27 +291,25 @@ impl InputData {
 const POPULATE_GAP: usize = 64 << 10;
 
 /// Maps the pages of the ELF object `map` that a link reads (see
-/// [`crate::format::elf::parts_a_link_reads`]) in one `madvise` each, and
-/// returns how many bytes the link reads, mapped or not. Debug information is left to fault in
+/// [`crate::format::elf::parts_a_link_reads`]) in one `madvise` each. Debug information is left to fault in
 /// if it is ever read: mapped, it would count in the peak memory (a
 /// QuickJS built with `-g`: 7 MiB) and cost the time to map it; so are
 /// large contents when `contents_read` ([`InputData::read_into`]).
-fn populate_parts_a_link_reads(map: &Mmap, contents_read: bool) -> usize {
-    let Some((spans, read_bytes)) = spans_a_link_maps(map, contents_read) else {
+fn populate_parts_a_link_reads(map: &Mmap, contents_read: bool) {
+    let Some(spans) = spans_a_link_maps(map, contents_read) else {
         let _ = map.advise(memmap2::Advice::PopulateRead);
-        return map.len();
+        return;
     };
     for span in &spans {
         let _ = map.advise_range(memmap2::Advice::PopulateRead, span.start, span.len());
     }
-    read_bytes
 }
 
 /// The page-aligned spans of the ELF object `bytes` that a link maps (one
 /// `madvise` each): the parts it reads, joined across short gaps; and how
 /// many bytes it reads, mapped or not. `None` if `bytes` is no ELF object.
-pub fn spans_a_link_maps(bytes: &[u8], contents_read: bool) -> Option<(Vec<Range<usize>>, usize)> {
-    let crate::format::elf::LinkReads { parts, read_bytes, debug } =
+pub fn spans_a_link_maps(bytes: &[u8], contents_read: bool) -> Option<Vec<Range<usize>>> {
+    let crate::format::elf::LinkReads { parts, debug } =
         crate::format::elf::link_reads(bytes, contents_read.then_some(READ_CONTENTS_FROM))?;
     let page = crate::layout::page_size() as usize;
     // Whether `gap` holds a page of debug information.
@@ -334,7 +328,7 @@ pub fn spans_a_link_maps(bytes: &[u8], contents_read: bool) -> Option<(Vec<Range
             _ => {}
         }
     }
-    Some((spans, read_bytes))
+    Some(spans)
 }
 
 /// The `e_type` of an ELF file (at offset 16 in both classes; jitrun's

@@ -356,7 +356,7 @@ fn debug_sections_between_the_parts_a_link_reads_stay_unmapped() {
     let debug_bytes: usize = debug.iter().map(|(_, range)| range.len()).sum();
     assert!(debug_bytes > 64 << 10, "the object should carry debug sections: {:?}", debug);
     for contents_read in [false, true] {
-        let (spans, _) = jitrun::input::spans_a_link_maps(&bytes, contents_read).unwrap();
+        let spans = jitrun::input::spans_a_link_maps(&bytes, contents_read).unwrap();
         for (section, range) in &debug {
             // Pages it shares with a part the link reads may be mapped.
             let inner = range.start.next_multiple_of(4096)..range.end / 4096 * 4096;
@@ -380,7 +380,7 @@ fn debug_information_stays_out_of_memory() {
     let with_debug = common::compile_source(&dir, "with_debug.c", &source, "-O2 -g3");
 
     let bytes = std::fs::read(&with_debug).unwrap();
-    let (parts, _) = jitrun::format::elf::parts_a_link_reads(&bytes, None).unwrap();
+    let parts = jitrun::format::elf::parts_a_link_reads(&bytes, None).unwrap();
     let covered = |start: usize, size: usize| parts.iter().any(|p| p.start <= start && start + size <= p.end);
     let elf = goblin::elf::Elf::parse(&bytes).unwrap();
     let name = |sh: &goblin::elf::SectionHeader| elf.shdr_strtab.get_at(sh.sh_name).unwrap_or("").to_string();

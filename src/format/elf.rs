@@ -581,14 +581,10 @@ pub fn elf_reloc_name(r_type: u32) -> String {
 /// contents of at least that size are left out too (they are copied into
 /// the image with `pread`), and so are relocations, read in pieces where
 /// they are decoded; `.eh_frame` and its relocations, which the link
-/// parses, are not. Also returns how many bytes the link reads in all,
-/// mapped or not. `None` if the headers do not parse (the parser will say
-/// why).
-pub fn parts_a_link_reads(
-    data: &[u8],
-    contents_read_from: Option<usize>,
-) -> Option<(Vec<std::ops::Range<usize>>, usize)> {
-    link_reads(data, contents_read_from).map(|reads| (reads.parts, reads.read_bytes))
+/// parses, are not. `None` if the headers do not parse (the parser will
+/// say why).
+pub fn parts_a_link_reads(data: &[u8], contents_read_from: Option<usize>) -> Option<Vec<std::ops::Range<usize>>> {
+    link_reads(data, contents_read_from).map(|reads| reads.parts)
 }
 
 /// What a link reads of an ELF object (see [`parts_a_link_reads`]), and
@@ -597,7 +593,6 @@ pub fn parts_a_link_reads(
 /// call (see `input::spans_a_link_maps`).
 pub struct LinkReads {
     pub parts: Vec<std::ops::Range<usize>>,
-    pub read_bytes: usize,
     pub debug: Vec<std::ops::Range<usize>>,
 }
 
@@ -609,7 +604,6 @@ pub fn link_reads(data: &[u8], contents_read_from: Option<usize>) -> Option<Link
     let table_start = usize::try_from(header.e_shoff(endian)).ok()?;
     let table_size = sections.len() * std::mem::size_of::<elf::SectionHeader64<LittleEndian>>();
     let mut ranges = vec![0..std::mem::size_of::<Header>(), table_start..table_start.checked_add(table_size)?];
-    let mut read_bytes = ranges.iter().map(|r| r.len()).sum();
     let mut debug = Vec::new();
     let loads = |index: u32| sections.section(SectionIndex(index as usize)).is_ok_and(|s| is_loaded(s, endian));
     let named = |section: &elf::SectionHeader64<LittleEndian>, prefix: &[u8]| {
@@ -642,11 +636,8 @@ pub fn link_reads(data: &[u8], contents_read_from: Option<usize>) -> Option<Link
         if needed || is_debug {
             let (start, size) = (usize::try_from(section.sh_offset(endian)).ok()?, section.sh_size(endian));
             let range = start..start.checked_add(usize::try_from(size).ok()?)?;
-            if needed {
-                read_bytes += range.len();
-                if !read_separately {
-                    ranges.push(range.clone());
-                }
+            if needed && !read_separately {
+                ranges.push(range.clone());
             }
             if is_debug {
                 debug.push(range);
@@ -654,7 +645,7 @@ pub fn link_reads(data: &[u8], contents_read_from: Option<usize>) -> Option<Link
         }
     }
     ranges.sort_unstable_by_key(|range| range.start);
-    Some(LinkReads { parts: ranges, read_bytes, debug })
+    Some(LinkReads { parts: ranges, debug })
 }
 
 fn is_loaded(section: &elf::SectionHeader64<LittleEndian>, endian: LittleEndian) -> bool {
