@@ -44,8 +44,19 @@ for i in range(40):
                 f"int chain{i}(int x) {{ if (x > 1000) puts(n{i}); return {call}; }}\n")
         if i == 0:
             f.write("int main(void) { return chain0(1) & 1; }\n")
+# One object past the sizes where a link maps its input and copies large
+# sections with pread (src/input.rs), with a signal handler (jitrun
+# interposes sigaction), as real programs' larger objects are.
+with open(f"{work}/big.c", "w") as f:
+    f.write("#include <signal.h>\n#include <stdio.h>\n")
+    f.write("static const int table[30000] = {%s};\n" % ",".join(str(i * 7 % 1000) for i in range(30000)))
+    f.write("".join(f"int big{i}(int x);\n" for i in range(600)))
+    for i in range(600):
+        f.write(f"int big{i}(int x) {{ return table[(x + {i}) % 30000] + (x > 5 ? big{(i + 1) % 600}(x - 1) : {i}); }}\n")
+    f.write("static void on_int(int s) { (void)s; }\n")
+    f.write("int main(void) { signal(SIGINT, on_int); printf(\"%d\\n\", big0(3)); return 0; }\n")
 PY
-for f in "$WORK"/many*.c; do cc -O2 -c "$f" -o "${f%.c}.o"; done
+for f in "$WORK"/many*.c "$WORK/big.c"; do cc -O2 -c "$f" -o "${f%.c}.o"; done
 
 # profile NAME [valgrind options --] jitrun arguments
 profile() {
@@ -65,10 +76,15 @@ profile() {
 # otherwise starts with its parent's counts).
 profile 0child --collect-atstart=no '--toggle-collect=*run10child_main*' -- "$WORK/hello.o" --isolate --repeat 2
 profile 1hello "$WORK/hello.o"
+# Most real programs name libraries: -lm's linker script, the shared
+# libraries behind it and the library search (Lua's and SQLite's links
+# touched 830 KiB more of jitrun's code than a hello world without them).
+profile 1libs "$WORK/hello.o" -lm -lpthread -ldl
 profile 2isolated "$WORK/hello.o" --isolate --repeat 2
 profile 3cxx "$WORK/exceptions.o"
 profile 4interp "$WORK"/interp_*.o
 profile 5many "$WORK"/many*.o
+profile 6big "$WORK/big.o" -lm
 
 mkdir -p "$(dirname "$OUT")"
 # Functions that ran instructions of their own in jitrun's binary (`ob=`
