@@ -280,7 +280,9 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = MapFormat::Text)]
     pub map_format: MapFormat,
 
-    /// Write a JSON run report (schema below) to FILE
+    /// Write a JSON run report (schema below) to FILE. A program with its
+    /// own _start then runs in a forked child, as with --isolate: it ends
+    /// with a system call, after which its process could write nothing
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 

@@ -206,14 +206,24 @@ impl Image {
     /// and such a program does not call it).
     pub(crate) fn entry_call(&self, entry: &str) -> Result<EntryCall> {
         let trampoline = self.lookup(crate::runtime::CALL_ENTRY).context("internal: no entry trampoline")?;
-        if matches!(entry, "main" | "_start") {
-            if let Some(start) = self.lookup("_start") {
-                // Read before any fork: every child then has it.
-                process_auxiliary_vector();
-                return Ok(EntryCall { trampoline, entry: start, like_a_process: true });
-            }
+        if let Some(start) = self.own_start(entry) {
+            // Read before any fork: every child then has it.
+            process_auxiliary_vector();
+            return Ok(EntryCall { trampoline, entry: start, like_a_process: true });
         }
         Ok(EntryCall { trampoline, entry: self.entry_address(entry)?, like_a_process: false })
+    }
+
+    /// The objects' own `_start`, if running `entry` means entering it.
+    fn own_start(&self, entry: &str) -> Option<u64> {
+        matches!(entry, "main" | "_start").then(|| self.lookup("_start")).flatten()
+    }
+
+    /// Whether running `entry` enters the objects' own `_start` (see
+    /// [`Image::entry_call`]). Such a program ends with a system call
+    /// (`exit_group`) that returns nothing to jitrun in its process.
+    pub fn starts_like_a_process(&self, entry: &str) -> bool {
+        self.own_start(entry).is_some()
     }
 
     fn array_entries(array: FunctionArray) -> impl Iterator<Item = u64> {

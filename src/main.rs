@@ -480,8 +480,11 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
         .or_else(|| cli.self_exe.clone().map(std::path::PathBuf::into_os_string))
         .unwrap_or_else(|| cli.inputs[0].clone().into_os_string());
     let sets = cli.sets().map_err(anyhow::Error::msg)?;
+    // A program with its own `_start` ends with exit_group, after which
+    // nothing of this process writes the report: it runs in a child.
+    let isolated = cli.isolated() || (sink.is_some() && image.starts_like_a_process(&cli.entry));
     jitrun::crash::note_program_thread();
-    if cli.isolated() && !cli.no_crash_handler {
+    if isolated && !cli.no_crash_handler {
         // Each forked run reports its own crash (into its captured stderr
         // in a batch); the table is built once, before the first fork.
         if crash_table_coming {
@@ -490,7 +493,7 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
             jitrun::crash::prepare(info, true, None);
         }
     }
-    if cli.isolated() {
+    if isolated {
         if sink.is_none() {
             // The crash table has what it needs (the map was written at
             // link time); every page kept would be paid for at each fork.

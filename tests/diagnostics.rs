@@ -254,6 +254,15 @@ fn run_report_records_inputs_counts_phases_and_outcome() {
         assert_eq!(r["outcome"], serde_json::json!({"status": "exited", "exit_code": code}), "{}", how);
     }
 
+    // A program with its own _start ends with a raw exit_group: it runs in
+    // a child, so the report still gets its outcome.
+    let source = ".globl _start\n_start:\n    mov $231, %eax\n    mov $7, %edi\n    syscall\n";
+    let raw = common::compile_source(&dir, "raw_exit.s", source, "");
+    let out = jitrun(&["--report", path(&report), path(&raw)]);
+    assert_eq!(shell_status(&out), 7, "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["outcome"], serde_json::json!({"status": "exited", "exit_code": 7}));
+
     let failed = jitrun(&["--report", path(&report), path(&dir.join("missing.o"))]);
     assert_eq!(shell_status(&failed), 125);
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();

@@ -9,11 +9,13 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// The library-API tests measure the whole process, so they take turns.
+/// The tests measure or map into the whole process (an image linked by one
+/// shows in another's count of mappings), so they take turns.
 static WHOLE_PROCESS: Mutex<()> = Mutex::new(());
 
 #[test]
 fn loaded_image_is_never_writable_and_executable() {
+    let _turn = WHOLE_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
     let expected = "text r-x\nrodata r--\nrelro r--\ndata rw-\nw+x mappings 0\n";
     for (i, flags) in ["-O0", "-O2 -fPIC", "-O2 -fno-pic -fno-pie"].iter().enumerate() {
         let dir = common::scratch(&format!("hygiene-wx-{}", i));
@@ -192,6 +194,7 @@ fn advised_huge(addr: u64) -> bool {
 /// which a program may touch sparsely, does not.
 #[test]
 fn large_images_ask_for_huge_pages_except_zero_fill() {
+    let _turn = WHOLE_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
     let mut image = link_source(
         "hygiene-huge",
         "big.c",
@@ -215,6 +218,7 @@ fn large_images_ask_for_huge_pages_except_zero_fill() {
 /// past a native executable is.
 #[test]
 fn a_megabyte_image_uses_a_huge_page_and_hides_what_lies_past_it() {
+    let _turn = WHOLE_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
     let mut image = link_source(
         "hygiene-huge-small",
         "mib.c",
@@ -247,6 +251,7 @@ fn peak_rss_kib(object: &Path, dir: &Path) -> u64 {
 /// dynamic relocations).
 #[test]
 fn a_large_objects_contents_and_relocations_stay_out_of_memory() {
+    let _turn = WHOLE_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = common::scratch("hygiene-large-object");
     let entries = 400_000;
     let mut source = String::from("static const char *const table[] = {\n");
@@ -277,6 +282,7 @@ fn a_large_objects_contents_and_relocations_stay_out_of_memory() {
 /// mapping for line tables, not its descriptor).
 #[test]
 fn input_files_are_closed_before_the_program_runs() {
+    let _turn = WHOLE_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = common::scratch("hygiene-input-descriptors");
     let main = common::compile_source(
         &dir,
@@ -305,6 +311,7 @@ fn input_files_are_closed_before_the_program_runs() {
 /// still link, as they did when every input was closed once mapped.
 #[test]
 fn many_large_objects_link_under_a_low_limit_on_open_files() {
+    let _turn = WHOLE_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = common::scratch("hygiene-open-file-limit");
     let count = 40;
     let mut objects = Vec::new();
@@ -332,6 +339,7 @@ fn many_large_objects_link_under_a_low_limit_on_open_files() {
 /// them, and made CPython's link peak at 49 MiB instead of 35).
 #[test]
 fn debug_sections_between_the_parts_a_link_reads_stay_unmapped() {
+    let _turn = WHOLE_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = common::scratch("hygiene-debug-gaps");
     let mut source = String::from("#include <stdio.h>\n#include <string.h>\n");
     source.push_str("struct rec { int a; long b; char name[32]; double v[4]; struct rec *next; };\n");
@@ -373,6 +381,7 @@ fn debug_sections_between_the_parts_a_link_reads_stay_unmapped() {
 /// tables, as `goblin` (a second parser) sees them.
 #[test]
 fn debug_information_stays_out_of_memory() {
+    let _turn = WHOLE_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = common::scratch("hygiene-debug-info");
     let mut source: String = (0..150_000).map(|i| format!("#define MACRO_NUMBER_{i} ({i} + 1)\n")).collect();
     source.push_str("int main(void) { return MACRO_NUMBER_41 - 42; }\n");
