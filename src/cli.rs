@@ -68,13 +68,16 @@ UNRESOLVED SYMBOLS:
 
 CRASH REPORTS:
     When loaded code dies from SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT, jitrun prints on
-    stderr the signal, the fault address, the pc as function+0xOFF (object, section) and a
+    stderr the signal, the fault address (or the process that sent it, for a signal sent with
+    kill or raise), the pc as function+0xOFF (object, section) and a
     backtrace of the loaded frames (unwound with the image's .eh_frame; a stack scan marked `?`
     when unwinding cannot start), each with `at FILE:LINE` for objects built with -g (from their
     DWARF line tables), then dies from the same signal. The handler is installed
     before constructors run, so a handler the program installs replaces it; a signal that
     already has a handler then (AddressSanitizer's or ThreadSanitizer's runtime, which report
-    crashes themselves) keeps it. SIGPIPE, SIGSEGV and SIGBUS reach the program as jitrun was
+    crashes themselves) keeps it. A process the program forks dies without a report, as
+    natively: its parent (a death test, say) may read its stderr. SIGPIPE, SIGSEGV and SIGBUS
+    reach the program as jitrun was
     started with them (an ignored SIGPIPE stays ignored, as across exec).
     --no-crash-handler leaves these signals alone: stderr then holds exactly what a native run
     prints (the differential tests use it).

@@ -365,6 +365,8 @@ pub fn is_prepared() -> bool {
 /// or loaded for the program, reports crashes itself, with its own exit
 /// status, as it does natively.
 pub fn activate() {
+    // SAFETY: getpid has no preconditions.
+    REPORTING_PROCESS.store(unsafe { libc::getpid() }, Ordering::Relaxed);
     // Per thread: the thread that runs the program gets it.
     ensure_alternate_stack();
     let ours = handle_signal as *const () as usize;
@@ -386,6 +388,13 @@ pub fn activate() {
         }
     }
 }
+
+/// The process whose crashes are reported: the one that installed the
+/// handler (jitrun's own, or an isolated run's child). A process the
+/// program forks inherits the handler but dies as it would natively,
+/// without a word: a death test (GoogleTest's `EXPECT_DEATH`) matches the
+/// dying child's stderr, and the `--report` file is its parent's.
+static REPORTING_PROCESS: AtomicI32 = AtomicI32::new(0);
 
 /// Removes the handler and restores the default actions.
 pub fn uninstall() {
@@ -767,6 +776,10 @@ extern "C" fn handle_signal(sig: c_int, info: *mut libc::siginfo_t, context: *mu
         let uc = &*(context as *const libc::ucontext_t);
         (uc.uc_mcontext.gregs[libc::REG_RIP as usize] as u64, uc.uc_mcontext.gregs[libc::REG_RSP as usize] as u64)
     };
+    // SAFETY: getpid has no preconditions (and is async-signal-safe).
+    if unsafe { libc::getpid() } != REPORTING_PROCESS.load(Ordering::Relaxed) {
+        return die_from(sig);
+    }
     // The headline needs no table: printed first, it is there even when
     // building the table fails (a crash inside malloc).
     // SAFETY: published once, never freed.
@@ -787,8 +800,12 @@ extern "C" fn handle_signal(sig: c_int, info: *mut libc::siginfo_t, context: *mu
             crate::report::write_signal_outcome(sink, sig);
         }
     }
-    // Die from the same signal: default action, re-raised; it is blocked
-    // while this handler runs and is delivered when it returns.
+    die_from(sig);
+}
+
+/// Dies from `sig`: default action, re-raised; it is blocked while the
+/// handler runs and is delivered when the handler returns.
+fn die_from(sig: c_int) {
     // SAFETY: signal and raise are async-signal-safe.
     unsafe {
         libc::signal(sig, libc::SIG_DFL);
@@ -799,10 +816,17 @@ extern "C" fn handle_signal(sig: c_int, info: *mut libc::siginfo_t, context: *mu
 fn print_headline(sig: c_int, info: *mut libc::siginfo_t) {
     let mut line = StderrLine::new();
     let _ = write!(line, "jitrun: the program died from {} ({})", signal_name(sig), signal_description(sig));
-    if sig != libc::SIGABRT {
-        // SAFETY: si_addr is valid for these fault signals.
-        let addr = unsafe { (*info).si_addr() } as u64;
-        let _ = write!(line, ", fault address {:#x}", addr);
+    // SAFETY: the kernel's siginfo for this signal.
+    let info = unsafe { &*info };
+    if info.si_code > 0 {
+        // Raised by a fault, so si_addr is where.
+        // SAFETY: si_addr is valid when the kernel raised the signal.
+        let _ = write!(line, ", fault address {:#x}", unsafe { info.si_addr() } as u64);
+    } else if sig != libc::SIGABRT {
+        // Sent (kill, raise, sigqueue): si_addr's bytes are the sender's
+        // pid and uid. abort()'s own SIGABRT needs no sender.
+        // SAFETY: si_pid is valid for signals sent by a process.
+        let _ = write!(line, ", sent by process {}", unsafe { info.si_pid() });
     }
     let _ = line.write_str("\n");
     line.flush_to(2);

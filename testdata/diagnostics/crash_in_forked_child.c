@@ -1,5 +1,6 @@
-/* The program forks; the child crashes. Its crash report names the
-   function, as the parent's would: the table exists before the fork. */
+/* The program forks; the child crashes. Natively its death prints
+   nothing, and under jitrun neither: only the process jitrun runs the
+   program in reports its crashes. */
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
