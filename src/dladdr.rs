@@ -216,6 +216,14 @@ pub(crate) fn visit_image_headers(mut visit: impl FnMut(&[libc::Elf64_Phdr]) -> 
     visited.then_some(0)
 }
 
+/// The program headers of the registered image that contains `addr`, as
+/// the kernel's `AT_PHDR` and `AT_PHNUM` would give them: where they lie
+/// (alive while the image is registered) and how many.
+pub(crate) fn image_headers_at(addr: u64) -> Option<(u64, u64)> {
+    let table = image_containing(addr).filter(|table| !table.headers.is_empty())?;
+    Some((table.headers.as_ptr() as u64, table.headers.len() as u64))
+}
+
 /// The registered images' tables.
 fn registered() -> impl Iterator<Item = &'static AddressTable> {
     // SAFETY: a non-null entry points to a live table (see `Registration`).

@@ -442,7 +442,9 @@ fn process_auxiliary_vector() -> &'static [u64] {
 
 /// What the kernel puts on a new process's stack, from where `%rsp`
 /// points: `argc`, the `argv` pointers and a null, the `envp` pointers and
-/// a null, then the auxiliary vector, with `AT_ENTRY` naming `entry`.
+/// a null, then the auxiliary vector, with `AT_ENTRY` naming `entry` and
+/// `AT_PHDR`/`AT_PHNUM` the image's program headers (those
+/// `dl_iterate_phdr` lists), as an executable's would be.
 ///
 /// # Safety
 /// `argv` holds `argc` pointers and a null; `envp` is null or a
@@ -464,8 +466,14 @@ unsafe fn process_entry_stack(argc: c_int, argv: *mut *mut c_char, envp: *mut *m
         }
     }
     words.push(0);
+    let headers = crate::dladdr::image_headers_at(entry);
     words.extend(process_auxiliary_vector().chunks_exact(2).flat_map(|pair| {
-        let value = if pair[0] == libc::AT_ENTRY { entry } else { pair[1] };
+        let value = match (pair[0], headers) {
+            (libc::AT_ENTRY, _) => entry,
+            (libc::AT_PHDR, Some((at, _))) => at,
+            (libc::AT_PHNUM, Some((_, count))) => count,
+            _ => pair[1],
+        };
         [pair[0], value]
     }));
     words

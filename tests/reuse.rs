@@ -630,7 +630,7 @@ fn a_program_with_its_own_start_runs_in_every_mode() {
     let object = common::compile(&[common::testdata().join("c/own_start.c")], "-O2", &[], &dir).remove(0);
     let object = object.to_str().unwrap();
     let expected = "aligned 1, argc 2: a\nnull after argv 1, PATH in envp 1, page 4096, AT_ENTRY is _start 1\n\
-                    constructors ran: 0\n";
+                    _start in an executable PT_LOAD of AT_PHDR: 1\nconstructors ran: 0\n";
     for mode in [&[][..], &["--isolate"][..], &["--repeat", "2", "--isolate"][..]] {
         let out = jitrun(&[&[object], mode, &["--", "a"]].concat(), b"");
         assert_eq!(common::shell_status(&out), 42, "{:?}: {}", mode, text(&out.stderr));

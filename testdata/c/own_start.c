@@ -33,16 +33,31 @@ void c_start(uint64_t *sp) {
     for (; *e; e++)
         have_path |= strncmp(*e, "PATH=", 5) == 0;
     Elf64_auxv_t *aux = (Elf64_auxv_t *)(e + 1);
-    uint64_t page = 0, entry = 0;
+    uint64_t page = 0, entry = 0, phdr = 0, phnum = 0;
     for (; aux->a_type != AT_NULL; aux++) {
         if (aux->a_type == AT_PAGESZ) page = aux->a_un.a_val;
         if (aux->a_type == AT_ENTRY) entry = aux->a_un.a_val;
+        if (aux->a_type == AT_PHDR) phdr = aux->a_un.a_val;
+        if (aux->a_type == AT_PHNUM) phnum = aux->a_un.a_val;
+    }
+    // The program's own headers, found as ld.so finds them: the load bias
+    // from PT_PHDR when there is one, else addresses are absolute.
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(uintptr_t)phdr;
+    uint64_t bias = 0;
+    for (uint64_t i = 0; i < phnum; i++)
+        if (ph[i].p_type == PT_PHDR) bias = phdr - ph[i].p_vaddr;
+    int start_in_code = 0;
+    for (uint64_t i = 0; i < phnum; i++) {
+        uint64_t from = bias + ph[i].p_vaddr, start = (uint64_t)(uintptr_t)_start;
+        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && from <= start && start < from + ph[i].p_memsz)
+            start_in_code = 1;
     }
     printf("aligned %d, argc %d:", (int)((uintptr_t)sp % 16 == 0), (int)argc);
     for (uint64_t i = 1; i < argc; i++)
         printf(" %s", argv[i]);
     printf("\nnull after argv %d, PATH in envp %d, page %d, AT_ENTRY is _start %d\n", argv[argc] == NULL, have_path,
            (int)page, entry == (uint64_t)(uintptr_t)_start);
+    printf("_start in an executable PT_LOAD of AT_PHDR: %d\n", start_in_code);
     printf("constructors ran: %d\n", constructed);
     exit(40 + (int)argc);
 }
