@@ -15,9 +15,9 @@
 //! grew from; a pure-Rust port kept by the Rust project for its wasm
 //! targets) over address space reserved 16 MiB at a time that it grows
 //! into in 2 MiB steps, advised to use huge pages past a small first
-//! piece (see [`FIRST_PIECE`]). Memory it grew into is kept for reuse, never given back:
-//! jitrun's working set peaks during the link and later runs reuse it, so
-//! the isolated-runs parent stays flat.
+//! piece (see [`FIRST_PIECE`]). Memory it grew into is kept for reuse,
+//! never given back: jitrun's working set peaks during the link and later
+//! runs reuse it, so the isolated-runs parent stays flat.
 //!
 //! There are two such heaps, the main thread's and the link's helper
 //! threads', each with its lock; `pthread_atfork` handlers hold both
@@ -45,8 +45,8 @@ const HUGE_PAGE: usize = 2 << 20;
 /// (C) to ~200 KiB (C++) and stays in it; past it, a link that grows its
 /// heap page by page takes a fault per 4 KiB (~2.5 µs here), where a huge
 /// page fills 2 MiB in one fault (its zeroing: ~0.1 ms). Lua's link
-/// (33 objects) took 250 faults fewer and 12% less time, the 301-object
-/// link 370 and 19%. A forked run also copies one entry for a huge page
+/// (33 objects) took 185 faults fewer and 10% less time, the 301-object
+/// link 308 and 16%. A forked run also copies one entry for a huge page
 /// instead of 512 (see `run.rs`).
 const FIRST_PIECE: usize = 256 << 10;
 

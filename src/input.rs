@@ -291,10 +291,11 @@ impl InputData {
 const POPULATE_GAP: usize = 64 << 10;
 
 /// Maps the pages of the ELF object `map` that a link reads (see
-/// [`crate::format::elf::parts_a_link_reads`]) in one `madvise` each. Debug information is left to fault in
-/// if it is ever read: mapped, it would count in the peak memory (a
-/// QuickJS built with `-g`: 7 MiB) and cost the time to map it; so are
-/// large contents when `contents_read` ([`InputData::read_into`]).
+/// [`crate::format::elf::parts_a_link_reads`]) in one `madvise` each.
+/// Debug information is left to fault in if it is ever read: mapped, it
+/// would count in the peak memory (a QuickJS built with `-g`: 7 MiB) and
+/// cost the time to map it; so are large contents when `contents_read`
+/// ([`InputData::read_into`]).
 fn populate_parts_a_link_reads(map: &Mmap, contents_read: bool) {
     let Some(spans) = spans_a_link_maps(map, contents_read) else {
         let _ = map.advise(memmap2::Advice::PopulateRead);
