@@ -354,9 +354,9 @@ def print_ceilings(contenders):
     program, as the prelinked executable does."""
     prelinked = median_of(contenders, "prelinked ./a.out")
     ceilings = [
-        f"{name} {fmt(ratio(median_of(contenders, name), prelinked))}"
+        f"{name} {fmt(ceiling)}"
         for name in ("cc link + run", "llvm-jitlink-14")
-        if ratio(median_of(contenders, name), prelinked) is not None
+        if (ceiling := ratio(median_of(contenders, name), prelinked)) is not None
     ]
     if ceilings:
         print(f"ceiling (contender / prelinked, a loader with a free link): {', '.join(ceilings)}")

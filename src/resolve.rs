@@ -173,9 +173,18 @@ impl NameIndex {
         self.table.find(name_hash(name), |&i| name_of(i) == name).map(|&i| i as usize)
     }
 
-    /// Records entry `index`, named `name` (not yet in the table).
-    fn insert<'a>(&mut self, name: &str, index: usize, name_of: impl Fn(u32) -> &'a str) {
-        self.table.insert_unique(name_hash(name), index as u32, |&i| name_hash(name_of(i)));
+    /// The entry named `name`, or `None` after recording `next` as its
+    /// entry (the caller then adds it): one hash and one probe either way,
+    /// where a lookup then an insert took two of each (a large program's
+    /// every global is new: 20,000 names twice took ~4% of its link).
+    fn find_or_insert<'a>(&mut self, name: &str, next: usize, name_of: impl Fn(u32) -> &'a str) -> Option<usize> {
+        match self.table.entry(name_hash(name), |&i| name_of(i) == name, |&i| name_hash(name_of(i))) {
+            hashbrown::hash_table::Entry::Occupied(found) => Some(*found.get() as usize),
+            hashbrown::hash_table::Entry::Vacant(free) => {
+                free.insert(next as u32);
+                None
+            }
+        }
     }
 
     fn reserve<'a>(&mut self, additional: usize, name_of: impl Fn(u32) -> &'a str) {
@@ -242,13 +251,10 @@ impl Globals {
     }
 
     fn bind(&mut self, name: &str, global: Global) {
-        let entries = &mut self.entries;
-        match self.index.get(name, |i| &entries[i as usize].0) {
-            Some(i) => entries[i].1 = Some(global),
-            None => {
-                entries.push((name.into(), Some(global)));
-                self.index.insert(name, entries.len() - 1, |i| &entries[i as usize].0);
-            }
+        let entries = &self.entries;
+        match self.index.find_or_insert(name, entries.len(), |i| &entries[i as usize].0) {
+            Some(i) => self.entries[i].1 = Some(global),
+            None => self.entries.push((name.into(), Some(global))),
         }
     }
 }
@@ -466,25 +472,14 @@ impl SymbolTable {
         self.entry_or_new(name, || name.clone())
     }
 
-    /// The entry of `name`, or a new one keyed by `key()`: one hash and one
-    /// probe of the index either way (a large program's every global is
-    /// new: 20,000 names hashed and probed twice took ~4% of its link).
+    /// The entry of `name`, or a new one keyed by `key()`.
     fn entry_or_new(&mut self, name: &str, key: impl FnOnce() -> Name) -> usize {
         let entries = &self.entries;
-        let slot = self.index.table.entry(
-            name_hash(name),
-            |&i| &*entries[i as usize].0 == name,
-            |&i| name_hash(&entries[i as usize].0),
-        );
-        match slot {
-            hashbrown::hash_table::Entry::Occupied(found) => *found.get() as usize,
-            hashbrown::hash_table::Entry::Vacant(free) => {
-                let idx = self.entries.len();
-                free.insert(idx as u32);
-                self.entries.push((key(), GlobalEntry::default()));
-                idx
-            }
-        }
+        let next = entries.len();
+        self.index.find_or_insert(name, next, |i| &entries[i as usize].0).unwrap_or_else(|| {
+            self.entries.push((key(), GlobalEntry::default()));
+            next
+        })
     }
 
     /// Adds the global symbols of graph number `g`. Fails on a second strong
