@@ -23,46 +23,18 @@
 //! ```
 
 pub mod arch;
-pub mod batch;
-pub mod check;
 pub mod cli;
-pub mod copyreloc;
-pub mod crash;
-pub mod debugger;
-pub mod dladdr;
-pub mod driver_runtime;
-pub mod ehframe;
-pub mod exports;
-pub mod format;
-pub mod fuzzing;
-pub mod heap;
+pub mod diagnostics;
+pub mod graph;
 pub mod host;
-pub mod ifunc;
 pub mod image;
-pub mod input;
-pub mod interpose;
-pub mod layout;
-pub mod ldcache;
-pub mod libsearch;
-pub(crate) mod line_table;
 pub mod link;
-pub mod linkinfo;
-pub mod map;
-pub mod mapper;
-pub mod model;
-pub mod parallel;
-pub mod report;
-pub mod resolve;
-pub mod run;
-pub mod runtime;
-pub mod selfexe;
-pub mod tables;
-pub mod tls;
-pub mod tls_pool;
+pub mod memory;
+pub mod support;
 
+pub use image::runs::{GlobalValue, RunOutcome, RunSpec, RunStatus};
 pub use image::Image;
 pub use link::{Limits, LinkOptions, Linker};
-pub use run::{GlobalValue, RunOutcome, RunSpec, RunStatus};
 
 /// Exit status for jitrun's own failures (usage, I/O, malformed input,
 /// unresolved symbols, relocation errors), distinct from the program's.

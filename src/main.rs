@@ -6,23 +6,23 @@
 // the linker (`R`, SHF_GNU_RETAIN), so that jitrun's TLS block, and with
 // it every thread's static TLS area, is aligned so: glibc then places the
 // image's thread-locals in static TLS with any alignment up to that (see
-// `jitrun::tls::STATIC_TLS_ALIGNMENT`). In the first object of the link,
+// `jitrun::host::tls::STATIC_TLS_ALIGNMENT`). In the first object of the link,
 // so that it comes first in the segment and takes no room there.
 std::arch::global_asm!(
     ".pushsection .tdata.jitrun_static_tls_alignment,\"awTR\",@progbits",
     ".p2align {}",
     ".popsection",
-    const jitrun::tls::STATIC_TLS_ALIGNMENT.trailing_zeros(),
+    const jitrun::host::tls::STATIC_TLS_ALIGNMENT.trailing_zeros(),
 );
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use jitrun::batch::{self, BatchDefaults};
 use jitrun::cli::{Cli, Input};
-use jitrun::resolve::UnresolvedSymbols;
-use jitrun::run::{self, StdinSource};
+use jitrun::graph::resolve::UnresolvedSymbols;
+use jitrun::image::batch::{self, BatchDefaults};
+use jitrun::image::runs::{self as run, StdinSource};
 use jitrun::{GlobalValue, Image, Limits, LinkOptions, Linker, RunOutcome, RunSpec, RunStatus, EXIT_JITRUN_ERROR};
 
 /// Set when jitrun has re-executed itself with more static TLS, to the
@@ -38,9 +38,9 @@ const TLS_ALIGN_REEXEC_ENV: &str = "JITRUN_TLS_ALIGN_REEXEC";
 /// Set for that restart: the alignment and the module's path.
 const TLS_ALIGN_ENV: &str = "JITRUN_TLS_ALIGN";
 
-/// jitrun's allocations stay out of the program's heap (see `jitrun::heap`).
+/// jitrun's allocations stay out of the program's heap (see `jitrun::support::heap`).
 #[global_allocator]
-static HEAP: jitrun::heap::JitrunHeap = jitrun::heap::JitrunHeap;
+static HEAP: jitrun::support::heap::JitrunHeap = jitrun::support::heap::JitrunHeap;
 
 /// The C entry point, without Rust's runtime set-up: that set-up reads
 /// `/proc/self/maps` for a stack guard (allocating and freeing memory the
@@ -53,7 +53,7 @@ static HEAP: jitrun::heap::JitrunHeap = jitrun::heap::JitrunHeap;
 pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
     // SAFETY: the C runtime's own argc and argv, as the kernel laid them out.
     unsafe { jitrun::image::note_argument_area(argc, argv) };
-    jitrun::host::note_startup_objects();
+    jitrun::host::loader::note_startup_objects();
     // Without Rust's runtime set-up, nothing here changes SIGPIPE, SIGSEGV
     // or SIGBUS: the program gets them as they are.
     jitrun::image::keep_signal_dispositions_for_program();
@@ -63,12 +63,12 @@ pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_ch
 
 fn real_main() {
     // Asked before the environment loses the preload it started with.
-    let sanitizer_preloaded = jitrun::driver_runtime::preloaded_sanitizer();
+    let sanitizer_preloaded = jitrun::host::driver_runtime::preloaded_sanitizer();
     sanitizer_hooks::keep_answers_from_restart();
     restore_environment_after_reexec();
     note_preloaded_tls_alignment();
     // Parse and link on this thread, which then runs the program. jitrun's
-    // own memory comes from its own heap (`jitrun::heap`), so the program's
+    // own memory comes from its own heap (`jitrun::support::heap`), so the program's
     // heap is as fresh as in a native process, where early allocations come
     // back zeroed (programs that read uninitialized heap memory depend on
     // it), and the program runs alone as natively (`unshare(CLONE_NEWUSER)`
@@ -77,7 +77,7 @@ fn real_main() {
     // cost ~0.1-0.15 ms per run to start and retire.) A sanitizer's runtime
     // numbers threads as they start: the program's first is T1, as natively.
     if sanitizer_preloaded {
-        jitrun::driver_runtime::note_sanitizer_preloaded();
+        jitrun::host::driver_runtime::note_sanitizer_preloaded();
     }
     let (cli, linked) = parse_and_link();
     // What the program's runs need to show their own command line.
@@ -91,9 +91,9 @@ fn real_main() {
     match result {
         Ok(code) => std::process::exit(code),
         Err(mut e) => {
-            let tls = e.downcast_ref::<jitrun::tls::TlsExhausted>().map(|exhausted| exhausted.needed);
-            let first_library = e.downcast_ref::<jitrun::driver_runtime::RuntimeMustComeFirst>();
-            let over_aligned = e.downcast_ref::<jitrun::tls::TlsOverAligned>().map(|o| o.align);
+            let tls = e.downcast_ref::<jitrun::host::tls::TlsExhausted>().map(|exhausted| exhausted.needed);
+            let first_library = e.downcast_ref::<jitrun::host::driver_runtime::RuntimeMustComeFirst>();
+            let over_aligned = e.downcast_ref::<jitrun::host::tls::TlsOverAligned>().map(|o| o.align);
             if tls.is_some() || first_library.is_some() || over_aligned.is_some() {
                 // A restart reads the inputs again: a pipe's bytes are gone.
                 match input_not_from_a_file(&cli) {
@@ -112,7 +112,7 @@ fn real_main() {
             }
             let message = one_line(&format!("{:#}", e));
             if let Some(path) = &cli.report {
-                if let Err(report_error) = jitrun::report::write_error(path, &message) {
+                if let Err(report_error) = jitrun::diagnostics::report::write_error(path, &message) {
                     eprintln!("jitrun: error: {}", one_line(&format!("{:#}", report_error)));
                 }
             }
@@ -143,7 +143,7 @@ fn parse_and_link() -> (Cli, Result<Linked>) {
     match deferred {
         Some(mut deferred) if !cli.no_crash_handler => {
             deferred.release_unneeded();
-            jitrun::crash::build_table_when_needed(true, move || deferred.prepare_crash_table(true));
+            jitrun::diagnostics::crash::build_table_when_needed(true, move || deferred.prepare_crash_table(true));
             if let Ok(Linked::Run(_, table_coming)) = &mut linked {
                 *table_coming = true;
             }
@@ -213,8 +213,8 @@ fn reexec_with_aligned_static_tls(align: u64) {
         return;
     }
     let module =
-        jitrun::tls::generated_module_dir().join(format!("jitrun-tls-align-{}-{}.so", std::process::id(), align));
-    if let Err(e) = std::fs::write(&module, jitrun::tls::alignment_module(align)) {
+        jitrun::host::tls::generated_module_dir().join(format!("jitrun-tls-align-{}-{}.so", std::process::id(), align));
+    if let Err(e) = std::fs::write(&module, jitrun::host::tls::alignment_module(align)) {
         log::warn!("{}: cannot write the TLS alignment module: {}", module.display(), e);
         return;
     }
@@ -230,7 +230,7 @@ fn reexec_with_aligned_static_tls(align: u64) {
 /// (mapped by now). A further restart writes it again ([`reexec_with`]).
 fn note_preloaded_tls_alignment() {
     if let Some((align, module)) = preloaded_tls_alignment() {
-        jitrun::tls::note_static_tls_alignment(align);
+        jitrun::host::tls::note_static_tls_alignment(align);
         let _ = std::fs::remove_file(module);
     }
 }
@@ -249,7 +249,7 @@ fn preloaded_tls_alignment() -> Option<(u64, std::path::PathBuf)> {
 /// so the program and what it runs see the environment they were given.
 /// (The restarted jitrun links on its main thread: the runtime sees no
 /// thread of jitrun's.) Returns only if that was tried already.
-fn reexec_with_preloaded_runtime(first: &jitrun::driver_runtime::RuntimeMustComeFirst) {
+fn reexec_with_preloaded_runtime(first: &jitrun::host::driver_runtime::RuntimeMustComeFirst) {
     if restarted_with(PRELOAD_REEXEC_ENV) {
         return;
     }
@@ -292,7 +292,7 @@ fn reexec_with(changes: &[(&str, std::ffi::OsString)], marker: &str) {
     // An earlier restart's changes hold again (the runtime stays preloaded
     // when more static TLS is needed too), its TLS alignment module too.
     if let Some((align, module)) = preloaded_tls_alignment() {
-        let _ = std::fs::write(module, jitrun::tls::alignment_module(align));
+        let _ = std::fs::write(module, jitrun::host::tls::alignment_module(align));
     }
     for carried in CARRIED_OVER.get().into_iter().flatten() {
         set(carried.marker.as_ref(), &carried.originals);
@@ -328,7 +328,7 @@ fn restore_environment_after_reexec() {
     for marker in [TLS_REEXEC_ENV, PRELOAD_REEXEC_ENV, HOOKS_REEXEC_ENV, TLS_ALIGN_REEXEC_ENV] {
         let Some(originals) = std::env::var_os(marker) else { continue };
         if marker == PRELOAD_REEXEC_ENV {
-            jitrun::host::note_preload_at_start(std::env::var_os("LD_PRELOAD").unwrap_or_default());
+            jitrun::host::loader::note_preload_at_start(std::env::var_os("LD_PRELOAD").unwrap_or_default());
         }
         let mut values = Vec::new();
         // SAFETY (of the environment changes): still single-threaded at start-up.
@@ -401,7 +401,7 @@ fn print_unresolved(linker: Linker) -> Result<i32> {
 
 fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
     if cli.report.is_some() {
-        jitrun::report::intercept_immediate_exits();
+        jitrun::diagnostics::report::intercept_immediate_exits();
     }
     let options = LinkOptions {
         search_paths: cli.library_path.clone(),
@@ -446,17 +446,21 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
     let image = linker.link()?;
     let info = image.link_info();
     if let Some((destination, json)) = cli.map_request() {
-        jitrun::map::write_map(info, json, &destination, cli.noexec)?;
+        jitrun::diagnostics::map::write_map(info, json, &destination, cli.noexec)?;
     }
     if !cli.check.is_empty() {
-        jitrun::check::run_files(&image, &cli.check)?;
+        jitrun::diagnostics::check::run_files(&image, &cli.check)?;
     }
     if cli.perf_map {
-        jitrun::map::write_perf_map(info, &jitrun::map::perf_map_path())?;
+        jitrun::diagnostics::map::write_perf_map(info, &jitrun::diagnostics::map::perf_map_path())?;
     }
     if cli.noexec {
         if let Some(path) = &cli.report {
-            jitrun::report::write(path, &jitrun::report::head(info), jitrun::report::Outcome::NoExec)?;
+            jitrun::diagnostics::report::write(
+                path,
+                &jitrun::diagnostics::report::head(info),
+                jitrun::diagnostics::report::Outcome::NoExec,
+            )?;
         }
         return Ok(Linked::Done(0));
     }
@@ -472,7 +476,7 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
     let info = image.link_info();
     // Before run_main: the report's exit hook must run after the image's
     // finalizer, and the crash handler must be in place before constructors.
-    let sink = cli.report.as_deref().map(|path| jitrun::report::arm(path, info)).transpose()?;
+    let sink = cli.report.as_deref().map(|path| jitrun::diagnostics::report::arm(path, info)).transpose()?;
     // Natively argv[0] is how the executable was named: with --self-exe, that file.
     let program = cli
         .argv0
@@ -483,14 +487,14 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
     // A program with its own `_start` ends with exit_group, after which
     // nothing of this process writes the report: it runs in a child.
     let isolated = cli.isolated() || (sink.is_some() && image.starts_like_a_process(&cli.entry));
-    jitrun::crash::note_program_thread();
+    jitrun::diagnostics::crash::note_program_thread();
     if isolated && !cli.no_crash_handler {
         // Each forked run reports its own crash (into its captured stderr
         // in a batch); the table is built once, before the first fork.
         if crash_table_coming {
-            jitrun::crash::wait_for_table();
+            jitrun::diagnostics::crash::wait_for_table();
         } else {
-            jitrun::crash::prepare(info, true, None);
+            jitrun::diagnostics::crash::prepare(info, true, None);
         }
     }
     if isolated {
@@ -509,9 +513,9 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
     if cli.no_crash_handler {
     } else if crash_table_coming {
         // A crash builds the table (see crash::build_table_when_needed).
-        jitrun::crash::activate();
+        jitrun::diagnostics::crash::activate();
     } else {
-        jitrun::crash::install(info, true, sink);
+        jitrun::diagnostics::crash::install(info, true, sink);
     }
     for (name, value) in &sets {
         image.write_global(name, value)?;
@@ -581,7 +585,7 @@ fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<
 /// every run succeeded) into the `--report` file; an error is reported by
 /// the caller's error path instead.
 fn settle_report(deciding: Option<&RunStatus>, timeout: Option<std::time::Duration>) -> Result<()> {
-    use jitrun::report::Outcome;
+    use jitrun::diagnostics::report::Outcome;
     let outcome = match deciding {
         None => Outcome::Exited(0),
         Some(RunStatus::Exited(code)) => Outcome::Exited(*code),
@@ -591,7 +595,7 @@ fn settle_report(deciding: Option<&RunStatus>, timeout: Option<std::time::Durati
         }
         Some(RunStatus::Error(_)) => return Ok(()),
     };
-    jitrun::report::settle(outcome)
+    jitrun::diagnostics::report::settle(outcome)
 }
 
 /// `--batch`: one JSON result line per run on stdout.
@@ -654,7 +658,7 @@ mod sanitizer_hooks {
     use std::os::unix::ffi::OsStringExt;
     use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
-    use jitrun::driver_runtime::PROGRAM_HOOKS;
+    use jitrun::host::driver_runtime::PROGRAM_HOOKS;
     use jitrun::Image;
 
     /// [`super::HOOKS_REEXEC_ENV`] as a C string, for `getenv` before `main`.

@@ -281,7 +281,7 @@ fn print_unresolved_lists_every_missing_symbol_and_who_needs_it() {
 #[test]
 fn system_libraries_by_name() {
     assert!(
-        jitrun::libsearch::find_library("z", &[], false).is_ok(),
+        jitrun::graph::libsearch::find_library("z", &[], false).is_ok(),
         "zlib is missing: install zlib1g-dev (tests need libz.so and zlib.h)"
     );
     for (n, flags) in ["-O2", "-O2 -fno-pic -fno-pie"].iter().enumerate() {
@@ -296,7 +296,7 @@ fn system_libraries_by_name() {
 
         // libz.a's members, loaded on demand, behave like libz.so.
         // (Only zlib: glibc's libm.a needs libc.a's internals, natively too.)
-        let libz_a = jitrun::libsearch::find_library("z", &[], true).unwrap();
+        let libz_a = jitrun::graph::libsearch::find_library("z", &[], true).unwrap();
         assert!(libz_a.extension().is_some_and(|e| e == "a"), "no libz.a: install zlib1g-dev");
         let static_exe = dir.join("a.static");
         let static_libs: Vec<String> = [s(&libz_a), "-lm".into(), "-ldl".into(), "-lpthread".into()].to_vec();

@@ -155,7 +155,7 @@ fn overlapping_images_reuse_static_tls() {
     drop(previous);
     let after = footprint();
     eprintln!("1000 overlapping loads: RSS {} KiB -> {} KiB, mappings {} -> {}", before.0, after.0, before.1, after.1);
-    assert!(jitrun::tls_pool::StaticBlock::pooled_count() <= 2);
+    assert!(jitrun::host::tls_pool::StaticBlock::pooled_count() <= 2);
     assert!(after.1 <= before.1 + 4, "mappings grew from {} to {}", before.1, after.1);
     assert!(after.0 <= before.0 + 2048, "RSS grew from {} KiB to {} KiB", before.0, after.0);
 }
@@ -364,7 +364,7 @@ fn debug_sections_between_the_parts_a_link_reads_stay_unmapped() {
     let debug_bytes: usize = debug.iter().map(|(_, range)| range.len()).sum();
     assert!(debug_bytes > 64 << 10, "the object should carry debug sections: {:?}", debug);
     for contents_read in [false, true] {
-        let spans = jitrun::input::spans_a_link_maps(&bytes, contents_read).unwrap();
+        let spans = jitrun::support::input::spans_a_link_maps(&bytes, contents_read).unwrap();
         for (section, range) in &debug {
             // Pages it shares with a part the link reads may be mapped.
             let inner = range.start.next_multiple_of(4096)..range.end / 4096 * 4096;
@@ -389,7 +389,7 @@ fn debug_information_stays_out_of_memory() {
     let with_debug = common::compile_source(&dir, "with_debug.c", &source, "-O2 -g3");
 
     let bytes = std::fs::read(&with_debug).unwrap();
-    let parts = jitrun::format::elf::parts_a_link_reads(&bytes, None).unwrap();
+    let parts = jitrun::graph::format::elf::parts_a_link_reads(&bytes, None).unwrap();
     let covered = |start: usize, size: usize| parts.iter().any(|p| p.start <= start && start + size <= p.end);
     let elf = goblin::elf::Elf::parse(&bytes).unwrap();
     let name = |sh: &goblin::elf::SectionHeader| elf.shdr_strtab.get_at(sh.sh_name).unwrap_or("").to_string();

@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use jitrun::run::{GlobalValue, RunSpec, RunStatus};
+use jitrun::image::runs::{GlobalValue, RunSpec, RunStatus};
 use serde_json::Value;
 
 fn build_mutants(dir: &Path) -> PathBuf {

@@ -7,5 +7,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = jitrun::fuzzing::link_noexec(&[data]);
+    let _ = jitrun::link::fuzzing::link_noexec(&[data]);
 });

@@ -13,5 +13,5 @@ fuzz_target!(|data: &[u8]| {
         Some(at) => (&data[..at], &data[at + SEPARATOR.len()..]),
         None => data.split_at(data.len() / 2),
     };
-    let _ = jitrun::fuzzing::link_noexec(&[first, second]);
+    let _ = jitrun::link::fuzzing::link_noexec(&[first, second]);
 });

@@ -1,0 +1,515 @@
+//! `--check FILE`: evaluate `jitlink-check:` lines against the linked image,
+//! the way llvm-jitlink's RuntimeDyldChecker does, so linker tests written
+//! for it run with jitrun.
+//!
+//! A check line holds `jitlink-check: LHS = RHS` (or `rtdyld-check:`;
+//! `==` is accepted too); a line ending in `\` continues on the next
+//! check line. Expressions, evaluated on 64-bit values with
+//! wrapping arithmetic, binary operators left to right without precedence
+//! (as in LLVM):
+//!
+//! - numbers (decimal or `0x` hex) and symbol names (their address);
+//! - `*{N}EXPR`: the N-byte (1, 2, 4, 8) little-endian value at address EXPR
+//!   in the image, where EXPR extends to the end of the enclosing expression
+//!   (`*{1}label+5` reads at `label+5`);
+//! - `got_addr(file, sym)`, `stub_addr(file, sym)` (a middle section
+//!   argument, as RuntimeDyld had, is accepted and ignored),
+//!   `section_addr(file, section)`;
+//! - `next_pc(label)`: the address after the instruction at `label`;
+//! - `decode_operand(label, N)`: operand N of that instruction, numbered as
+//!   LLVM's `MCInst` does (a memory operand is five: base, scale, index,
+//!   displacement, segment; a read-write register destination is counted
+//!   twice, like LLVM's tied operands; branch targets and RIP-relative
+//!   displacements are relative to the next instruction);
+//! - `+ - & | << >>`, parentheses, and a bit slice `EXPR[HIGH:LOW]`.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use iced_x86::{Decoder, DecoderOptions, InstructionInfoFactory, OpAccess, OpKind, Register};
+
+use crate::graph::linkinfo::LinkInfo;
+use crate::Image;
+
+/// One failed or malformed check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckFailure {
+    pub line: usize,
+    pub text: String,
+    pub message: String,
+}
+
+/// Evaluates every check line of `path`; returns how many lines were
+/// checked and the failures.
+pub fn run_file(image: &Image, path: &Path) -> Result<(usize, Vec<CheckFailure>)> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("--check {}: cannot read", path.display()))?;
+    Ok(run_text(image, &text))
+}
+
+pub fn run_text(image: &Image, text: &str) -> (usize, Vec<CheckFailure>) {
+    let checker = Checker { image, info: image.link_info() };
+    let mut failures = Vec::new();
+    let checks = check_lines(text);
+    for (line, expr) in &checks {
+        if let Err(message) = checker.check(expr) {
+            failures.push(CheckFailure { line: *line, text: expr.clone(), message });
+        }
+    }
+    (checks.len(), failures)
+}
+
+/// The check expressions of a file with the line each starts on; a check
+/// ending in `\` continues on the next check line, as in LLVM's tests.
+fn check_lines(text: &str) -> Vec<(usize, String)> {
+    let mut checks: Vec<(usize, String)> = Vec::new();
+    let mut continuing = false;
+    for (i, line) in text.lines().enumerate() {
+        let Some(expr) = ["jitlink-check:", "rtdyld-check:"].iter().find_map(|p| line.split_once(p).map(|x| x.1))
+        else {
+            continuing = false;
+            continue;
+        };
+        let expr = expr.trim();
+        let (body, continues) = match expr.strip_suffix('\\') {
+            Some(body) => (body.trim_end(), true),
+            None => (expr, false),
+        };
+        match checks.last_mut() {
+            Some((_, previous)) if continuing => {
+                previous.push(' ');
+                previous.push_str(body);
+            }
+            _ => checks.push((i + 1, body.to_string())),
+        }
+        continuing = continues;
+    }
+    checks
+}
+
+struct Checker<'a> {
+    image: &'a Image,
+    info: &'a LinkInfo,
+}
+
+type Eval<T> = std::result::Result<T, String>;
+
+/// Splits `LHS = RHS` at the top-level `=` (or `==`).
+fn split_equation(expr: &str) -> Eval<(&str, &str)> {
+    let bytes = expr.as_bytes();
+    let mut depth = 0i32;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'=' if depth == 0 => {
+                let rhs_start = if bytes.get(i + 1) == Some(&b'=') { i + 2 } else { i + 1 };
+                return Ok((&expr[..i], &expr[rhs_start..]));
+            }
+            _ => {}
+        }
+    }
+    Err("expected `LHS = RHS`".to_string())
+}
+
+impl Checker<'_> {
+    fn check(&self, expr: &str) -> Eval<()> {
+        let (lhs, rhs) = split_equation(expr)?;
+        let left = self.evaluate(lhs)?;
+        let right = self.evaluate(rhs)?;
+        if left == right {
+            Ok(())
+        } else {
+            Err(format!("`{}` is {:#x} but `{}` is {:#x}", lhs.trim(), left, rhs.trim(), right))
+        }
+    }
+
+    fn evaluate(&self, text: &str) -> Eval<u64> {
+        let mut parser = Parser { text, pos: 0, checker: self };
+        let value = parser.expr()?;
+        parser.skip_space();
+        if parser.pos != text.len() {
+            return Err(format!("unexpected `{}` in `{}`", &text[parser.pos..], text.trim()));
+        }
+        Ok(value)
+    }
+
+    /// `target` names the symbol a check calls `name`, allowing for the C
+    /// underscore the Mach-O front-end drops.
+    fn same_symbol(target: &str, name: &str) -> bool {
+        target == name || name.strip_prefix('_') == Some(target)
+    }
+
+    fn symbol(&self, name: &str) -> Eval<u64> {
+        if let Some(addr) = self.image.lookup(name) {
+            return Ok(addr);
+        }
+        if name == "_GLOBAL_OFFSET_TABLE_" {
+            return self.info.got_base.ok_or_else(|| "the image has no GOT".to_string());
+        }
+        if let Some(sym) = self.info.symbols.iter().find(|s| s.name == name) {
+            return Ok(sym.address);
+        }
+        if let Some(ext) = self.info.externals.iter().find(|e| e.name == name) {
+            return Ok(ext.address);
+        }
+        // The Mach-O front-end drops the C underscore that checks written
+        // for llvm-jitlink keep (`_main` is `main` here).
+        if let Some(c_name) = name.strip_prefix('_') {
+            if let Ok(addr) = self.symbol(c_name) {
+                return Ok(addr);
+            }
+        }
+        Err(format!("no symbol `{}`", name))
+    }
+
+    fn read(&self, addr: u64, size: u64) -> Eval<u64> {
+        if ![1, 2, 4, 8].contains(&size) {
+            return Err(format!("cannot read {} bytes (1, 2, 4 or 8)", size));
+        }
+        let image = self.image.range();
+        if addr < image.start || addr.checked_add(size).is_none_or(|end| end > image.end) {
+            return Err(format!("address {:#x} is outside the image {:#x}..{:#x}", addr, image.start, image.end));
+        }
+        let mut bytes = [0u8; 8];
+        // SAFETY: the range lies inside the mapped image, whose segments are
+        // all readable once initialized.
+        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, bytes.as_mut_ptr(), size as usize) };
+        Ok(u64::from_le_bytes(bytes))
+    }
+
+    fn instruction(&self, label: &str) -> Eval<iced_x86::Instruction> {
+        let addr = self.symbol(label)?;
+        let image = self.image.range();
+        if !image.contains(&addr) {
+            return Err(format!("`{}` at {:#x} is not in the image", label, addr));
+        }
+        let len = (image.end - addr).min(15) as usize;
+        // SAFETY: [addr, addr + len) lies inside the mapped, readable image.
+        let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+        let mut decoder = Decoder::with_ip(64, bytes, addr, DecoderOptions::NONE);
+        let instruction = decoder.decode();
+        if instruction.is_invalid() {
+            return Err(format!("no valid instruction at `{}` ({:#x})", label, addr));
+        }
+        Ok(instruction)
+    }
+
+    fn decode_operand(&self, label: &str, index: u64) -> Eval<u64> {
+        let instruction = self.instruction(label)?;
+        let next = instruction.next_ip();
+        let mut factory = InstructionInfoFactory::new();
+        let access = factory.info(&instruction).op0_access();
+        // None: a register, which has no value an expression can use.
+        let mut operands: Vec<(Option<u64>, String)> = Vec::new();
+        let register = |r: Register| (None, format!("register {:?}", r));
+        for i in 0..instruction.op_count() {
+            match instruction.op_kind(i) {
+                OpKind::Register => {
+                    let r = instruction.op_register(i);
+                    operands.push(register(r));
+                    if i == 0 && matches!(access, OpAccess::ReadWrite | OpAccess::ReadCondWrite) {
+                        operands.push(register(r));
+                    }
+                }
+                OpKind::NearBranch16 | OpKind::NearBranch32 | OpKind::NearBranch64 => {
+                    operands.push((Some(instruction.near_branch_target().wrapping_sub(next)), "branch".into()))
+                }
+                OpKind::Memory => {
+                    let base = instruction.memory_base();
+                    let disp = instruction.memory_displacement64();
+                    let disp = if base == Register::RIP { disp.wrapping_sub(next) } else { disp };
+                    operands.push(register(base));
+                    operands.push((Some(instruction.memory_index_scale() as u64), "scale".into()));
+                    operands.push(register(instruction.memory_index()));
+                    operands.push((Some(disp), "displacement".into()));
+                    operands.push(register(instruction.memory_segment()));
+                }
+                _ => operands.push((instruction.try_immediate(i).ok(), "immediate".into())),
+            }
+        }
+        match operands.get(index as usize) {
+            Some((Some(value), _)) => Ok(*value),
+            Some((None, what)) => Err(format!("operand {} of the instruction at `{}` is a {}", index, label, what)),
+            None => Err(format!("the instruction at `{}` has {} operands, not {}", label, operands.len(), index + 1)),
+        }
+    }
+
+    fn matches_file(object: &str, file: &str) -> bool {
+        object == file || Path::new(object).file_name().is_some_and(|n| n == file) || object.ends_with(file)
+    }
+
+    fn function(&self, name: &str, args: &[&str]) -> Eval<u64> {
+        let want = |n: usize| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(format!("{} takes {} arguments, got {}", name, n, args.len()))
+            }
+        };
+        match name {
+            "next_pc" => {
+                want(1)?;
+                Ok(self.instruction(args[0])?.next_ip())
+            }
+            "decode_operand" => {
+                want(2)?;
+                let index = self.evaluate(args[1])?;
+                self.decode_operand(args[0], index)
+            }
+            "got_addr" => {
+                want(2)?;
+                let (file, sym) = (args[0], args[1]);
+                self.info
+                    .got
+                    .iter()
+                    .find(|g| {
+                        g.kind == "address"
+                            && Self::same_symbol(&g.target, sym)
+                            && g.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file))
+                    })
+                    .map(|g| g.address)
+                    .ok_or_else(|| format!("no GOT entry for `{}` (from {})", sym, file))
+            }
+            "stub_addr" => {
+                if args.len() != 2 && args.len() != 3 {
+                    return Err(format!("stub_addr takes 2 arguments, got {}", args.len()));
+                }
+                // Three arguments are RuntimeDyld's (file, section, symbol) or
+                // newer llvm-jitlink's (file, symbol, stub kind).
+                let is_section = |a: &str| a.starts_with('.') || a.starts_with("__");
+                let sym = if args.len() == 3 && is_section(args[1]) { args[2] } else { args[1] };
+                let file = args[0];
+                self.info
+                    .stubs
+                    .iter()
+                    .find(|s| {
+                        Self::same_symbol(&s.target, sym)
+                            && s.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file))
+                    })
+                    .map(|s| s.address)
+                    .ok_or_else(|| format!("no stub for `{}` (from {})", sym, file))
+            }
+            "section_addr" => {
+                want(2)?;
+                let (file, section) = (args[0], args[1]);
+                self.info
+                    .input_sections
+                    .iter()
+                    // Mach-O sections are named `__SEG,__sect`; checks name `__sect`.
+                    .find(|s| {
+                        (s.name == section || s.name.rsplit_once(',').is_some_and(|(_, sect)| sect == section))
+                            && Self::matches_file(&s.object, file)
+                    })
+                    .map(|s| s.address)
+                    .ok_or_else(|| format!("no section `{}` in {}", section, file))
+            }
+            _ => Err(format!("unknown function `{}`", name)),
+        }
+    }
+}
+
+struct Parser<'a, 'c> {
+    text: &'a str,
+    pos: usize,
+    checker: &'c Checker<'c>,
+}
+
+impl<'a> Parser<'a, '_> {
+    fn skip_space(&mut self) {
+        while self.text[self.pos..].starts_with(|c: char| c.is_whitespace()) {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, token: &str) -> bool {
+        self.skip_space();
+        if self.text[self.pos..].starts_with(token) {
+            self.pos += token.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, token: &str) -> Eval<()> {
+        if self.eat(token) {
+            Ok(())
+        } else {
+            Err(format!("expected `{}` at `{}`", token, &self.text[self.pos..]))
+        }
+    }
+
+    fn expr(&mut self) -> Eval<u64> {
+        let mut value = self.sliced()?;
+        loop {
+            self.skip_space();
+            let rest = &self.text[self.pos..];
+            let op = ["<<", ">>", "+", "-", "&", "|"].into_iter().find(|op| rest.starts_with(op));
+            let Some(op) = op else { return Ok(value) };
+            self.pos += op.len();
+            let rhs = self.sliced()?;
+            value = match op {
+                "<<" => value.checked_shl(rhs as u32).unwrap_or(0),
+                ">>" => value.checked_shr(rhs as u32).unwrap_or(0),
+                "+" => value.wrapping_add(rhs),
+                "-" => value.wrapping_sub(rhs),
+                "&" => value & rhs,
+                _ => value | rhs,
+            };
+        }
+    }
+
+    fn sliced(&mut self) -> Eval<u64> {
+        let value = self.primary()?;
+        if !self.eat("[") {
+            return Ok(value);
+        }
+        let high = self.number()?;
+        self.expect(":")?;
+        let low = self.number()?;
+        self.expect("]")?;
+        if high < low || high > 63 {
+            return Err(format!("bad slice [{}:{}]", high, low));
+        }
+        let width = high - low + 1;
+        let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+        Ok((value >> low) & mask)
+    }
+
+    fn number(&mut self) -> Eval<u64> {
+        self.skip_space();
+        let rest = &self.text[self.pos..];
+        let len = rest.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len());
+        let token = &rest[..len];
+        self.pos += len;
+        crate::cli::parse_address(token)
+    }
+
+    fn identifier(&mut self) -> &'a str {
+        self.skip_space();
+        let rest = &self.text[self.pos..];
+        let len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$' | '@')))
+            .unwrap_or(rest.len());
+        self.pos += len;
+        &rest[..len]
+    }
+
+    /// Raw comma-separated arguments up to the matching `)`.
+    fn arguments(&mut self) -> Eval<Vec<&'a str>> {
+        let start = self.pos;
+        let mut depth = 0;
+        for (i, c) in self.text[start..].char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' if depth == 0 => {
+                    self.pos = start + i + 1;
+                    let inner = &self.text[start..start + i];
+                    return Ok(split_top_level(inner));
+                }
+                ')' => depth -= 1,
+                _ => {}
+            }
+        }
+        Err("missing `)`".to_string())
+    }
+
+    fn primary(&mut self) -> Eval<u64> {
+        if self.eat("(") {
+            let value = self.expr()?;
+            self.expect(")")?;
+            return Ok(value);
+        }
+        if self.eat("*") {
+            self.expect("{")?;
+            let size = self.number()?;
+            self.expect("}")?;
+            // As in LLVM, the address is everything up to the end of the
+            // enclosing expression: `*{1}label+5` reads the byte at label+5.
+            let addr = self.expr()?;
+            return self.checker.read(addr, size);
+        }
+        self.skip_space();
+        let rest = &self.text[self.pos..];
+        if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            return self.number();
+        }
+        let name = self.identifier();
+        if name.is_empty() {
+            return Err(format!("expected an expression at `{}`", rest));
+        }
+        if self.eat("(") {
+            let args = self.arguments()?;
+            return self.checker.function(name, &args);
+        }
+        self.checker.symbol(name)
+    }
+}
+
+fn split_top_level(inner: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !inner.trim().is_empty() {
+        parts.push(inner[start..].trim());
+    }
+    parts
+}
+
+/// Runs every `--check` file; prints each failure on stderr; fails if any did.
+pub fn run_files(image: &Image, files: &[std::path::PathBuf]) -> Result<()> {
+    let mut failed = 0;
+    let mut total = 0;
+    for file in files {
+        let (checked, failures) = run_file(image, file)?;
+        total += checked;
+        for f in &failures {
+            eprintln!("jitrun: check failed: {}:{}: {}: {}", file.display(), f.line, f.text, f.message);
+        }
+        failed += failures.len();
+    }
+    if failed > 0 {
+        bail!("{} of {} checks failed", failed, total);
+    }
+    if total == 0 {
+        bail!(
+            "--check: no `jitlink-check:` lines in {}",
+            files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_lines_join_continuations_and_keep_their_first_line() {
+        let text = "x\n# jitlink-check: a = \\\n# jitlink-check:   b + 1\n# jitlink-check: c = d\n";
+        assert_eq!(check_lines(text), vec![(2, "a = b + 1".to_string()), (4, "c = d".to_string())]);
+    }
+
+    #[test]
+    fn equations_split_at_the_top_level_equals() {
+        assert_eq!(split_equation("*{8}(x) == y").unwrap(), ("*{8}(x) ", " y"));
+        assert_eq!(split_equation("f(a, b)[3:0] = 1").unwrap(), ("f(a, b)[3:0] ", " 1"));
+        assert!(split_equation("no equation").is_err());
+    }
+
+    #[test]
+    fn arguments_split_at_top_level_commas() {
+        assert_eq!(split_top_level("file.o, f(a, b) , sym"), vec!["file.o", "f(a, b)", "sym"]);
+        assert!(split_top_level("  ").is_empty());
+    }
+}

@@ -1,0 +1,819 @@
+//! ELF64 x86-64 relocatable objects → [`LinkGraph`].
+//!
+//! Every table is validated before it is trusted (after the Linux module
+//! loader): header and machine, section table bounds, string tables,
+//! symbol and relocation indices, relocation offsets plus field widths,
+//! alignments. Each problem is one error naming file, section and offset.
+
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Result};
+use object::elf;
+use object::read::elf::{FileHeader, SectionHeader, Sym};
+use object::{LittleEndian, SectionIndex, SymbolIndex};
+
+use crate::arch::x86_64::EdgeKind;
+use crate::graph::model::*;
+use crate::support::input::InputData;
+
+// x86-64 ELF is little-endian: fixing it here turns every field read into
+// a plain load (a runtime `Endianness` tests it at each one).
+type Header = elf::FileHeader64<LittleEndian>;
+
+/// Largest alignment a section may ask for; more is a corrupt header.
+pub const MAX_SECTION_ALIGN: u64 = 1 << 24;
+
+/// Translates the ELF object in `input` (named `name` in messages).
+pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Result<LinkGraph> {
+    let data = input.bytes();
+    let err = |what: &dyn std::fmt::Display| anyhow!("{}: {}", name, what);
+    let header = Header::parse(data).map_err(|e| err(&format_args!("invalid ELF header: {}", e)))?;
+    let endian = header.endian().map_err(|_| {
+        err(&format_args!("ELF data encoding {} is not little-endian, as x86-64 objects are", header.e_ident.data))
+    })?;
+    if header.e_machine(endian) != elf::EM_X86_64 {
+        bail!("{}: ELF machine {} is not supported (only x86-64, EM_X86_64 = 62, is)", name, header.e_machine(endian));
+    }
+    if header.e_type(endian) != elf::ET_REL {
+        let what = match header.e_type(endian) {
+            elf::ET_EXEC => "an executable",
+            elf::ET_DYN => "a shared object or PIE",
+            _ => "not a relocatable object",
+        };
+        bail!(
+            "{}: {}; jitrun loads relocatable objects (.o); pass shared libraries with -l or as a .so path",
+            name,
+            what
+        );
+    }
+    let sections = header.sections(endian, data).map_err(|e| err(&format_args!("section table: {}", e)))?;
+    let symtab =
+        sections.symbols(endian, data, elf::SHT_SYMTAB).map_err(|e| err(&format_args!("symbol table: {}", e)))?;
+
+    let mut graph = LinkGraph::new(name.to_string(), Some(input.clone()));
+    // ELF section index → model section (and its one block), if loaded.
+    let mut loaded: Vec<Option<(SectionId, BlockId)>> = vec![None; sections.len()];
+    let mut total_size: u64 = 0;
+    let mut total_tls_size: u64 = 0;
+
+    // Room for the sections that load (a small object has three times as
+    // many others: relocations, symbols, strings, notes).
+    let loadable = sections.iter().filter(|s| s.sh_flags(endian) & u64::from(elf::SHF_ALLOC) != 0).count();
+    graph.sections.reserve_exact(loadable);
+    graph.blocks.reserve_exact(loadable);
+    for (index, section) in sections.enumerate() {
+        let sec_name = sections
+            .section_name(endian, section)
+            .map_err(|e| err(&format_args!("section {}: name: {}", index.0, e)))?;
+        if sec_name.starts_with(b".gnu.lto_")
+            && symtab.iter().any(|sym| symtab.symbol_name(endian, sym).is_ok_and(|n| n == b"__gnu_lto_slim"))
+        {
+            bail!(
+                "{}: holds only GCC LTO bytecode, no machine code; compile without -flto or add -ffat-lto-objects",
+                name
+            );
+        }
+        // Sections that take no memory (symbol and string tables, relocations,
+        // debug info) are not loaded: skip them before decoding the name.
+        if section.sh_flags(endian) & u64::from(elf::SHF_ALLOC) == 0 {
+            graph.has_line_info |= sec_name == b".debug_line";
+            if sec_name == b".comment" {
+                // "clang version 14.0.6" (possibly after a vendor's name).
+                let comment = section.data(endian, data).unwrap_or_default();
+                graph.built_by_clang |= comment.windows(14).any(|w| w == b"clang version ");
+            }
+            continue;
+        }
+        let sec_name = text(sec_name);
+        let Some(kind) = classify(section, endian, &sec_name) else {
+            continue;
+        };
+        let flags = section.sh_flags(endian);
+        if flags & u64::from(elf::SHF_WRITE) != 0 && flags & u64::from(elf::SHF_EXECINSTR) != 0 {
+            bail!("{}: section {}: both writable and executable; jitrun keeps W^X and refuses it", name, sec_name);
+        }
+        let size = section.sh_size(endian);
+        let align = section.sh_addralign(endian).max(1);
+        if !align.is_power_of_two() || align > MAX_SECTION_ALIGN {
+            bail!(
+                "{}: section {}: alignment {:#x} is not a power of two up to {:#x}",
+                name,
+                sec_name,
+                align,
+                MAX_SECTION_ALIGN
+            );
+        }
+        total_size = super::add_section_size(name, &sec_name, total_size, size, super::SizeLimit::Image, limits)?;
+        if kind == SectionKind::TlsData || kind == SectionKind::TlsZeroFill {
+            total_tls_size =
+                super::add_section_size(name, &sec_name, total_tls_size, size, super::SizeLimit::Tls, limits)?;
+        }
+        let content = if section.sh_type(endian) == elf::SHT_NOBITS {
+            Content::Zero
+        } else {
+            Content::File(super::file_range(name, &sec_name, section.sh_offset(endian), size, data.len())?)
+        };
+        let sid = graph.add_section(&sec_name, kind);
+        graph.sections[sid as usize].priority = init_priority(kind, &sec_name);
+        let bid = graph.add_block(sid, content, size, align);
+        loaded[index.0] = Some((sid, bid));
+    }
+
+    // COMDAT groups: remember which model sections each signature covers.
+    for (index, section) in sections.enumerate() {
+        let Some((flag, members)) =
+            section.group(endian, data).map_err(|e| err(&format_args!("group section {}: {}", index.0, e)))?
+        else {
+            continue;
+        };
+        if flag & elf::GRP_COMDAT == 0 {
+            continue;
+        }
+        let sym_index = section.sh_info(endian) as usize;
+        let signature = symtab
+            .symbol(SymbolIndex(sym_index))
+            .and_then(|sym| symtab.symbol_name(endian, sym))
+            .map_err(|e| err(&format_args!("group section {}: signature symbol {}: {}", index.0, sym_index, e)))?;
+        let mut members_loaded = Vec::new();
+        for member in members {
+            let member = member.get(endian) as usize;
+            if member == 0 || member >= sections.len() {
+                bail!("{}: group section {}: member section index {} does not exist", name, index.0, member);
+            }
+            if let Some((sid, _)) = loaded[member] {
+                members_loaded.push(sid);
+            }
+        }
+        graph.comdats.push(Comdat { signature: text(signature).into(), sections: members_loaded });
+    }
+
+    // Symbols keep their ELF index, so relocations map one to one. Their
+    // names go into one buffer, shared once every symbol is read.
+    graph.symbols.reserve(symtab.len());
+    let strings = sections.section(symtab.string_section()).ok().and_then(|s| s.data(endian, data).ok());
+    let mut names = NameBuffer::with_capacity(strings.map_or(0, <[u8]>::len));
+    // The string table checked as UTF-8 once, not name by name: a name in
+    // it (NUL-delimited) is then valid too.
+    let strings_text = strings.and_then(|bytes| std::str::from_utf8(bytes).ok());
+    let mut name_spans: Vec<Option<NameSpan>> = Vec::with_capacity(symtab.len());
+    for (index, sym) in symtab.enumerate() {
+        let sym_name =
+            symtab.symbol_name(endian, sym).map_err(|e| err(&format_args!("symbol {}: name: {}", index.0, e)))?;
+        if sym_name == b"__gnu_lto_slim" {
+            bail!(
+                "{}: a GCC LTO object with no machine code (built with -flto); rebuild with -ffat-lto-objects or without -flto",
+                name
+            );
+        }
+        let st_type = sym.st_type();
+        let kind = match st_type {
+            elf::STT_GNU_IFUNC if sym.st_shndx(endian) != elf::SHN_UNDEF => SymbolKind::Ifunc,
+            elf::STT_FUNC | elf::STT_GNU_IFUNC => SymbolKind::Function,
+            elf::STT_OBJECT | elf::STT_COMMON => SymbolKind::Data,
+            elf::STT_TLS => SymbolKind::Tls,
+            elf::STT_SECTION => SymbolKind::Section,
+            _ => SymbolKind::Unknown,
+        };
+        let scope = if sym.st_bind() == elf::STB_LOCAL { Scope::Local } else { Scope::Global };
+        let linkage = if sym.st_bind() == elf::STB_WEAK { Linkage::Weak } else { Linkage::Strong };
+        let shndx = sym.st_shndx(endian);
+        let def = match shndx {
+            elf::SHN_UNDEF => SymbolDef::Undefined,
+            elf::SHN_ABS => SymbolDef::Absolute(sym.st_value(endian)),
+            elf::SHN_COMMON => {
+                let align = sym.st_value(endian).max(1);
+                if !align.is_power_of_two() || align > MAX_SECTION_ALIGN {
+                    bail!(
+                        "{}: common symbol {}: alignment {:#x} is invalid",
+                        name,
+                        String::from_utf8_lossy(sym_name),
+                        align
+                    );
+                }
+                let size = sym.st_size(endian);
+                total_size = total_size.saturating_add(size.saturating_add(align));
+                limits.check_image_size(
+                    &format_args!("{}: common symbol {}: the object", name, String::from_utf8_lossy(sym_name)),
+                    total_size,
+                )?;
+                SymbolDef::Common { size, align: align as u32 } // checked above: at most 2^24
+            }
+            _ if st_type == elf::STT_FILE => SymbolDef::NotLoaded,
+            _ => {
+                let section_index = if shndx == elf::SHN_XINDEX {
+                    symtab
+                        .shndx(endian, index)
+                        .ok_or_else(|| err(&format_args!("symbol {}: missing SHT_SYMTAB_SHNDX entry", index.0)))?
+                        as usize
+                } else if shndx >= elf::SHN_LORESERVE {
+                    bail!(
+                        "{}: symbol {}: reserved section index {:#x}",
+                        name,
+                        String::from_utf8_lossy(sym_name),
+                        shndx
+                    );
+                } else {
+                    shndx as usize
+                };
+                if section_index >= sections.len() {
+                    bail!(
+                        "{}: symbol {}: section index {} is out of range ({} sections)",
+                        name,
+                        String::from_utf8_lossy(sym_name),
+                        section_index,
+                        sections.len()
+                    );
+                }
+                match loaded[section_index] {
+                    Some((_, block)) => {
+                        let offset = sym.st_value(endian);
+                        let block_size = graph.blocks[block as usize].size;
+                        if offset > block_size {
+                            bail!(
+                                "{}: symbol {}: value {:#x} is past the end of its section {} ({:#x} bytes)",
+                                name,
+                                String::from_utf8_lossy(sym_name),
+                                offset,
+                                graph.sections[graph.blocks[block as usize].section as usize].name,
+                                block_size
+                            );
+                        }
+                        SymbolDef::Defined { block, offset }
+                    }
+                    None => SymbolDef::NotLoaded,
+                }
+            }
+        };
+        let visibility = sym.st_other() & 0x3;
+        if scope == Scope::Global && matches!(visibility, elf::STV_HIDDEN | elf::STV_INTERNAL) {
+            graph.hidden.push(graph.symbols.len() as SymbolId);
+        }
+        let named = !sym_name.is_empty() && st_type != elf::STT_SECTION;
+        name_spans.push(if named { names.add(&symbol_text(strings_text, sym_name)) } else { None });
+        graph.symbols.push(Symbol { name: None, def, scope, linkage, kind, size: sym.st_size(endian) });
+    }
+    let names = names.finish();
+    for (sym, span) in graph.symbols.iter_mut().zip(name_spans) {
+        sym.name = span.map(|span| NameBuffer::name(&names, span));
+    }
+
+    // Relocations → edges.
+    for (index, section) in sections.enumerate() {
+        let sh_type = section.sh_type(endian);
+        if sh_type == elf::SHT_REL {
+            if let Some((_, block)) = loaded.get(section.sh_info(endian) as usize).copied().flatten() {
+                let target = &graph.sections[graph.blocks[block as usize].section as usize].name;
+                bail!("{}: section {}: SHT_REL relocations are not used on x86-64 (expected SHT_RELA)", name, target);
+            }
+            continue;
+        }
+        if sh_type != elf::SHT_RELA {
+            continue;
+        }
+        let target_index = section.sh_info(endian) as usize;
+        if target_index >= sections.len() {
+            bail!("{}: relocation section {}: target section index {} is out of range", name, index.0, target_index);
+        }
+        let Some((sid, block)) = loaded[target_index] else {
+            continue;
+        };
+        let sec_name = graph.sections[sid as usize].name.as_str();
+        let (relocs, link) = section
+            .rela(endian, data)
+            .map_err(|e| err(&format_args!("section {}: relocations: {}", sec_name, e)))?
+            .expect("SHT_RELA checked above");
+        if link != symtab.section() && !(link == SectionIndex(0) && relocs.is_empty()) {
+            bail!(
+                "{}: section {}: relocations refer to section {} which is not the symbol table",
+                name,
+                sec_name,
+                link.0
+            );
+        }
+        let block_size = graph.blocks[block as usize].size;
+        let table_start = relocs.as_ptr() as usize - data.as_ptr() as usize;
+        let table = table_start..table_start + std::mem::size_of_val(relocs);
+        let symbol_count = graph.symbols.len();
+        let is_zero_fill = matches!(graph.blocks[block as usize].content, Content::Zero);
+        let block_ref = &mut graph.blocks[block as usize];
+        // A mapped object's relocations stay in its file and are decoded,
+        // with every check, where they are read (planning, fixups), and
+        // only for the blocks that load, as ld checks them: a large program
+        // has hundreds of thousands, which would take 24 bytes each in
+        // fresh memory here. `.eh_frame`'s (read by offset while pruning),
+        // zero-fill sections' (which must have none) and small read-in
+        // objects' are decoded now.
+        let lazy = matches!(*input, InputData::Mapped(..))
+            && graph.sections[sid as usize].kind != SectionKind::EhFrame
+            && !is_zero_fill
+            && block_ref.elf_relocations.is_none();
+        if lazy {
+            block_ref.elf_relocations = Some(table);
+            continue;
+        }
+        let mut edges = Vec::new();
+        decode_relocations(&data[table], block_size, symbol_count, &mut edges)
+            .map_err(|problem| problem.into_error(name, sec_name))?;
+        if is_zero_fill && !edges.is_empty() {
+            bail!("{}: section {}: zero-fill section has relocations", name, sec_name);
+        }
+        if block_ref.edges.is_empty() {
+            block_ref.edges = edges; // no second copy of a large table
+        } else {
+            block_ref.edges.extend(edges);
+        }
+    }
+    crate::graph::ehframe::check(&graph)?;
+    graph.keep_only_contents();
+    Ok(graph)
+}
+
+/// Why one `Elf64_Rela` entry cannot be used, at what section offset.
+#[derive(Debug)]
+pub(crate) struct RelaProblem {
+    offset: u64,
+    kind: RelaProblemKind,
+}
+
+#[derive(Debug)]
+enum RelaProblemKind {
+    Unsupported(u32),
+    NoSuchSymbol { kind: EdgeKind, symbol: u32, symbols: usize },
+    PastEnd { kind: EdgeKind, block_size: u64 },
+    BeyondFourGiB,
+}
+
+impl RelaProblem {
+    /// The one-line error for object `name`, section `section`.
+    #[cold]
+    pub(crate) fn into_error(self, name: &str, section: &str) -> anyhow::Error {
+        let offset = self.offset;
+        match self.kind {
+            RelaProblemKind::Unsupported(r_type) => anyhow!(
+                "{}: section {}+{:#x}: unsupported relocation type {} ({})",
+                name,
+                section,
+                offset,
+                r_type,
+                elf_reloc_name(r_type)
+            ),
+            RelaProblemKind::NoSuchSymbol { kind, symbol, symbols } => anyhow!(
+                "{}: section {}+{:#x}: {} refers to symbol index {} (the table has {})",
+                name,
+                section,
+                offset,
+                kind,
+                symbol,
+                symbols
+            ),
+            RelaProblemKind::PastEnd { kind, block_size } => anyhow!(
+                "{}: section {}+{:#x}: {} patches {} bytes past the end of the section ({:#x} bytes)",
+                name,
+                section,
+                offset,
+                kind,
+                kind.width(),
+                block_size
+            ),
+            RelaProblemKind::BeyondFourGiB => anyhow!(
+                "{}: section {}+{:#x}: relocations beyond 4 GiB into a section are not supported",
+                name,
+                section,
+                offset
+            ),
+        }
+    }
+}
+
+/// Size of one `Elf64_Rela`.
+pub(crate) const RELA_SIZE: usize = 24;
+
+/// The fields of one `Elf64_Rela` (`RELA_SIZE` bytes): offset, symbol
+/// index, type and addend.
+#[inline]
+pub(crate) fn rela_fields(entry: &[u8]) -> (u64, u32, u32, i64) {
+    let word = |at: usize| u64::from_le_bytes(entry[at..at + 8].try_into().expect("an entry is 24 bytes"));
+    let info = word(8);
+    (word(0), (info >> 32) as u32, info as u32, word(16) as i64)
+}
+
+/// Goes through the relocations of `table` (`Elf64_Rela` entries) with
+/// `state`: each `R_X86_64_PC32`, `PLT32` or `64` at an offset below 4 GiB
+/// (nearly all of a large program's) goes to `plain` as an edge read in a
+/// few instructions but not checked (its `target` may be out of range:
+/// use it with `get`; its offset may lie past the section); when `plain`
+/// declines it (returns false), and for every other entry, `other` gets
+/// the entry's bytes, to decode with every check ([`decode_relocations`]).
+#[inline]
+pub(crate) fn for_each_relocation<S>(
+    table: &[u8],
+    state: &mut S,
+    mut plain: impl FnMut(&mut S, &Edge) -> bool,
+    mut other: impl FnMut(&mut S, &[u8]) -> Result<()>,
+) -> Result<()> {
+    for entry in table.chunks_exact(RELA_SIZE) {
+        let (offset, target, r_type, addend) = rela_fields(entry);
+        let kind = match r_type {
+            elf::R_X86_64_PC32 => Some(EdgeKind::Pc32),
+            elf::R_X86_64_PLT32 => Some(EdgeKind::Branch32),
+            elf::R_X86_64_64 => Some(EdgeKind::Abs64),
+            _ => None,
+        };
+        if let (Some(kind), Ok(offset)) = (kind, u32::try_from(offset)) {
+            if plain(state, &Edge { offset, kind, target, addend }) {
+                continue;
+            }
+        }
+        other(state, entry)?;
+    }
+    Ok(())
+}
+
+/// Appends to `out` the relocations of `table` (`Elf64_Rela` entries, in
+/// the file's bytes) as edges of a section of `block_size` bytes whose
+/// object has `symbols` symbols, `R_X86_64_NONE` skipped, each checked.
+pub(crate) fn decode_relocations(
+    table: &[u8],
+    block_size: u64,
+    symbols: usize,
+    out: &mut Vec<Edge>,
+) -> Result<(), RelaProblem> {
+    out.reserve(table.len() / RELA_SIZE);
+    for entry in table.chunks_exact(RELA_SIZE) {
+        let (offset, symbol, r_type, addend) = rela_fields(entry);
+        let problem = |kind| RelaProblem { offset, kind };
+        let Some(kind) = EdgeKind::from_elf(r_type) else {
+            return Err(problem(RelaProblemKind::Unsupported(r_type)));
+        };
+        if matches!(kind, EdgeKind::None) {
+            continue;
+        }
+        if symbol as usize >= symbols || symbol == 0 {
+            return Err(problem(RelaProblemKind::NoSuchSymbol { kind, symbol, symbols }));
+        }
+        if offset.checked_add(kind.width()).is_none_or(|end| end > block_size) {
+            return Err(problem(RelaProblemKind::PastEnd { kind, block_size }));
+        }
+        let Ok(offset) = u32::try_from(offset) else {
+            return Err(problem(RelaProblemKind::BeyondFourGiB));
+        };
+        out.push(Edge { offset, kind, target: symbol, addend });
+    }
+    Ok(())
+}
+
+/// Names as text. Valid UTF-8 (nearly always) is borrowed after a fast
+/// check; anything else is replaced lossily for messages.
+/// `name`, a slice of the string table, as text: borrowed from the table's
+/// text when the whole table is valid UTF-8, else checked on its own.
+fn symbol_text<'a>(table: Option<&'a str>, name: &'a [u8]) -> std::borrow::Cow<'a, str> {
+    let within = table.and_then(|t| {
+        let offset = (name.as_ptr() as usize).checked_sub(t.as_ptr() as usize)?;
+        t.get(offset..offset + name.len())
+    });
+    match within {
+        Some(name) => std::borrow::Cow::Borrowed(name),
+        None => text(name),
+    }
+}
+
+fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+/// Decides whether and as what a section is loaded. `None` for sections
+/// that take no memory at run time (debug info, notes, symbol tables).
+fn classify<S: SectionHeader<Endian = LittleEndian>>(
+    section: &S,
+    endian: LittleEndian,
+    name: &str,
+) -> Option<SectionKind> {
+    let flags: u64 = section.sh_flags(endian).into();
+    if flags & u64::from(elf::SHF_ALLOC) == 0 {
+        return None;
+    }
+    let write = flags & u64::from(elf::SHF_WRITE) != 0;
+    let exec = flags & u64::from(elf::SHF_EXECINSTR) != 0;
+    let tls = flags & u64::from(elf::SHF_TLS) != 0;
+    let kind = match section.sh_type(endian) {
+        elf::SHT_NOBITS if tls => SectionKind::TlsZeroFill,
+        elf::SHT_NOBITS => SectionKind::ZeroFill,
+        elf::SHT_INIT_ARRAY => SectionKind::InitArray(InitKind::InitArray),
+        elf::SHT_FINI_ARRAY => SectionKind::InitArray(InitKind::FiniArray),
+        elf::SHT_PREINIT_ARRAY => SectionKind::InitArray(InitKind::PreinitArray),
+        elf::SHT_X86_64_UNWIND => SectionKind::EhFrame,
+        elf::SHT_PROGBITS => {
+            if tls {
+                SectionKind::TlsData
+            } else if name == ".ctors" || name.starts_with(".ctors.") {
+                SectionKind::InitArray(InitKind::Ctors)
+            } else if name == ".dtors" || name.starts_with(".dtors.") {
+                SectionKind::InitArray(InitKind::Dtors)
+            } else if name == ".eh_frame" {
+                SectionKind::EhFrame
+            } else if exec {
+                SectionKind::Code
+            } else if write && (name == ".data.rel.ro" || name.starts_with(".data.rel.ro.")) {
+                SectionKind::RelRo
+            } else if write {
+                SectionKind::Data
+            } else {
+                SectionKind::ReadOnly
+            }
+        }
+        _ => return None,
+    };
+    Some(kind)
+}
+
+/// The order key ld's `SORT_BY_INIT_PRIORITY` gives an init/fini section:
+/// `.init_array.N` → N, `.ctors.N` → 65535 - N, no suffix → after all.
+fn init_priority(kind: SectionKind, name: &str) -> u32 {
+    const UNSUFFIXED: u32 = 65536;
+    let SectionKind::InitArray(init) = kind else {
+        // `.init`/`.fini` fragments go between the runtime's prologue and
+        // epilogue of `_init`/`_fini`.
+        let fragment = kind == SectionKind::Code && matches!(name, ".init" | ".fini");
+        return if fragment { crate::host::runtime::INIT_FRAGMENT_PRIORITY } else { 0 };
+    };
+    let Some(suffix) =
+        name.rsplit_once('.').map(|(_, s)| s).filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+    else {
+        return UNSUFFIXED;
+    };
+    let Ok(n) = suffix.parse::<u32>() else {
+        return UNSUFFIXED;
+    };
+    match init {
+        InitKind::Ctors | InitKind::Dtors => 65535u32.saturating_sub(n),
+        _ => n.min(65535),
+    }
+}
+
+/// Name of an `R_X86_64_*` number, also for the ones we refuse.
+pub fn elf_reloc_name(r_type: u32) -> String {
+    if let Some(kind) = EdgeKind::from_elf(r_type) {
+        return kind.name().to_string();
+    }
+    let known = match r_type {
+        elf::R_X86_64_COPY => "R_X86_64_COPY",
+        elf::R_X86_64_GLOB_DAT => "R_X86_64_GLOB_DAT",
+        elf::R_X86_64_JUMP_SLOT => "R_X86_64_JUMP_SLOT",
+        elf::R_X86_64_RELATIVE => "R_X86_64_RELATIVE",
+        elf::R_X86_64_TLSDESC => "R_X86_64_TLSDESC",
+        elf::R_X86_64_IRELATIVE => "R_X86_64_IRELATIVE",
+        elf::R_X86_64_RELATIVE64 => "R_X86_64_RELATIVE64",
+        _ => return "unknown to jitrun".to_string(),
+    };
+    format!("{}, which belongs in linked files, not in a relocatable object", known)
+}
+
+/// The parts of the ELF object `data` that a link reads, as sorted,
+/// disjoint byte ranges: the headers, the sections that load, their
+/// relocations, and the symbol, string and group tables. What is left
+/// out, debug information and its relocations, is often most of an
+/// object built with `-g` (QuickJS: 7 of 8.3 MB) and is read only if a
+/// crash report or a debugger asks for source lines. With
+/// `contents_read_from` (the file is read as well as mapped), loaded
+/// contents of at least that size are left out too (they are copied into
+/// the image with `pread`), and so are relocations, read in pieces where
+/// they are decoded; `.eh_frame` and its relocations, which the link
+/// parses, are not. `None` if the headers do not parse (the parser will
+/// say why).
+pub fn parts_a_link_reads(data: &[u8], contents_read_from: Option<usize>) -> Option<Vec<std::ops::Range<usize>>> {
+    link_reads(data, contents_read_from).map(|reads| reads.parts)
+}
+
+/// What a link reads of an ELF object (see [`parts_a_link_reads`]), and
+/// where its debug information lies (`.debug_*` sections and their
+/// relocations): never read by a link, so never worth mapping to save a
+/// call (see `input::spans_a_link_maps`).
+pub struct LinkReads {
+    pub parts: Vec<std::ops::Range<usize>>,
+    pub debug: Vec<std::ops::Range<usize>>,
+}
+
+/// [`LinkReads`] of `data`, from one pass over its section headers.
+pub fn link_reads(data: &[u8], contents_read_from: Option<usize>) -> Option<LinkReads> {
+    let endian = LittleEndian;
+    let header = Header::parse(data).ok()?;
+    let sections = header.sections(endian, data).ok()?;
+    let table_start = usize::try_from(header.e_shoff(endian)).ok()?;
+    let table_size = sections.len() * std::mem::size_of::<elf::SectionHeader64<LittleEndian>>();
+    let mut ranges = vec![0..std::mem::size_of::<Header>(), table_start..table_start.checked_add(table_size)?];
+    let mut debug = Vec::new();
+    let loads = |index: u32| sections.section(SectionIndex(index as usize)).is_ok_and(|s| is_loaded(s, endian));
+    let named = |section: &elf::SectionHeader64<LittleEndian>, prefix: &[u8]| {
+        sections.section_name(endian, section).is_ok_and(|name| name.starts_with(prefix))
+    };
+    for section in sections.iter() {
+        let (needed, read_separately, is_debug) = match section.sh_type(endian) {
+            elf::SHT_NOBITS => (false, false, false),
+            elf::SHT_REL | elf::SHT_RELA => {
+                let target = sections.section(SectionIndex(section.sh_info(endian) as usize));
+                // Read with `pread` where they are decoded (see
+                // `LinkGraph::for_each_relocation_chunk`), but for
+                // `.eh_frame`'s, decoded while parsing.
+                let read_separately = contents_read_from.is_some()
+                    && target.is_ok_and(|t| t.sh_type(endian) == elf::SHT_PROGBITS && !named(t, b".eh_frame"));
+                (loads(section.sh_info(endian)), read_separately, target.is_ok_and(|t| named(t, b".debug")))
+            }
+            elf::SHT_PROGBITS => {
+                let size = section.sh_size(endian);
+                let read_separately =
+                    contents_read_from.is_some_and(|from| size >= from as u64) && !named(section, b".eh_frame");
+                // Small unloaded ones (`.comment`, notes) too, but not debug
+                // information: read only for a crash report or a debugger,
+                // it would make the parts around it one span.
+                let is_debug = named(section, b".debug");
+                (is_loaded(section, endian) || (size < 4096 && !is_debug), read_separately, is_debug)
+            }
+            _ => (true, false, named(section, b".debug")),
+        };
+        if needed || is_debug {
+            let (start, size) = (usize::try_from(section.sh_offset(endian)).ok()?, section.sh_size(endian));
+            let range = start..start.checked_add(usize::try_from(size).ok()?)?;
+            if needed && !read_separately {
+                ranges.push(range.clone());
+            }
+            if is_debug {
+                debug.push(range);
+            }
+        }
+    }
+    ranges.sort_unstable_by_key(|range| range.start);
+    Some(LinkReads { parts: ranges, debug })
+}
+
+fn is_loaded(section: &elf::SectionHeader64<LittleEndian>, endian: LittleEndian) -> bool {
+    section.sh_flags(endian) & u64::from(elf::SHF_ALLOC) != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_bytes(bytes: Vec<u8>) -> Result<LinkGraph> {
+        let dir = std::env::temp_dir().join(format!("jitrun-elf-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("slim.o");
+        std::fs::write(&path, bytes).unwrap();
+        let input = Arc::new(InputData::open(&path).unwrap());
+        let result = parse("slim.o", input, &crate::Limits::default());
+        let _ = std::fs::remove_dir_all(&dir);
+        result
+    }
+
+    #[test]
+    fn slim_gcc_lto_objects_are_refused_with_a_reason() {
+        use object::write::{Object, Symbol as WriteSymbol, SymbolSection};
+        let mut obj = Object::new(object::BinaryFormat::Elf, object::Architecture::X86_64, object::Endianness::Little);
+        // What `gcc -flto -c` leaves in the ELF symbol table: one common.
+        obj.add_symbol(WriteSymbol {
+            name: b"__gnu_lto_slim".to_vec(),
+            value: 1,
+            size: 1,
+            kind: object::SymbolKind::Data,
+            scope: object::SymbolScope::Dynamic,
+            weak: false,
+            section: SymbolSection::Common,
+            flags: object::SymbolFlags::None,
+        });
+        let err = parse_bytes(obj.write().unwrap()).err().expect("a slim LTO object must be refused");
+        assert!(err.to_string().contains("-ffat-lto-objects"), "{}", err);
+    }
+
+    /// A mapped object's relocations stay in its file; read back through
+    /// the model (decoded whole, and through the plain/other split the
+    /// planner and fixups use) they are what goblin, a second parser, reads.
+    #[test]
+    fn relocations_left_in_a_mapped_file_read_back_as_goblin_reads_them() {
+        use object::write::{Object, Relocation, Symbol as WriteSymbol, SymbolSection};
+        use object::RelocationFlags;
+        let mut obj = Object::new(object::BinaryFormat::Elf, object::Architecture::X86_64, object::Endianness::Little);
+        let text = obj.section_id(object::write::StandardSection::Text);
+        // Room for relocations enough to be read in several pieces.
+        obj.append_section_data(text, &vec![0x90; 48 << 10], 16);
+        // Large enough to be mapped rather than read.
+        let rodata = obj.section_id(object::write::StandardSection::ReadOnlyData);
+        obj.append_section_data(rodata, &vec![7u8; 96 << 10], 16);
+        let symbol = |obj: &mut Object, name: &str, section| {
+            obj.add_symbol(WriteSymbol {
+                name: name.as_bytes().to_vec(),
+                value: 0,
+                size: 0,
+                kind: object::SymbolKind::Text,
+                scope: object::SymbolScope::Linkage,
+                weak: false,
+                section,
+                flags: object::SymbolFlags::None,
+            })
+        };
+        let local = symbol(&mut obj, "here", SymbolSection::Section(text));
+        let external = symbol(&mut obj, "elsewhere", SymbolSection::Undefined);
+        let types = [
+            object::elf::R_X86_64_PC32,
+            object::elf::R_X86_64_PLT32,
+            object::elf::R_X86_64_64,
+            object::elf::R_X86_64_REX_GOTPCRELX,
+            object::elf::R_X86_64_32S,
+            object::elf::R_X86_64_NONE,
+        ];
+        for i in 0..7200u64 {
+            let r_type = types[i as usize % types.len()];
+            let flags = RelocationFlags::Elf { r_type };
+            let target = if i % 3 == 0 { external } else { local };
+            obj.add_relocation(text, Relocation { offset: i * 6, symbol: target, addend: i as i64 - 300, flags })
+                .unwrap();
+        }
+        let bytes = obj.write().unwrap();
+        assert!(bytes.len() >= 64 << 10);
+
+        let dir = std::env::temp_dir().join(format!("jitrun-elf-lazy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("mapped.o");
+        std::fs::write(&path, &bytes).unwrap();
+        let input = Arc::new(InputData::open(&path).unwrap());
+        assert!(matches!(*input, InputData::Mapped(..)));
+        let graph = parse("mapped.o", input, &crate::Limits::default()).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+
+        let text_block =
+            graph.blocks.iter().position(|b| b.elf_relocations.is_some()).expect("relocations left in the file");
+        let b = text_block as BlockId;
+        let ours: Vec<_> = graph
+            .edges(b)
+            .unwrap()
+            .iter()
+            .map(|e| (u64::from(e.offset), e.kind, e.target as usize, e.addend))
+            .collect();
+        // The same through the split: plain entries as read, others decoded.
+        let mut split = Vec::new();
+        let mut decoded = Vec::new();
+        let mut chunks = 0;
+        graph
+            .for_each_relocation_chunk(b, &mut Vec::new(), |table| {
+                chunks += 1;
+                for_each_relocation(
+                    table,
+                    &mut split,
+                    |split, e| {
+                        split.push((u64::from(e.offset), e.kind, e.target as usize, e.addend));
+                        true
+                    },
+                    |split, entry| {
+                        graph.decode_relocations_into(b, entry, &mut decoded)?;
+                        split
+                            .extend(decoded.iter().map(|e| (u64::from(e.offset), e.kind, e.target as usize, e.addend)));
+                        Ok(())
+                    },
+                )
+            })
+            .unwrap();
+        assert_eq!(split, ours);
+        assert_eq!(chunks, 3, "7,200 entries are read 2,730 at a time");
+
+        let elf = goblin::elf::Elf::parse(&bytes).unwrap();
+        let theirs: Vec<_> = elf
+            .shdr_relocs
+            .iter()
+            .flat_map(|(_, relocs)| relocs.iter())
+            .filter(|r| r.r_type != object::elf::R_X86_64_NONE)
+            .map(|r| (r.r_offset, EdgeKind::from_elf(r.r_type).unwrap(), r.r_sym, r.r_addend.unwrap()))
+            .collect();
+        assert_eq!(ours.len(), 6000);
+        assert_eq!(ours, theirs);
+    }
+
+    #[test]
+    fn init_priorities_follow_ld() {
+        let init = SectionKind::InitArray(InitKind::InitArray);
+        let ctors = SectionKind::InitArray(InitKind::Ctors);
+        assert_eq!(init_priority(init, ".init_array.00101"), 101);
+        assert_eq!(init_priority(init, ".init_array"), 65536);
+        assert_eq!(init_priority(ctors, ".ctors.65434"), 101);
+        assert_eq!(init_priority(ctors, ".ctors"), 65536);
+        assert_eq!(init_priority(SectionKind::Code, ".text.startup"), 0);
+    }
+
+    #[test]
+    fn symbol_names_come_from_the_checked_table_or_are_checked_alone() {
+        use std::borrow::Cow;
+        let table = b"\0main\0printf\0";
+        let text = std::str::from_utf8(table).ok();
+        let name = &table[6..12];
+        assert!(matches!(symbol_text(text, name), Cow::Borrowed("printf")));
+        // Not valid UTF-8 as a whole: each name on its own, lossily.
+        let bad = b"\0m\xffin\0ok\0";
+        let bad_text = std::str::from_utf8(std::hint::black_box(&bad[..])).ok();
+        assert!(bad_text.is_none());
+        assert_eq!(symbol_text(bad_text, &bad[1..5]), "m\u{fffd}in");
+        assert_eq!(symbol_text(None, &bad[6..8]), "ok");
+        // A name from elsewhere is not read out of the table.
+        let elsewhere = b"other".to_vec();
+        assert_eq!(symbol_text(text, &elsewhere), "other");
+    }
+}

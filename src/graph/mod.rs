@@ -1,0 +1,12 @@
+//! The link graph and the pure link steps: formats building it, resolution, tables, layout, fixups.
+
+pub mod ehframe;
+pub mod format;
+pub mod layout;
+pub mod ldcache;
+pub mod libsearch;
+pub mod line_table;
+pub mod linkinfo;
+pub mod model;
+pub mod resolve;
+pub mod tables;
