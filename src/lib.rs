@@ -32,10 +32,9 @@ pub mod link;
 pub mod memory;
 pub mod support;
 
+pub use graph::Limits;
 pub use image::runs::{GlobalValue, RunOutcome, RunSpec, RunStatus};
 pub use image::Image;
-pub use link::{Limits, LinkOptions, Linker};
+pub use link::{LinkOptions, Linker};
 
-/// Exit status for jitrun's own failures (usage, I/O, malformed input,
-/// unresolved symbols, relocation errors), distinct from the program's.
-pub const EXIT_JITRUN_ERROR: i32 = 125;
+pub use support::EXIT_JITRUN_ERROR;

@@ -1,6 +1,7 @@
 //! The command line: one definition that drives parsing, `--help` and the
 //! man page (`man/jitrun.1`, generated from it and checked by a test).
 
+use crate::support::parse_address;
 use std::path::PathBuf;
 
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser};
@@ -240,7 +241,7 @@ pub struct Cli {
     pub max_image_size: u64,
 
     /// Largest thread-local storage block, in bytes, the image may ask for (every thread gets one)
-    #[arg(long, value_name = "BYTES", default_value_t = crate::link::Limits::default().max_tls_size, value_parser = parse_address)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::graph::Limits::default().max_tls_size, value_parser = parse_address)]
     pub max_tls_size: u64,
 
     /// Run the program N times; in-process one after another (global state persists, exit() ends all), or with --isolate each in a fresh fork
@@ -416,15 +417,6 @@ pub fn llvm_jitlink_spellings(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::Os
         }
     }
     out
-}
-
-/// Parses `0x`-prefixed hex or decimal.
-pub fn parse_address(s: &str) -> Result<u64, String> {
-    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => s.parse(),
-    };
-    parsed.map_err(|_| format!("`{}` is not a number (decimal or 0x hex)", s))
 }
 
 /// The compiler driver's spellings of jitrun's options before `--`
@@ -635,7 +627,7 @@ impl Cli {
             no_whole_archive: Vec::new(),
             base: None,
             max_image_size: 4u64 << 30,
-            max_tls_size: crate::link::Limits::default().max_tls_size,
+            max_tls_size: crate::graph::Limits::default().max_tls_size,
             repeat: 1,
             isolate: false,
             timeout: None,

@@ -29,7 +29,18 @@ use anyhow::{bail, Context, Result};
 use iced_x86::{Decoder, DecoderOptions, InstructionInfoFactory, OpAccess, OpKind, Register};
 
 use crate::graph::linkinfo::LinkInfo;
-use crate::Image;
+
+/// What checks read of a linked image: its link info, its symbols, and its
+/// bytes at their target addresses, wherever the image lies (mapped in
+/// this process, or in a buffer for another machine).
+pub trait CheckedImage {
+    fn link_info(&self) -> &LinkInfo;
+    /// The address of a global symbol of the image.
+    fn lookup(&self, name: &str) -> Option<u64>;
+    /// The image's bytes from `addr`: up to `len` of them, fewer where the
+    /// image ends; `None` when `addr` is outside it.
+    fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]>;
+}
 
 /// One failed or malformed check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,12 +52,12 @@ pub struct CheckFailure {
 
 /// Evaluates every check line of `path`; returns how many lines were
 /// checked and the failures.
-pub fn run_file(image: &Image, path: &Path) -> Result<(usize, Vec<CheckFailure>)> {
+pub fn run_file(image: &dyn CheckedImage, path: &Path) -> Result<(usize, Vec<CheckFailure>)> {
     let text = std::fs::read_to_string(path).with_context(|| format!("--check {}: cannot read", path.display()))?;
     Ok(run_text(image, &text))
 }
 
-pub fn run_text(image: &Image, text: &str) -> (usize, Vec<CheckFailure>) {
+pub fn run_text(image: &dyn CheckedImage, text: &str) -> (usize, Vec<CheckFailure>) {
     let checker = Checker { image, info: image.link_info() };
     let mut failures = Vec::new();
     let checks = check_lines(text);
@@ -87,7 +98,7 @@ fn check_lines(text: &str) -> Vec<(usize, String)> {
 }
 
 struct Checker<'a> {
-    image: &'a Image,
+    image: &'a dyn CheckedImage,
     info: &'a LinkInfo,
 }
 
@@ -166,26 +177,18 @@ impl Checker<'_> {
         if ![1, 2, 4, 8].contains(&size) {
             return Err(format!("cannot read {} bytes (1, 2, 4 or 8)", size));
         }
-        let image = self.image.range();
-        if addr < image.start || addr.checked_add(size).is_none_or(|end| end > image.end) {
-            return Err(format!("address {:#x} is outside the image {:#x}..{:#x}", addr, image.start, image.end));
-        }
+        let (start, end) = (self.info.base, self.info.base + self.info.size);
+        let outside = || format!("address {:#x} is outside the image {:#x}..{:#x}", addr, start, end);
+        let read = self.image.bytes_at(addr, size).filter(|bytes| bytes.len() == size as usize).ok_or_else(outside)?;
         let mut bytes = [0u8; 8];
-        // SAFETY: the range lies inside the mapped image, whose segments are
-        // all readable once initialized.
-        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, bytes.as_mut_ptr(), size as usize) };
+        bytes[..read.len()].copy_from_slice(read);
         Ok(u64::from_le_bytes(bytes))
     }
 
     fn instruction(&self, label: &str) -> Eval<iced_x86::Instruction> {
         let addr = self.symbol(label)?;
-        let image = self.image.range();
-        if !image.contains(&addr) {
-            return Err(format!("`{}` at {:#x} is not in the image", label, addr));
-        }
-        let len = (image.end - addr).min(15) as usize;
-        // SAFETY: [addr, addr + len) lies inside the mapped, readable image.
-        let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+        let not_in_image = || format!("`{}` at {:#x} is not in the image", label, addr);
+        let bytes = self.image.bytes_at(addr, 15).ok_or_else(not_in_image)?;
         let mut decoder = Decoder::with_ip(64, bytes, addr, DecoderOptions::NONE);
         let instruction = decoder.decode();
         if instruction.is_invalid() {
@@ -382,7 +385,7 @@ impl<'a> Parser<'a, '_> {
         let len = rest.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len());
         let token = &rest[..len];
         self.pos += len;
-        crate::cli::parse_address(token)
+        crate::support::parse_address(token)
     }
 
     fn identifier(&mut self) -> &'a str {
@@ -467,7 +470,7 @@ fn split_top_level(inner: &str) -> Vec<&str> {
 }
 
 /// Runs every `--check` file; prints each failure on stderr; fails if any did.
-pub fn run_files(image: &Image, files: &[std::path::PathBuf]) -> Result<()> {
+pub fn run_files(image: &dyn CheckedImage, files: &[std::path::PathBuf]) -> Result<()> {
     let mut failed = 0;
     let mut total = 0;
     for file in files {

@@ -26,6 +26,7 @@
 //! that are return addresses into the image (the byte before them ends a
 //! `call`), which may include stale frames; those lines are marked `?`.
 
+use crate::support::fixed_buffer::FixedBuffer;
 use std::ffi::{c_int, c_void, CString};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -347,11 +348,12 @@ const STEP_TABLE: i32 = 1;
 /// If the thread cannot start, nobody publishes and the wait times out.
 fn start_table_builder(source: Box<TableSource>) {
     let builder = crate::support::heap::counted_as_other_thread(move || {
-        crate::image::keep_signals_off_this_thread();
+        crate::support::threads::keep_signals_off_this_thread();
         // The report goes on without names rather than jitrun failing.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(source));
     });
-    let _ = crate::image::spawn_unjoined_thread(c"jitrun-crash", builder);
+    let detached = crate::host::driver_runtime::thread_sanitizer_is_loaded();
+    let _ = crate::support::threads::spawn_unjoined_thread(c"jitrun-crash", detached, builder);
 }
 
 /// Whether [`prepare`] has published a table in this process.
@@ -593,53 +595,8 @@ extern "C" fn unwind_watchdog(_: c_int) {
     }
 }
 
-/// A fixed buffer that formats without allocating and flushes with
-/// write(2): what a signal handler (or an exit hook after a crash) may use.
-pub(crate) struct FixedBuffer<const N: usize> {
-    buf: [u8; N],
-    len: usize,
-}
-
 /// One line of a crash report.
 type StderrLine = FixedBuffer<512>;
-
-impl<const N: usize> FixedBuffer<N> {
-    pub(crate) fn new() -> Self {
-        FixedBuffer { buf: [0; N], len: 0 }
-    }
-
-    /// What was formatted (text beyond N bytes was cut).
-    pub(crate) fn as_bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
-    }
-
-    /// Writes what was formatted (text beyond N bytes was cut) and empties the buffer.
-    pub(crate) fn flush_to(&mut self, fd: c_int) {
-        write_fd(fd, &self.buf[..self.len]);
-        self.len = 0;
-    }
-}
-
-impl<const N: usize> std::fmt::Write for FixedBuffer<N> {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let n = s.len().min(N - self.len);
-        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
-        Ok(())
-    }
-}
-
-/// write(2) until all of `bytes` is written or the descriptor fails.
-pub(crate) fn write_fd(fd: c_int, mut bytes: &[u8]) {
-    while !bytes.is_empty() {
-        // SAFETY: writing initialized bytes we hold to a descriptor.
-        let n = unsafe { libc::write(fd, bytes.as_ptr() as *const c_void, bytes.len()) };
-        if n <= 0 {
-            return;
-        }
-        bytes = &bytes[n as usize..];
-    }
-}
 
 pub fn signal_name(sig: c_int) -> &'static str {
     match sig {

@@ -36,8 +36,9 @@ use std::sync::OnceLock;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::diagnostics::crash::{signal_name, write_fd, FixedBuffer, ReportSink};
+use crate::diagnostics::crash::{signal_name, ReportSink};
 use crate::graph::linkinfo::{Counts, InputInfo, LinkInfo};
+use crate::support::fixed_buffer::{write_fd, FixedBuffer};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -158,7 +159,7 @@ fn write_tail(out: &mut impl std::fmt::Write, outcome: Outcome) -> std::fmt::Res
             out,
             "{{\"status\":\"timeout\",\"timeout_ms\":{},\"exit_code\":{}}}",
             limit_ms,
-            crate::image::runs::EXIT_TIMEOUT
+            crate::support::EXIT_TIMEOUT
         )?,
     }
     writeln!(out, "}}")

@@ -140,18 +140,15 @@ fn section_rank(name: &str) -> u32 {
     }
 }
 
-pub fn page_size() -> u64 {
-    region::page::size() as u64
-}
-
 /// Rounds up; saturates instead of overflowing, so absurd sizes reach the
 /// image-size limit check as huge numbers rather than wrapping around.
 fn align_up(value: u64, align: u64) -> u64 {
     value.div_ceil(align).saturating_mul(align)
 }
 
-pub fn compute(graphs: &[LinkGraph]) -> Layout {
-    let page = page_size();
+/// Lays out `graphs` in segments that start on `page` boundaries (the page
+/// size of the machine the image runs on).
+pub fn compute(graphs: &[LinkGraph], page: u64) -> Layout {
     // (segment, rank, first appearance, name) → blocks with their sort keys.
     struct Pending<'a> {
         segment: SegmentKind,
@@ -280,6 +277,8 @@ impl Layout {
 mod tests {
     use super::*;
 
+    const PAGE: u64 = 4096;
+
     fn graph_with(sections: &[(&str, SectionKind, u64, u64)]) -> LinkGraph {
         let mut g = LinkGraph::new("t.o".into(), None);
         for &(name, kind, size, align) in sections {
@@ -306,14 +305,14 @@ mod tests {
             (".bss", SectionKind::ZeroFill, 5000, 4096),
             (".rodata", SectionKind::ReadOnly, 3, 1),
         ]);
-        let layout = compute(&[g]);
+        let layout = compute(&[g], PAGE);
         let kinds: Vec<_> = layout.segments.iter().map(|s| s.kind).collect();
         assert_eq!(kinds, [SegmentKind::Text, SegmentKind::ReadOnly, SegmentKind::Data, SegmentKind::Bss]);
         for s in &layout.segments {
-            assert_eq!(s.offset % page_size(), 0);
+            assert_eq!(s.offset % PAGE, 0);
         }
         assert_eq!(layout.block_offsets[0][2] % 4096, 0);
-        assert_eq!(layout.align, page_size().max(4096));
+        assert_eq!(layout.align, PAGE.max(4096));
         assert!(layout.size >= layout.segment_end(&[SegmentKind::Bss]));
     }
 
@@ -325,7 +324,7 @@ mod tests {
             g.sections[s as usize].priority = prio;
             g.add_block(s, Content::Zero, 8, 8);
         }
-        let layout = compute(&[g]);
+        let layout = compute(&[g], PAGE);
         let off = &layout.block_offsets[0];
         assert!(off[2] < off[1] && off[1] < off[0]);
         let init = layout.section(".init_array").unwrap();
@@ -341,7 +340,7 @@ mod tests {
         let s = g.add_section("my_numbers", SectionKind::ReadOnly);
         g.add_block(s, Content::Zero, 8, 8);
         let h = graph_with(&[("my_numbers", SectionKind::ReadOnly, 16, 16)]);
-        let layout = compute(&[g, h]);
+        let layout = compute(&[g, h], PAGE);
         let section = layout.section("my_numbers").unwrap();
         assert_eq!(section.offset % 16, 0);
         assert_eq!(layout.block_offsets[0][1], section.offset);
@@ -352,7 +351,7 @@ mod tests {
     #[test]
     fn tls_template_puts_tdata_before_tbss() {
         let g = graph_with(&[(".tbss", SectionKind::TlsZeroFill, 8, 8), (".tdata", SectionKind::TlsData, 4, 4)]);
-        let layout = compute(&[g]);
+        let layout = compute(&[g], PAGE);
         assert_eq!(layout.tls.offsets[0][1], 0);
         assert_eq!(layout.tls.offsets[0][0], 8);
         assert_eq!(layout.tls.init_size, 4);

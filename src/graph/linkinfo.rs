@@ -276,7 +276,7 @@ pub(crate) fn collect(
 ) -> LinkInfo {
     let base = addrs.base;
     let layout = addrs.layout;
-    let page = crate::graph::layout::page_size();
+    let page = crate::support::page_size();
     let segments = layout
         .segments
         .iter()

@@ -5,8 +5,11 @@ pub mod format;
 pub mod layout;
 pub mod ldcache;
 pub mod libsearch;
+mod limits;
 pub mod line_table;
 pub mod linkinfo;
 pub mod model;
 pub mod resolve;
 pub mod tables;
+
+pub use limits::Limits;

@@ -117,7 +117,7 @@ impl AddressTable {
                     p_paddr: base + s.offset,
                     p_filesz: file_size,
                     p_memsz: s.size,
-                    p_align: crate::graph::layout::page_size(),
+                    p_align: crate::support::page_size(),
                 }
             })
             .collect();

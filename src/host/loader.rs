@@ -944,7 +944,7 @@ impl LoadedObject<'_> {
 /// which costs nothing, where asking the kernel means reading
 /// `/proc/self/maps` (30-50 µs each time).
 pub fn loader_protection(addr: u64) -> Option<region::Protection> {
-    let page = crate::graph::layout::page_size();
+    let page = crate::support::page_size();
     visit_object_containing(addr, |object| {
         let segment = object.segment_containing(addr)?;
         let relro = object.headers.iter().any(|h| {
@@ -1062,7 +1062,7 @@ fn map_frame_search_table(eh_frame: (u64, u64)) -> Result<libc::Elf64_Phdr, Stri
     let table = crate::graph::ehframe::search_table(address, bytes)?;
     let len = 12 + 8 * table.len();
     let near = |at: u64| at.abs_diff(address) < (1 << 31) - (1 << 24);
-    let page = crate::graph::layout::page_size();
+    let page = crate::support::page_size();
     let hints = [0, address.saturating_sub(1 << 24), address + (1 << 24), address.saturating_sub(1 << 28)];
     let header = hints
         .iter()
@@ -1177,7 +1177,7 @@ pub fn list_image_as_module(
             }
             Err(e) => {
                 log::debug!("the image's module has no frame search table ({}): registering its frames", e);
-                registration = crate::graph::ehframe::register_with_shared_unwinder(eh_frame.0);
+                registration = crate::host::unwind::register_with_shared_unwinder(eh_frame.0);
             }
         }
     }
@@ -1202,7 +1202,7 @@ pub struct ListedModule {
     module: *mut SyntheticModule,
     _file: std::fs::File,
     /// The frames registered with libgcc_s when the module has no table.
-    _registration: Option<crate::graph::ehframe::SharedRegistration>,
+    _registration: Option<crate::host::unwind::SharedRegistration>,
 }
 
 // SAFETY: the pointer is only compared, never dereferenced through this.
@@ -1344,9 +1344,9 @@ fn file_identity(fd: libc::c_int) -> Option<(u64, u64)> {
 
 /// `/proc/PID/fd/FD`, formatted without allocating (it is named while a
 /// sanitizer reports, maybe from a signal handler).
-fn proc_fd_path(fd: libc::c_int) -> crate::diagnostics::crash::FixedBuffer<48> {
+fn proc_fd_path(fd: libc::c_int) -> crate::support::fixed_buffer::FixedBuffer<48> {
     use std::fmt::Write as _;
-    let mut path = crate::diagnostics::crash::FixedBuffer::new();
+    let mut path = crate::support::fixed_buffer::FixedBuffer::new();
     // SAFETY: getpid has no preconditions.
     let _ = write!(path, "/proc/{}/fd/{}\0", unsafe { libc::getpid() }, fd);
     path

@@ -11,3 +11,4 @@ pub mod runtime;
 pub mod selfexe;
 pub mod tls;
 pub mod tls_pool;
+pub mod unwind;

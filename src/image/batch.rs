@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::image::runs::{GlobalValue, OutputMode, RunOutcome, RunSpec, RunStatus, StdinSource};
-use crate::Image;
+use crate::image::Image;
 
 /// Version of the run-line and result-line schema.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -75,7 +75,7 @@ use crate::image::{EntryCall, Image, ProcessNames, ProgramArgs};
 /// Default cap on the bytes kept from each of stdout and stderr of a run.
 pub const DEFAULT_OUTPUT_LIMIT: usize = 1 << 20;
 /// Exit status the CLI gives a run that hit its timeout (as `timeout(1)`).
-pub const EXIT_TIMEOUT: i32 = 124;
+pub use crate::support::EXIT_TIMEOUT;
 
 /// How long the parent keeps reading a finished run's pipes when
 /// something outside its process group still holds them open.
@@ -315,7 +315,7 @@ impl RunOutcome {
             RunStatus::Exited(code) => *code,
             RunStatus::Signaled(signal) => 128 + signal,
             RunStatus::Timeout => EXIT_TIMEOUT,
-            RunStatus::Error(_) => crate::EXIT_JITRUN_ERROR,
+            RunStatus::Error(_) => crate::support::EXIT_JITRUN_ERROR,
         }
     }
 }
@@ -974,30 +974,10 @@ struct CpuPin {
     original: libc::cpu_set_t,
 }
 
-/// CPUs this thread may run on: one system call, where
-/// `std::thread::available_parallelism` also reads cgroup files.
-pub(crate) fn cpu_count() -> usize {
-    thread_affinity().map_or(1, |set| cpu_set_count(&set).max(1))
-}
-
-/// The calling thread's CPU mask.
-fn thread_affinity() -> Option<libc::cpu_set_t> {
-    // SAFETY: a zeroed cpu_set_t (plain data) filled by sched_getaffinity
-    // for this thread, with its size passed.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        (libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0).then_some(set)
-    }
-}
-
-fn cpu_set_count(set: &libc::cpu_set_t) -> usize {
-    // SAFETY: CPU_COUNT only reads the set.
-    unsafe { libc::CPU_COUNT(set) as usize }
-}
-
 impl CpuPin {
     fn to_current_cpu() -> Option<CpuPin> {
-        let original = thread_affinity().filter(|set| cpu_set_count(set) >= 2)?;
+        let original = crate::support::threads::thread_affinity()
+            .filter(|set| crate::support::threads::cpu_set_count(set) >= 2)?;
         // SAFETY: affinity calls on this thread with a cpu_set_t of the
         // size passed; cpu_set_t is plain data, valid when zeroed.
         unsafe {
@@ -1408,7 +1388,7 @@ fn child_main(
     if let Some(message) = failure {
         report_failure(&message);
         // SAFETY: leaving without running any atexit handler of the parent's.
-        unsafe { libc::_exit(crate::EXIT_JITRUN_ERROR) };
+        unsafe { libc::_exit(crate::support::EXIT_JITRUN_ERROR) };
     }
     // User code must not hold our ends of its pipes.
     drop(ends);

@@ -12,7 +12,8 @@
 
 use anyhow::Result;
 
-use crate::{Limits, LinkOptions, Linker};
+use crate::graph::Limits;
+use crate::link::{LinkOptions, Linker};
 
 /// Limits small enough for a fuzzer's memory budget (libFuzzer's default
 /// `-rss_limit_mb` is 2048).

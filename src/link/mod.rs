@@ -16,6 +16,7 @@ use crate::graph::linkinfo::{self, InputInfo, PhaseTimer};
 use crate::graph::model::*;
 use crate::graph::resolve::{Boundary, Resolution, SymbolTable, Target};
 use crate::graph::tables::{self, GotSlot, TableBlocks, Tables};
+use crate::graph::Limits;
 use crate::graph::{ehframe, format, libsearch};
 use crate::host::loader::{self as host, HostResolver, NamedLibrary, SharedLibrary, COMPILER_RUNTIME_LIBRARY};
 use crate::host::tls::{self, TlsModule};
@@ -23,51 +24,6 @@ use crate::host::{copyreloc, runtime};
 use crate::image::{Finalizers, FunctionArray, Image, Initializers};
 use crate::memory::{ActionPair, AllocInfo, InProcessMapper, MemoryMapper, Placement, SegmentProtection};
 use crate::support::input::{detect, is_elf_shared_object, FileKind, InputData};
-
-/// Limits on what one link may ask for, so a corrupt or hostile object
-/// gets an error instead of exhausting the machine.
-#[derive(Clone, Debug)]
-pub struct Limits {
-    /// Total bytes of sections (including zero-fill) one image may have.
-    pub max_image_size: u64,
-    /// Bytes of thread-local storage (`.tdata` + `.tbss`) one image may
-    /// have; every thread of the process gets a block of this size.
-    pub max_tls_size: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits { max_image_size: 4 << 30, max_tls_size: 64 << 20 }
-    }
-}
-
-impl Limits {
-    /// Fails when `size` bytes exceed the image-size limit.
-    pub fn check_image_size(&self, what: &dyn std::fmt::Display, size: u64) -> Result<()> {
-        if size > self.max_image_size {
-            bail!(
-                "{} asks for {} bytes, more than the limit of {} bytes (raise it with --max-image-size)",
-                what,
-                size,
-                self.max_image_size
-            );
-        }
-        Ok(())
-    }
-
-    /// Fails when `size` bytes of thread-locals exceed their limit.
-    pub fn check_tls_size(&self, what: &dyn std::fmt::Display, size: u64) -> Result<()> {
-        if size > self.max_tls_size {
-            bail!(
-                "{} asks for {} bytes of thread-local storage, more than the limit of {} bytes (raise it with --max-tls-size)",
-                what,
-                size,
-                self.max_tls_size
-            );
-        }
-        Ok(())
-    }
-}
 
 #[derive(Clone, Debug, Default)]
 pub struct LinkOptions {
@@ -479,7 +435,7 @@ impl Linker {
         graphs.push(table_graph);
 
         // Layout: every block gets an offset in a segment.
-        let layout = layout::compute(&graphs);
+        let layout = layout::compute(&graphs, crate::support::page_size());
         timer.mark("layout");
         options.limits.check_image_size(&"the image", layout.size)?;
         options.limits.check_tls_size(&"the image", layout.tls.size)?;
@@ -554,8 +510,9 @@ impl Linker {
             let threads = crate::support::parallel::link_threads();
             let symbols = if threads > 1 && placed_blocks_weight(&graphs, &layout) >= PARALLEL_FIXUP_WEIGHT {
                 let helper = vec![crate::support::heap::on_helper_heap(build_symbols)];
-                let (map, fixed) =
-                    crate::image::run_beside(helper, || copy_and_fix_blocks(memory, &graphs, &layout, &addrs, threads));
+                let (map, fixed) = crate::support::threads::run_beside(helper, || {
+                    copy_and_fix_blocks(memory, &graphs, &layout, &addrs, threads)
+                });
                 fixed?;
                 map.into_iter().next().expect("one helper, one map")
             } else {
@@ -701,11 +658,11 @@ impl Linker {
             // Dropping the registration unregisters.
             actions.push(ActionPair::with_state(
                 "register eh_frame",
-                move || Ok(ehframe::register(addr, with_shared_unwinder)),
+                move || Ok(crate::host::unwind::register(addr, with_shared_unwinder)),
                 drop,
             ));
         }
-        let page = layout::page_size();
+        let page = crate::support::page_size();
         let segments = layout
             .segments
             .iter()
@@ -1151,7 +1108,7 @@ impl DeferredLinkInfo {
     /// model.
     pub fn prepare_crash_table(self, print: bool) {
         let addrs = self.addresses();
-        let page = layout::page_size();
+        let page = crate::support::page_size();
         let segment_range = |s: &layout::Segment| self.base + s.offset..self.base + s.offset + s.size;
         let text: Vec<_> =
             self.layout.segments.iter().filter(|s| s.kind == SegmentKind::Text).map(segment_range).collect();
@@ -1589,7 +1546,7 @@ fn copy_and_fix_blocks(
         memory = tail;
         memory_start = end;
     }
-    let (theirs, last_result) = crate::image::run_beside(helpers, || run_blocks(memory, memory_start, last));
+    let (theirs, last_result) = crate::support::threads::run_beside(helpers, || run_blocks(memory, memory_start, last));
     // The first error in address order, after every run has ended.
     theirs.into_iter().chain([last_result]).collect::<Result<Vec<()>>>().map(drop)
 }

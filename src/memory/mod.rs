@@ -217,7 +217,7 @@ fn prefault_for_writing(addr: u64, huge_end: u64, filled: u64) {
 
 impl MemoryMapper for InProcessMapper {
     fn reserve(&mut self, size: u64, align: u64, placement: Placement) -> Result<u64> {
-        let page = crate::graph::layout::page_size();
+        let page = crate::support::page_size();
         let mut align = align.max(page);
         let mut span = size.max(page);
         if size >= HUGE_PAGES_FROM && !matches!(placement, Placement::Fixed(_)) {

@@ -401,7 +401,7 @@ extern "C" fn lock_both() {
     // libc's flag too: a helper whose body returned may still be exiting
     // (freeing its thread's memory), and jitrun declares the process
     // single-threaded only once the kernel counts one thread.
-    if OTHER_THREADS.load(Ordering::SeqCst) == 0 && crate::image::libc_says_single_threaded() {
+    if OTHER_THREADS.load(Ordering::SeqCst) == 0 && crate::support::threads::libc_says_single_threaded() {
         return;
     }
     MAIN.lock();

@@ -186,7 +186,7 @@ impl InputData {
         if map.len() < RELEASE_FILES_FROM {
             return;
         }
-        let page = crate::graph::layout::page_size() as usize;
+        let page = crate::support::page_size() as usize;
         let mut from = 0;
         let release = |start: usize, end: usize| {
             let (start, end) = (start.next_multiple_of(page), end / page * page);
@@ -312,7 +312,7 @@ fn populate_parts_a_link_reads(map: &Mmap, contents_read: bool) {
 pub fn spans_a_link_maps(bytes: &[u8], contents_read: bool) -> Option<Vec<Range<usize>>> {
     let crate::graph::format::elf::LinkReads { parts, debug } =
         crate::graph::format::elf::link_reads(bytes, contents_read.then_some(READ_CONTENTS_FROM))?;
-    let page = crate::graph::layout::page_size() as usize;
+    let page = crate::support::page_size() as usize;
     // Whether `gap` holds a page of debug information.
     let holds_debug =
         |gap: Range<usize>| debug.iter().any(|d| d.end.min(gap.end).saturating_sub(d.start.max(gap.start)) >= page);

@@ -14,8 +14,8 @@ use anyhow::Result;
 
 use crate::graph::format;
 use crate::graph::model::LinkGraph;
+use crate::graph::Limits;
 use crate::support::input::{is_relocatable_elf, InputData};
-use crate::Limits;
 
 /// Inputs are read and translated on one thread until they add up to
 /// this many bytes; only then do helper threads take the rest. A helper
@@ -103,7 +103,7 @@ fn map_in_order_after<T: Sync, R: Send, F>(
     let mut results: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     let helpers: Vec<_> = (1..threads).map(|_| crate::support::heap::on_helper_heap(work)).collect();
     // Many items make much to allocate, on the calling thread too.
-    let (theirs, (first, mine)) = crate::image::run_beside(helpers, || (first(), work()));
+    let (theirs, (first, mine)) = crate::support::threads::run_beside(helpers, || (first(), work()));
     for (i, result) in theirs.into_iter().flatten().chain(mine) {
         results[i] = Some(result);
     }
@@ -117,6 +117,6 @@ pub(crate) fn link_threads() -> usize {
     if crate::host::driver_runtime::sanitizer_preloaded_noted() {
         1
     } else {
-        crate::image::runs::cpu_count()
+        crate::support::threads::cpu_count()
     }
 }

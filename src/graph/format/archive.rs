@@ -29,8 +29,8 @@ use object::{Object, ObjectSymbol};
 
 use crate::graph::model::LinkGraph;
 use crate::graph::resolve::SymbolTable;
+use crate::graph::Limits;
 use crate::support::input::{detect, FileKind, InputData};
-use crate::Limits;
 
 /// Index of a member in its [`Archive`].
 pub type MemberId = u32;

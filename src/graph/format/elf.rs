@@ -24,7 +24,7 @@ type Header = elf::FileHeader64<LittleEndian>;
 pub const MAX_SECTION_ALIGN: u64 = 1 << 24;
 
 /// Translates the ELF object in `input` (named `name` in messages).
-pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Result<LinkGraph> {
+pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -> Result<LinkGraph> {
     let data = input.bytes();
     let err = |what: &dyn std::fmt::Display| anyhow!("{}: {}", name, what);
     let header = Header::parse(data).map_err(|e| err(&format_args!("invalid ELF header: {}", e)))?;
@@ -662,7 +662,7 @@ mod tests {
         let path = dir.join("slim.o");
         std::fs::write(&path, bytes).unwrap();
         let input = Arc::new(InputData::open(&path).unwrap());
-        let result = parse("slim.o", input, &crate::Limits::default());
+        let result = parse("slim.o", input, &crate::graph::Limits::default());
         let _ = std::fs::remove_dir_all(&dir);
         result
     }
@@ -738,7 +738,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let input = Arc::new(InputData::open(&path).unwrap());
         assert!(matches!(*input, InputData::Mapped(..)));
-        let graph = parse("mapped.o", input, &crate::Limits::default()).unwrap();
+        let graph = parse("mapped.o", input, &crate::graph::Limits::default()).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
 
         let text_block =

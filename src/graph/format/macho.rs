@@ -136,7 +136,7 @@ impl InSection {
 }
 
 /// Translates the Mach-O object in `input` (named `name` in messages).
-pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::Limits) -> Result<LinkGraph> {
+pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -> Result<LinkGraph> {
     let data = input.bytes();
     let err = |what: &dyn std::fmt::Display| anyhow!("{}: {}", name, what);
     let magic = data.get(..4).map(|m| u32::from_le_bytes(m.try_into().unwrap())).unwrap_or(0);

@@ -25,7 +25,7 @@ pub(crate) fn add_section_size(
     total: u64,
     size: u64,
     limit: SizeLimit,
-    limits: &crate::Limits,
+    limits: &crate::graph::Limits,
 ) -> anyhow::Result<u64> {
     let total = total.saturating_add(size);
     let what = format_args!("{}: section {}: the object", file, section);
