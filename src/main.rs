@@ -143,7 +143,9 @@ fn parse_and_link() -> (Cli, Result<Linked>) {
     match deferred {
         Some(mut deferred) if !cli.no_crash_handler => {
             deferred.release_unneeded();
-            jitrun::diagnostics::crash::build_table_when_needed(true, move || deferred.prepare_crash_table(true));
+            jitrun::diagnostics::crash::build_table_when_needed(true, move || {
+                jitrun::diagnostics::crash::prepare_from_link_model(deferred, true)
+            });
             if let Ok(Linked::Run(_, table_coming)) = &mut linked {
                 *table_coming = true;
             }
@@ -172,7 +174,7 @@ fn one_line(message: &str) -> String {
 }
 
 /// The link model of a run without crash reports (see `real_main`).
-static KEPT_LINK_MODEL: std::sync::atomic::AtomicPtr<jitrun::link::DeferredLinkInfo> =
+static KEPT_LINK_MODEL: std::sync::atomic::AtomicPtr<jitrun::graph::deferred::DeferredLinkInfo> =
     std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
 
 /// The outcome of a link.

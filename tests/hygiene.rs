@@ -389,7 +389,7 @@ fn debug_information_stays_out_of_memory() {
     let with_debug = common::compile_source(&dir, "with_debug.c", &source, "-O2 -g3");
 
     let bytes = std::fs::read(&with_debug).unwrap();
-    let parts = jitrun::graph::format::elf::parts_a_link_reads(&bytes, None).unwrap();
+    let parts = jitrun::support::input::parts_a_link_reads(&bytes, None).unwrap();
     let covered = |start: usize, size: usize| parts.iter().any(|p| p.start <= start && start + size <= p.end);
     let elf = goblin::elf::Elf::parse(&bytes).unwrap();
     let name = |sh: &goblin::elf::SectionHeader| elf.shdr_strtab.get_at(sh.sh_name).unwrap_or("").to_string();

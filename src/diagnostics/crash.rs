@@ -108,7 +108,7 @@ impl Ranges {
     /// A place, `" (object.o, .text)"`; returns its index for [`Ranges::push`].
     pub(crate) fn add_place(&mut self, object: &str, section: &str) -> u32 {
         self.places.push(format!(" ({}, {})", object, section).into());
-        self.place_is_runtime.push(object == crate::host::runtime::RUNTIME_OBJECT);
+        self.place_is_runtime.push(object == crate::arch::runtime::RUNTIME_OBJECT);
         self.places.len() as u32 - 1
     }
 
@@ -812,4 +812,74 @@ fn report_crash(table: &CrashTable, sig: c_int, pc: u64, rsp: u64) {
         }
         scan_stack(table, rsp, walk.printed);
     }
+}
+
+/// Builds and publishes the crash table straight from the link model,
+/// without the link info's strings (a tenth of the work of
+/// [`DeferredLinkInfo::collect`] followed by [`prepare`]).
+/// The same symbols as the link info's: live definitions, globals only
+/// where they won, those that are functions or lie in code. Frees the
+/// model.
+pub fn prepare_from_link_model(model: crate::graph::deferred::DeferredLinkInfo, print: bool) {
+    use crate::graph::layout::{SegmentKind, NOT_PLACED};
+    use crate::graph::model::{SectionId, SymbolKind};
+    use crate::graph::resolve::Target;
+    let addrs = model.addresses();
+    let page = crate::support::page_size();
+    let segment_range = |s: &crate::graph::layout::Segment| model.base + s.offset..model.base + s.offset + s.size;
+    let text: Vec<_> =
+        model.layout.segments.iter().filter(|s| s.kind == SegmentKind::Text).map(segment_range).collect();
+    let code = model
+        .layout
+        .segments
+        .iter()
+        .filter(|s| s.kind.final_protection().contains(region::Protection::EXECUTE))
+        .map(|s| model.base + s.offset..model.base + s.offset + s.size.div_ceil(page) * page);
+    let mut ranges = Ranges::new(model.base..model.base + model.layout.size, code.collect());
+    for (g, graph) in model.graphs.iter().enumerate() {
+        let mut places: rustc_hash::FxHashMap<SectionId, u32> = Default::default();
+        for (name, sym, block, address) in crate::graph::linkinfo::image_symbols(graph, g, &addrs) {
+            let placed = model.layout.block_offsets[g][block as usize];
+            if placed == NOT_PLACED {
+                continue;
+            }
+            let block_start = model.base + placed;
+            let in_code = text.iter().any(|t| t.contains(&block_start));
+            if sym.kind != SymbolKind::Function && !in_code {
+                continue;
+            }
+            let section = graph.blocks[block as usize].section;
+            let place = *places
+                .entry(section)
+                .or_insert_with(|| ranges.add_place(&graph.name, &graph.sections[section as usize].name));
+            let section_end =
+                if in_code { block_start + graph.blocks[block as usize].size } else { address + sym.size };
+            ranges.push(address, sym.size, section_end, name, place, sym.kind == SymbolKind::Function);
+        }
+    }
+    if !model.tables.stubs.is_empty() {
+        let stub_size = model.cpu.stub_size();
+        let place = ranges.add_place("<linker tables>", ".plt");
+        for &(target, _) in &model.tables.stubs {
+            let Some(address) = addrs.stub(target) else { continue };
+            let name = match target {
+                Target::External(e) => format!("stub for {}", model.res.externals[e as usize].name),
+                Target::Ifunc(i) => format!("stub for {}", model.res.ifuncs[i as usize].name),
+                _ => "stub".to_string(),
+            };
+            ranges.push(address, stub_size, address + stub_size, &name, place, true);
+        }
+    }
+    ranges.finish();
+    let mut lines = crate::graph::line_table::LineTable::default();
+    crate::diagnostics::debugger::add_lines_of_objects(&mut lines, &model.graphs, |g, s| {
+        crate::graph::fixups::symbol_address(&model.res, &addrs, g, s)
+    });
+    lines.finish();
+    ranges.lines = std::sync::Arc::new(lines);
+    // The model is freed before the table is published: a parent about
+    // to fork isolated runs trims malloc's free memory once it has the
+    // table, and every page still resident then is paid at each fork.
+    drop(model);
+    publish(ranges, print, None);
 }

@@ -553,6 +553,36 @@ fn write_debug_file(code: &[(Vec<u8>, u64, u64)], debug: &[DebugSection]) -> Res
     Ok(buffer)
 }
 
+/// Adds the line programs of `sections` (relocated `.debug_*` sections) to `table`.
+pub fn add_lines(
+    table: &mut crate::graph::line_table::LineTable,
+    sections: &[crate::diagnostics::debugger::DebugSection],
+) {
+    let named = |wanted: &[u8]| sections.iter().find(|(name, _)| name == wanted).map_or(&[][..], |(_, b)| b);
+    table.add_object(&crate::graph::line_table::LineSections {
+        debug_line: named(b".debug_line"),
+        debug_line_str: named(b".debug_line_str"),
+        debug_str: named(b".debug_str"),
+    });
+}
+
+/// Adds the source lines of each object of `graphs` built with `-g`, at
+/// their final addresses (`address_of(graph, symbol)`), to `table`.
+pub fn add_lines_of_objects(
+    table: &mut crate::graph::line_table::LineTable,
+    graphs: &[crate::graph::model::LinkGraph],
+    address_of: impl Fn(usize, u32) -> Option<u64>,
+) {
+    for (g, graph) in graphs.iter().enumerate().filter(|(_, graph)| graph.has_line_info) {
+        let wanted = |name: &[u8]| matches!(name, b".debug_line" | b".debug_line_str" | b".debug_str");
+        if let Some(sections) =
+            crate::diagnostics::debugger::relocated_debug_sections(graph, |s| address_of(g, s), wanted, |_| 0)
+        {
+            add_lines(table, &sections);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -476,7 +476,7 @@ mod tests {
         let records = split_records(bytes)?;
         let edges: Vec<Edge> = edge_offsets
             .iter()
-            .map(|&offset| Edge { offset, kind: crate::arch::x86_64::EdgeKind::Pc32, target: 1, addend: 0 })
+            .map(|&offset| Edge::new(offset, crate::arch::Cpu::X86_64.pc_relative32(), 1, 0))
             .collect();
         validate(bytes, &records, &edges)
     }

@@ -280,7 +280,7 @@ mod tests {
     const PAGE: u64 = 4096;
 
     fn graph_with(sections: &[(&str, SectionKind, u64, u64)]) -> LinkGraph {
-        let mut g = LinkGraph::new("t.o".into(), None);
+        let mut g = LinkGraph::new("t.o".into(), crate::arch::Cpu::X86_64, None);
         for &(name, kind, size, align) in sections {
             let s = g.add_section(name, kind);
             g.add_block(s, Content::Zero, size, align);
@@ -318,7 +318,7 @@ mod tests {
 
     #[test]
     fn init_arrays_sort_by_priority_then_input_order() {
-        let mut g = LinkGraph::new("t.o".into(), None);
+        let mut g = LinkGraph::new("t.o".into(), crate::arch::Cpu::X86_64, None);
         for (name, prio) in [(".init_array", 65536), (".init_array.00200", 200), (".init_array.00101", 101)] {
             let s = g.add_section(name, SectionKind::InitArray(InitKind::InitArray));
             g.sections[s as usize].priority = prio;

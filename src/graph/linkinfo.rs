@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::graph::fixups::Addresses;
 use crate::graph::layout::NOT_PLACED;
 use crate::graph::model::*;
 use crate::graph::resolve::Target;
 use crate::graph::tables::GotSlot;
-use crate::link::Addresses;
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct LinkInfo {

@@ -8,7 +8,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::arch::x86_64::EdgeKind;
+use crate::arch::{Cpu, EdgeKind};
 use crate::support::input::InputData;
 
 /// Index of a section in its graph.
@@ -156,6 +156,8 @@ impl From<String> for Name {
 pub struct LinkGraph {
     /// Name used in every message: `foo.o` or `libfoo.a(bar.o)`.
     pub name: String,
+    /// The CPU the object's code is for; its edges are that CPU's kinds.
+    pub cpu: Cpu,
     /// The bytes the graph's file-backed blocks point into.
     pub input: Option<Arc<InputData>>,
     pub sections: Vec<Section>,
@@ -214,6 +216,16 @@ pub struct Section {
     /// Nearly always one (an ELF section is one block), so kept inline:
     /// two allocations per section were a tenth of parsing many small objects.
     pub blocks: smallvec::SmallVec<[BlockId; 2]>,
+}
+
+/// Whether a debugger will read the objects' DWARF after the link, so that
+/// their inputs stay whole (see [`LinkGraph::keep_only_contents`]): set
+/// with [`keep_debug_info`] by whoever links, for the whole process.
+static DEBUG_INFO_WANTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Keeps each object's whole input after translation (for a debugger).
+pub fn keep_debug_info(wanted: bool) {
+    DEBUG_INFO_WANTED.store(wanted, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Relocation entries read from a file at a time (64 KiB of them): few
@@ -286,7 +298,18 @@ pub struct Edge {
     pub offset: u32,
     pub kind: EdgeKind,
     pub target: SymbolId,
+    /// The symbol whose address a difference kind subtracts (`B`, of a
+    /// Mach-O `SUBTRACTOR` pair; see [`EdgeKind::uses_subtrahend`]); 0
+    /// for every other kind. It fits in the padding of the other fields.
+    pub subtrahend: SymbolId,
     pub addend: i64,
+}
+
+impl Edge {
+    /// An edge of a kind that subtracts no symbol.
+    pub fn new(offset: u32, kind: EdgeKind, target: SymbolId, addend: i64) -> Edge {
+        Edge { offset, kind, target, subtrahend: 0, addend }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -359,9 +382,10 @@ pub struct Comdat {
 }
 
 impl LinkGraph {
-    pub fn new(name: String, input: Option<Arc<InputData>>) -> Self {
+    pub fn new(name: String, cpu: Cpu, input: Option<Arc<InputData>>) -> Self {
         LinkGraph {
             name,
+            cpu,
             input,
             sections: Vec::new(),
             blocks: Vec::new(),
@@ -475,8 +499,14 @@ impl LinkGraph {
     /// decoded and checked into `out` (cleared first).
     pub fn decode_relocations_into(&self, b: BlockId, entries: &[u8], out: &mut Vec<Edge>) -> anyhow::Result<()> {
         out.clear();
-        crate::graph::format::elf::decode_relocations(entries, self.blocks[b as usize].size, self.symbols.len(), out)
-            .map_err(|problem| problem.into_error(&self.name, &self.block_section(b).name))
+        crate::graph::format::elf::decode_relocations(
+            self.cpu,
+            entries,
+            self.blocks[b as usize].size,
+            self.symbols.len(),
+            out,
+        )
+        .map_err(|problem| problem.into_error(&self.name, &self.block_section(b).name))
     }
 
     /// The fixups of block `b`, in order: the decoded ones, and those
@@ -521,7 +551,7 @@ impl LinkGraph {
                 if contents * 2 > bytes.len()
                     || relocation_tables().next().is_some()
                     || self.has_line_info
-                    || crate::diagnostics::debugger::wanted()
+                    || DEBUG_INFO_WANTED.load(std::sync::atomic::Ordering::Relaxed)
                 {
                     return;
                 }

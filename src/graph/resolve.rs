@@ -614,7 +614,10 @@ impl SymbolTable {
     ) -> Result<Resolution> {
         let section_names: FxHashSet<&str> =
             graphs.iter().flat_map(|g| g.sections.iter().filter(|s| !s.discarded).map(|s| s.name.as_str())).collect();
-        let mut commons = LinkGraph::new("<common symbols>".to_string(), None);
+        // Every graph is of one CPU (the linker checks); the commons' graph
+        // has no code, so an empty link's choice does not matter.
+        let cpu = graphs.first().map_or(crate::arch::Cpu::X86_64, |g| g.cpu);
+        let mut commons = LinkGraph::new("<common symbols>".to_string(), cpu, None);
         let common_section = commons.add_section(".bss", SectionKind::ZeroFill);
         let commons_graph = graphs.len() as u32;
 
@@ -872,7 +875,7 @@ mod tests {
     }
 
     fn graph(name: &str, defines: &[&str], strong_uses: &[&str], weak_uses: &[&str]) -> LinkGraph {
-        let mut g = LinkGraph::new(name.to_string(), None);
+        let mut g = LinkGraph::new(name.to_string(), crate::arch::Cpu::X86_64, None);
         let text = g.add_section(".text", SectionKind::Code);
         let block = g.add_block(text, Content::Owned(vec![0xc3]), 1, 1);
         for d in defines {

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use anyhow::{bail, Result};
 use rustc_hash::FxHashMap;
 
-use crate::arch::x86_64::{EdgeKind, STUB_SIZE};
+use crate::arch::{Cpu, EdgeKind, FarReference, TlsAccess};
 use crate::graph::model::*;
 use crate::graph::resolve::{Resolution, Target};
 use crate::host::loader as host;
@@ -39,6 +39,17 @@ pub enum GotSlot {
 }
 
 impl GotSlot {
+    /// The slot a thread-local access of `target` reads, if it reads one.
+    pub fn for_tls(access: TlsAccess, target: Target) -> Option<GotSlot> {
+        match access {
+            TlsAccess::GotTpOffset => Some(GotSlot::TpOffset(target)),
+            TlsAccess::GotTlsIndex => Some(GotSlot::TlsIndex(target)),
+            TlsAccess::GotTlsModule => Some(GotSlot::TlsModule),
+            TlsAccess::GotTlsDescriptor => Some(GotSlot::TlsDescriptor(target)),
+            TlsAccess::TpOffset | TlsAccess::DtpOffset | TlsAccess::ModuleId => None,
+        }
+    }
+
     pub fn words(self) -> u64 {
         match self {
             GotSlot::Address(_) | GotSlot::JumpSlot(_) | GotSlot::TpOffset(_) => 1,
@@ -188,7 +199,7 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                 // library's thread-local variable gets one made here,
                 // holding its thread-pointer offset (static TLS).
                 tables.uses_tls = true;
-                plan_tls(&mut tables, EdgeKind::TpOff64, target);
+                plan_tls(&mut tables, TlsAccess::TpOffset, target);
                 if !tables.tlv_index.contains_key(&ext) {
                     tables.tlv_index.insert(ext, tables.tlv_descriptors.len());
                     tables.tlv_descriptors.push(ext);
@@ -200,7 +211,9 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
             }
             if kind.is_tls() {
                 tables.uses_tls = true;
-                plan_tls(&mut tables, kind, target);
+                if let Some(access) = kind.tls_access() {
+                    plan_tls(&mut tables, access, target);
+                }
                 continue;
             }
             if kind.uses_address_got() {
@@ -217,22 +230,19 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
             // A PC-relative reference to a low absolute address (`--define
             // x=0x401000`, or 0 for `--allow-unresolved`) reaches it only
             // from an image in the low 2 GiB.
-            if kind == EdgeKind::Pc32 && matches!(target, Target::Absolute(v) if v < 1 << 31) {
+            if kind.is_near_pc_relative() && matches!(target, Target::Absolute(v) if v < 1 << 31) {
                 tables.needs_low_image = true;
             }
-            if matches!(kind, EdgeKind::GotPc32 | EdgeKind::GotPc64 | EdgeKind::GotOff64 | EdgeKind::PltOff64)
-                || target == Target::GotBase
-            {
+            if kind.needs_got_base() || target == Target::GotBase {
                 tables.needs_got_base = true;
             }
+            let far = kind.far_reference();
             match target {
                 // Calls go through a stub when far; asking the loader
                 // what the target is (dladdr1 walks symbol tables) is
                 // only needed for data-style references.
-                Target::External(_) if matches!(kind, EdgeKind::Branch32 | EdgeKind::PltOff64) => {
-                    tables.add_stub(target)
-                }
-                Target::External(ext) if kind.may_use_stub() => {
+                Target::External(_) if far == FarReference::ThroughStub => tables.add_stub(target),
+                Target::External(ext) if far == FarReference::StubOrCopy => {
                     let info = *external_is_function.entry(ext).or_insert_with(|| {
                         let external = &res.externals[ext as usize];
                         host_symbols.info(external.address, &external.name)
@@ -246,7 +256,7 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                 Target::Ifunc(_) => tables.add_stub(target),
                 // A call to a missing weak function: native code would
                 // jump to 0; a stub through a zero GOT entry does too.
-                Target::Absolute(_) if kind == EdgeKind::Branch32 => tables.add_stub(target),
+                Target::Absolute(_) if far == FarReference::ThroughStub => tables.add_stub(target),
                 _ => {}
             }
         }
@@ -275,7 +285,8 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
     // showed in profiles. Decoded edges of one kind come in runs, each
     // counted once; plain ones still in a relocation table, by kind.
     let mut run: Option<(EdgeKind, u64)> = None;
-    let mut plain_counts = [0u64; 3];
+    // Per plain kind (a CPU has one to three of them).
+    let mut plain_counts: Vec<(EdgeKind, u64)> = Vec::new();
     let (mut decoded, mut scratch) = (Vec::new(), Vec::new());
     for b in 0..graph.blocks.len() as BlockId {
         if !graph.is_block_live(b) {
@@ -291,31 +302,37 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
         // Plain references into the image are only counted here; the
         // fixups write them with checked lookups, and decode (with every
         // check) whatever those decline.
-        let into_image = |counts: &mut [u64; 3], edge: &Edge| {
+        let into_image = |counts: &mut Vec<(EdgeKind, u64)>, edge: &Edge| {
             let plain = matches!(targets.get(edge.target as usize), Some(Target::Block { .. }));
             if plain {
-                counts[PLAIN_KINDS.iter().position(|&k| k == edge.kind).unwrap_or(0)] += 1;
+                match counts.iter_mut().find(|(kind, _)| *kind == edge.kind) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((edge.kind, 1)),
+                }
             }
             plain
         };
         graph.for_each_relocation_chunk(b, &mut scratch, |table| {
-            crate::graph::format::elf::for_each_relocation(table, &mut plain_counts, into_image, |_, entry| {
-                graph.decode_relocations_into(b, entry, &mut decoded)?;
-                for &edge in &decoded {
-                    scan.kind_counts.push((edge.kind, 1));
-                    note_edge(graph, targets, b, edge, &mut scan.special)?;
-                }
-                Ok(())
-            })
+            crate::graph::format::elf::for_each_relocation(
+                graph.cpu,
+                table,
+                &mut plain_counts,
+                into_image,
+                |_, entry| {
+                    graph.decode_relocations_into(b, entry, &mut decoded)?;
+                    for &edge in &decoded {
+                        scan.kind_counts.push((edge.kind, 1));
+                        note_edge(graph, targets, b, edge, &mut scan.special)?;
+                    }
+                    Ok(())
+                },
+            )
         })?;
     }
     scan.kind_counts.extend(run);
-    scan.kind_counts.extend(PLAIN_KINDS.iter().zip(plain_counts).filter(|&(_, n)| n > 0).map(|(&k, n)| (k, n)));
+    scan.kind_counts.extend(plain_counts);
     Ok(scan)
 }
-
-/// The kinds of plain references (see [`note_edge`]), as counted.
-const PLAIN_KINDS: [EdgeKind; 3] = [EdgeKind::Pc32, EdgeKind::Branch32, EdgeKind::Abs64];
 
 /// Adds `edge` of block `b` to `special` unless it is a plain reference
 /// into the image, which needs no GOT entry, stub, copy or TLS slot.
@@ -327,7 +344,7 @@ fn note_edge(
     special: &mut Vec<(BlockId, Edge)>,
 ) -> Result<()> {
     let target = targets[edge.target as usize];
-    if matches!(target, Target::Block { .. }) && PLAIN_KINDS.contains(&edge.kind) {
+    if matches!(target, Target::Block { .. }) && edge.kind.plain().is_some() {
         return Ok(());
     }
     if target == Target::NotLoaded {
@@ -344,10 +361,9 @@ fn note_edge(
     Ok(())
 }
 
-fn plan_tls(tables: &mut Tables, kind: EdgeKind, target: Target) {
+fn plan_tls(tables: &mut Tables, access: TlsAccess, target: Target) {
     if let Target::External(ext) = target {
-        let needs_tp =
-            matches!(kind, EdgeKind::TpOff32 | EdgeKind::TpOff64 | EdgeKind::GotTpOff32 | EdgeKind::TlsDescGot32);
+        let needs_tp = access.needs_tp_offset();
         match tables.tls_external_index.get(&ext) {
             Some(&i) => tables.tls_externals[i].1 |= needs_tp,
             None => {
@@ -356,20 +372,8 @@ fn plan_tls(tables: &mut Tables, kind: EdgeKind, target: Target) {
             }
         }
     }
-    match kind {
-        EdgeKind::GotTpOff32 => {
-            tables.add_got(GotSlot::TpOffset(target));
-        }
-        EdgeKind::TlsGd32 => {
-            tables.add_got(GotSlot::TlsIndex(target));
-        }
-        EdgeKind::TlsLd32 => {
-            tables.add_got(GotSlot::TlsModule);
-        }
-        EdgeKind::TlsDescGot32 => {
-            tables.add_got(GotSlot::TlsDescriptor(target));
-        }
-        _ => {}
+    if let Some(slot) = GotSlot::for_tls(access, target) {
+        tables.add_got(slot);
     }
 }
 
@@ -383,8 +387,8 @@ pub struct TableBlocks {
     pub tlv_descriptors: Vec<BlockId>,
 }
 
-pub fn build_graph(tables: &Tables, has_eh_frame: bool) -> (LinkGraph, TableBlocks) {
-    let mut graph = LinkGraph::new("<linker tables>".to_string(), None);
+pub fn build_graph(cpu: Cpu, tables: &Tables, has_eh_frame: bool) -> (LinkGraph, TableBlocks) {
+    let mut graph = LinkGraph::new("<linker tables>".to_string(), cpu, None);
     let mut blocks =
         TableBlocks { got: None, stubs: None, copies: Vec::new(), eh_frame_end: None, tlv_descriptors: Vec::new() };
     if !tables.tlv_descriptors.is_empty() {
@@ -401,8 +405,10 @@ pub fn build_graph(tables: &Tables, has_eh_frame: bool) -> (LinkGraph, TableBloc
     }
     if !tables.stubs.is_empty() {
         let s = graph.add_section(".plt", SectionKind::Code);
-        let size = tables.stubs.len() as u64 * STUB_SIZE;
-        blocks.stubs = Some(graph.add_block(s, Content::Owned(vec![0xcc; size as usize]), size, 16));
+        let mut code = vec![0; tables.stubs.len() * cpu.stub_size() as usize];
+        Cpu::fill(&mut code, cpu.code_fill());
+        let size = code.len() as u64;
+        blocks.stubs = Some(graph.add_block(s, Content::Owned(code), size, 16));
     }
     if !tables.copies.is_empty() {
         let s = graph.add_section(".data.copy", SectionKind::Data);
@@ -424,12 +430,12 @@ mod tests {
     use crate::host::loader::HostResolver;
 
     /// One code block with an edge of `kind` against `name`, resolved.
-    fn plan_one_edge(kind: EdgeKind, name: &str) -> Tables {
-        let mut graph = LinkGraph::new("t.o".into(), None);
+    fn plan_one_edge(kind: crate::arch::x86_64::Kind, name: &str) -> Tables {
+        let mut graph = LinkGraph::new("t.o".into(), Cpu::X86_64, None);
         let text = graph.add_section(".text", SectionKind::Code);
         let block = graph.add_block(text, Content::Owned(vec![0; 16]), 16, 16);
         let target = graph.add_external(name);
-        graph.blocks[block as usize].edges.push(Edge { offset: 4, kind, target, addend: 0 });
+        graph.blocks[block as usize].edges.push(Edge::new(4, EdgeKind::X86_64(kind), target, 0));
         let mut graphs = vec![graph];
         let mut table = SymbolTable::new(HashMap::new());
         table.add_graph(0, &graphs[0], &[]).unwrap();
@@ -439,14 +445,14 @@ mod tests {
 
     #[test]
     fn absolute_32_bit_reference_to_a_host_variable_needs_a_low_image() {
-        let tables = plan_one_edge(EdgeKind::Abs32S, "stdout");
+        let tables = plan_one_edge(crate::arch::x86_64::Kind::Abs32S, "stdout");
         assert_eq!(tables.copies.len(), 1, "stdout gets a copy slot");
         assert!(tables.needs_low_image, "the copy slot must be addressable with 32 bits");
     }
 
     #[test]
     fn pc_relative_reference_to_a_host_variable_does_not_need_a_low_image() {
-        let tables = plan_one_edge(EdgeKind::Pc32, "stdout");
+        let tables = plan_one_edge(crate::arch::x86_64::Kind::Pc32, "stdout");
         assert_eq!(tables.copies.len(), 1);
         assert!(!tables.needs_low_image);
     }

@@ -192,9 +192,12 @@ pub fn preloaded_sanitizer() -> bool {
 /// links then list the image as a module for the sanitizer's symbolizer.
 static SANITIZER_PRELOADED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Records that a sanitizer's runtime was preloaded (see [`SANITIZER_PRELOADED`]).
+/// Records that a sanitizer's runtime was preloaded (see
+/// [`SANITIZER_PRELOADED`]): it numbers and watches every thread the
+/// process starts, so links start none of their own.
 pub fn note_sanitizer_preloaded() {
     SANITIZER_PRELOADED.store(true, std::sync::atomic::Ordering::Relaxed);
+    crate::support::threads::forbid_helper_threads();
 }
 
 /// Whether [`note_sanitizer_preloaded`] was called.

@@ -40,7 +40,7 @@ pub fn collect(graphs: &[LinkGraph], res: &Resolution, address: impl Fn(Target) 
         let is_function = match global.target {
             Target::Block { graph, block, .. } => {
                 let graph = &graphs[graph as usize];
-                if graph.name == crate::host::runtime::RUNTIME_OBJECT {
+                if graph.name == crate::arch::runtime::RUNTIME_OBJECT {
                     continue;
                 }
                 let section = graph.blocks[block as usize].section;

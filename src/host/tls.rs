@@ -19,6 +19,7 @@
 //! When it is exhausted, `dlopen` fails and [`TlsExhausted`] tells the CLI to
 //! re-run itself with a larger `glibc.rtld.optional_static_tls` tunable.
 
+use crate::graph::fixups::{ExternalTls, TlsPlacement};
 use std::ffi::CString;
 use std::io::Write;
 use std::path::Path;
@@ -47,14 +48,11 @@ pub const STATIC_TLS_ALIGNMENT: u64 = 128;
 
 /// The image's TLS module once loaded.
 pub struct TlsModule {
-    /// glibc's module id, the first word of a `tls_index`.
-    pub module_id: u64,
-    /// Offset of the block from the thread pointer, the same in every thread.
-    pub tp_offset: i64,
-    /// Address of the TLS descriptor function for static TLS (set by the linker).
-    pub descriptor_resolver: u64,
-    /// Thread-local variables of shared libraries, in request order.
-    pub externals: Vec<ExternalTls>,
+    /// Where the image's block and the libraries' variables are: glibc's
+    /// module id and the block's thread-pointer offset, the TLS descriptor
+    /// function (set by the linker), the external variables in request
+    /// order.
+    pub placement: TlsPlacement,
     /// The image's own block in static TLS (fresh or reused, see
     /// [`crate::host::tls_pool`]); returned to the pool when dropped.
     #[allow(dead_code)] // held for its Drop
@@ -142,14 +140,6 @@ pub struct ExternalTlsRequest {
     /// Needs the variable's thread-pointer offset (local-exec, initial-exec,
     /// descriptors): the library's block must then be in static TLS.
     pub needs_tp_offset: bool,
-}
-
-/// What the loader told us about an external thread-local variable.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ExternalTls {
-    pub tp_offset: i64,
-    pub module_id: u64,
-    pub offset: u64,
 }
 
 /// Little-endian writer for the generated object.
@@ -322,10 +312,12 @@ pub fn allocate(layout: &TlsLayout, template: &[u8], externals: &[ExternalTlsReq
                 (Some(loaded.library), loaded.externals)
             };
             return Ok(TlsModule {
-                module_id: block.module_id,
-                tp_offset: block.tp_offset,
-                descriptor_resolver: 0,
-                externals,
+                placement: TlsPlacement {
+                    module_id: block.module_id,
+                    tp_offset: block.tp_offset,
+                    descriptor_resolver: 0,
+                    externals,
+                },
                 block: Some(block),
                 library,
             });
@@ -347,10 +339,12 @@ pub fn allocate(layout: &TlsLayout, template: &[u8], externals: &[ExternalTlsReq
         (None, Some(loaded.library))
     };
     Ok(TlsModule {
-        module_id: loaded.module_id,
-        tp_offset: loaded.tp_offset,
-        descriptor_resolver: 0,
-        externals: loaded.externals,
+        placement: TlsPlacement {
+            module_id: loaded.module_id,
+            tp_offset: loaded.tp_offset,
+            descriptor_resolver: 0,
+            externals: loaded.externals,
+        },
         block,
         library,
     })
@@ -506,13 +500,13 @@ mod tests {
         let template = [1u8, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0];
         let module = allocate(&layout, &template, &[]).unwrap();
         let read = |off: i64| {
-            let addr = (thread_pointer() as i64 + module.tp_offset + off) as *const u64;
+            let addr = (thread_pointer() as i64 + module.placement.tp_offset + off) as *const u64;
             // SAFETY: the static block of this thread, 16 bytes.
             unsafe { std::ptr::read(addr) }
         };
         assert_eq!(read(0), u64::from_le_bytes([1, 2, 3, 4, 5, 6, 7, 8]));
         assert_eq!(read(8), 0);
-        let off = module.tp_offset;
+        let off = module.placement.tp_offset;
         let other = std::thread::spawn(move || {
             let addr = (thread_pointer() as i64 + off) as *const u64;
             // SAFETY: glibc made the block for this thread too.

@@ -57,9 +57,9 @@ pub struct Finalizers {
 }
 
 type FiniFn = unsafe extern "C" fn();
-/// `__jitrun_call_entry(f, argc, argv, envp, then)`, see [`crate::host::runtime::CALL_ENTRY`].
+/// `__jitrun_call_entry(f, argc, argv, envp, then)`, see [`crate::arch::runtime::CALL_ENTRY`].
 /// What calling the program's entry needs: jitrun's trampoline (see
-/// [`crate::host::runtime::CALL_ENTRY`]) and the entry itself.
+/// [`crate::arch::runtime::CALL_ENTRY`]) and the entry itself.
 #[derive(Clone, Copy)]
 pub(crate) struct EntryCall {
     trampoline: u64,
@@ -90,7 +90,7 @@ pub struct Image {
     argv: Option<ProgramArgs>,
     /// What the link made, for maps, reports and tools.
     pub(crate) link_info: std::sync::Arc<crate::graph::linkinfo::LinkInfo>,
-    pub(crate) deferred_link_info: Option<crate::link::DeferredLinkInfo>,
+    pub(crate) deferred_link_info: Option<crate::graph::deferred::DeferredLinkInfo>,
     /// When the image defines `malloc` (or another allocator function): the
     /// libraries' GOT entries to point at its definitions while it runs.
     pub(crate) got_interposition: Option<crate::host::interpose::GotInterposition>,
@@ -173,7 +173,7 @@ impl Image {
     /// The inputs of a link info that [`crate::LinkOptions::defer_link_info`]
     /// left to collect (on another thread, say); `link_info` is empty until
     /// [`Image::set_link_info`] gets the result.
-    pub fn take_deferred_link_info(&mut self) -> Option<crate::link::DeferredLinkInfo> {
+    pub fn take_deferred_link_info(&mut self) -> Option<crate::graph::deferred::DeferredLinkInfo> {
         self.deferred_link_info.take()
     }
 
@@ -208,7 +208,7 @@ impl Image {
     /// first (nobody runs them natively either: `__libc_start_main` would,
     /// and such a program does not call it).
     pub(crate) fn entry_call(&self, entry: &str) -> Result<EntryCall> {
-        let trampoline = self.lookup(crate::host::runtime::CALL_ENTRY).context("internal: no entry trampoline")?;
+        let trampoline = self.lookup(crate::arch::runtime::CALL_ENTRY).context("internal: no entry trampoline")?;
         if let Some(start) = self.own_start(entry) {
             // Read before any fork: every child then has it.
             process_auxiliary_vector();
@@ -261,7 +261,7 @@ impl Image {
 
     /// [`Image::run_main_with_os_args`] as a process's last run: `exit` is
     /// called with the entry's status right where it returned, as
-    /// `__libc_start_call_main` does (see [`crate::host::runtime::CALL_ENTRY`]),
+    /// `__libc_start_call_main` does (see [`crate::arch::runtime::CALL_ENTRY`]),
     /// so it never returns unless the run cannot start. (The phases of a
     /// `--report` need the moment the entry returned: a run with a report
     /// returns first, then [`Image::exit`].)
@@ -389,7 +389,7 @@ impl Image {
     /// runs every atexit handler (this image's finalizer included) and
     /// flushes stdio.
     pub fn exit(self, status: i32) -> ! {
-        let trampoline = self.lookup(crate::host::runtime::CALL_ENTRY);
+        let trampoline = self.lookup(crate::arch::runtime::CALL_ENTRY);
         // Leak the image: its code must stay mapped while exit() runs its
         // destructors, and the process is ending anyway.
         std::mem::forget(self);

@@ -1,6 +1,7 @@
 //! The linker: inputs in, an [`Image`] out, as a straight list of passes.
 
 pub mod fuzzing;
+mod read;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -8,19 +9,21 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use crate::arch::x86_64::{apply_fixup, write_stub, EdgeKind, FixupValues, STUB_SIZE};
+use crate::graph::deferred::DeferredLinkInfo;
+use crate::graph::fixups::{self, Addresses};
 use crate::graph::format::archive::{self, Archive};
 use crate::graph::format::dynamic::ExportTable;
-use crate::graph::layout::{self, Layout, SegmentKind, NOT_PLACED};
+use crate::graph::layout::{self, SegmentKind, NOT_PLACED};
 use crate::graph::linkinfo::{self, InputInfo, PhaseTimer};
 use crate::graph::model::*;
-use crate::graph::resolve::{Boundary, Resolution, SymbolTable, Target};
-use crate::graph::tables::{self, GotSlot, TableBlocks, Tables};
+use crate::graph::resolve::{Resolution, SymbolTable, Target};
+use crate::graph::runtime;
+use crate::graph::tables::{self, GotSlot};
 use crate::graph::Limits;
 use crate::graph::{ehframe, format, libsearch};
+use crate::host::copyreloc;
 use crate::host::loader::{self as host, HostResolver, NamedLibrary, SharedLibrary, COMPILER_RUNTIME_LIBRARY};
-use crate::host::tls::{self, TlsModule};
-use crate::host::{copyreloc, runtime};
+use crate::host::tls::{self};
 use crate::image::{Finalizers, FunctionArray, Image, Initializers};
 use crate::memory::{ActionPair, AllocInfo, InProcessMapper, MemoryMapper, Placement, SegmentProtection};
 use crate::support::input::{detect, is_elf_shared_object, FileKind, InputData};
@@ -135,13 +138,13 @@ impl Linker {
     /// objects on several threads (see [`crate::support::parallel`]).
     pub fn add_files(&mut self, paths: &[PathBuf]) -> Result<()> {
         self.timer.start();
-        let read = crate::support::parallel::read_and_parse(paths, &self.options.limits);
+        let read = read::read_and_parse(paths, &self.options.limits);
         self.timer.mark("parse");
         for (path, input) in paths.iter().zip(read) {
             match input? {
                 // Archives, shared libraries, scripts: in command-line order.
-                crate::support::parallel::ReadInput::Other { data } => self.add_file_data(path, data, 0, false)?,
-                crate::support::parallel::ReadInput::Translated { name, size, graph } => {
+                read::ReadInput::Other { data } => self.add_file_data(path, data, 0, false)?,
+                read::ReadInput::Translated { name, size, graph } => {
                     self.note_object_format(FileKind::Elf, &name)?;
                     self.inputs.push(InputInfo { path: name, size, format: ELF_RELOCATABLE.to_string() });
                     self.graphs.push(graph?);
@@ -395,11 +398,13 @@ impl Linker {
         if graphs.is_empty() {
             bail!("no input objects (archive members load only when something needs them; see --whole-archive)");
         }
+        let cpu = one_cpu(&graphs)?;
         let replaces_allocator = crate::host::interpose::ALLOCATOR_FUNCTIONS.iter().any(|name| table.is_defined(name));
+        let host_function = |name: &str| jitruns_own_function(name, replaces_allocator);
         let mut needed: HashSet<&str> =
-            table.undefined_names().filter(|n| runtime::provides(n, replaces_allocator)).collect();
+            table.undefined_names().filter(|n| runtime::provides(cpu, n, &host_function)).collect();
         needed.extend(init_code_wrappers_needed(&graphs, &table));
-        let runtime_graph = runtime::build(&needed, replaces_allocator);
+        let runtime_graph = runtime::build(cpu, &needed, &host_function);
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
         graphs.push(runtime_graph);
         let named_libraries: Vec<NamedLibrary> = named_libraries.into_iter().map(|(_, named)| named).collect();
@@ -431,7 +436,7 @@ impl Linker {
         let tables = tables::plan(&graphs, &res)?;
         let has_eh_frame =
             graphs.iter().any(|g| g.sections.iter().any(|s| s.kind == SectionKind::EhFrame && !s.discarded));
-        let (table_graph, table_blocks) = tables::build_graph(&tables, has_eh_frame);
+        let (table_graph, table_blocks) = tables::build_graph(cpu, &tables, has_eh_frame);
         graphs.push(table_graph);
 
         // Layout: every block gets an offset in a segment.
@@ -451,8 +456,9 @@ impl Linker {
         log::debug!("image at {:#x}, {} bytes, {:?}", base, layout.size, placement);
         timer.mark("map");
 
-        let copies_in_use = decide_copies(&tables, &res, base, layout.size);
+        let copies_in_use = fixups::decide_copies(&tables, &res, base, layout.size);
         let mut addrs = Addresses {
+            cpu,
             base,
             layout: &layout,
             res: &res,
@@ -474,7 +480,7 @@ impl Linker {
                 }
                 let bytes = &mut tls_template[tls_offset as usize..(tls_offset + block.size) as usize];
                 block.write_content(graph.input_bytes(), bytes);
-                apply_block_fixups(graph, g, b as BlockId, bytes, tls_offset, &addrs, &[], &mut Vec::new())?;
+                fixups::apply_block_fixups(graph, g, b as BlockId, bytes, tls_offset, &addrs, &[], &mut Vec::new())?;
             }
         }
         let tls_module = if layout.tls.size > 0 || tables.uses_tls {
@@ -487,12 +493,13 @@ impl Linker {
                 })
                 .collect();
             let mut module = tls::allocate(&layout.tls, &tls_template, &requests)?;
-            module.descriptor_resolver = addrs.address(res.globals[runtime::TLSDESC_STATIC].target)?;
+            module.placement.descriptor_resolver =
+                addrs.address(res.globals[crate::arch::runtime::TLSDESC_STATIC].target)?;
             Some(module)
         } else {
             None
         };
-        addrs.tls = tls_module.as_ref();
+        addrs.tls = tls_module.as_ref().map(|module| &module.placement);
 
         // Copy contents and apply every fixup; after this no edge is pending.
         let symbols = {
@@ -508,24 +515,25 @@ impl Linker {
             // to write: it needs only the final addresses.
             let build_symbols = || global_symbol_map(&res, &addrs);
             let threads = crate::support::parallel::link_threads();
-            let symbols = if threads > 1 && placed_blocks_weight(&graphs, &layout) >= PARALLEL_FIXUP_WEIGHT {
-                let helper = vec![crate::support::heap::on_helper_heap(build_symbols)];
-                let (map, fixed) = crate::support::threads::run_beside(helper, || {
-                    copy_and_fix_blocks(memory, &graphs, &layout, &addrs, threads)
-                });
-                fixed?;
-                map.into_iter().next().expect("one helper, one map")
-            } else {
-                copy_and_fix_blocks(memory, &graphs, &layout, &addrs, 1)?;
-                build_symbols()
-            };
+            let symbols =
+                if threads > 1 && fixups::placed_blocks_weight(&graphs, &layout) >= fixups::PARALLEL_FIXUP_WEIGHT {
+                    let helper = vec![crate::support::heap::on_helper_heap(build_symbols)];
+                    let (map, fixed) = crate::support::threads::run_beside(helper, || {
+                        fixups::copy_and_fix_blocks(memory, &graphs, &layout, &addrs, threads)
+                    });
+                    fixed?;
+                    map.into_iter().next().expect("one helper, one map")
+                } else {
+                    fixups::copy_and_fix_blocks(memory, &graphs, &layout, &addrs, 1)?;
+                    build_symbols()
+                };
             // Copied: their pages need not stay resident next to the image's,
             // nor their files open while the program runs.
             for input in graphs.iter().filter_map(|g| g.input.as_ref()) {
                 input.release_except(std::iter::empty());
                 input.close_file();
             }
-            write_tables(memory, &addrs)?;
+            fixups::write_tables(memory, &addrs)?;
             symbols
         };
         timer.mark("fixups");
@@ -539,7 +547,7 @@ impl Linker {
             && on_linked.is_none()
             && !crate::diagnostics::debugger::wanted()
             && !listed_for_symbolizer;
-        let address_of = |g: usize, s: u32| symbol_address(&res, &addrs, g, s);
+        let address_of = |g: usize, s: u32| fixups::symbol_address(&res, &addrs, g, s);
         // Source lines for a sanitizer's symbolizer: all objects' DWARF in
         // the one file it reads for the image.
         let symbolizer_debug = if listed_for_symbolizer {
@@ -559,9 +567,9 @@ impl Linker {
             if options.defer_link_info && graphs.iter().any(|g| g.has_line_info) {
                 let mut lines = crate::graph::line_table::LineTable::default();
                 if listed_for_symbolizer {
-                    add_lines(&mut lines, &symbolizer_debug);
+                    crate::diagnostics::debugger::add_lines(&mut lines, &symbolizer_debug);
                 } else {
-                    add_lines_of_objects(&mut lines, &graphs, address_of);
+                    crate::diagnostics::debugger::add_lines_of_objects(&mut lines, &graphs, address_of);
                 }
                 lines.finish();
                 info.lines = Some(Arc::new(lines));
@@ -742,21 +750,24 @@ impl Linker {
         let calls_mcount = res.externals.iter().any(|e| matches!(&*e.name, "mcount" | "_mcount"));
         let initializers = Initializers {
             preinit: array(".preinit_array"),
-            init_code: code(runtime::INIT_CODE, "_init"),
+            init_code: code(crate::arch::runtime::INIT_CODE, "_init"),
             init: array(".init_array"),
             profiled_code: layout
                 .segment_start(SegmentKind::Text)
                 .filter(|_| calls_mcount)
                 .map(|start| (base + start, base + layout.segment_end(&[SegmentKind::Text]))),
         };
-        let finalizers = Finalizers { fini: array(".fini_array"), fini_code: code(runtime::FINI_CODE, "_fini") };
-        let dso_handle = symbols.address(runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
+        let finalizers =
+            Finalizers { fini: array(".fini_array"), fini_code: code(crate::arch::runtime::FINI_CODE, "_fini") };
+        let dso_handle =
+            symbols.address(crate::arch::runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
         let mut image =
             Image::new(mapper, base, layout.size, key, symbols, (initializers, finalizers), dso_handle, libraries);
         image.link_info = info;
         image.got_interposition = got_interposition;
         if defer {
             image.deferred_link_info = Some(DeferredLinkInfo {
+                cpu,
                 graphs,
                 layout,
                 res,
@@ -909,11 +920,44 @@ fn init_code_wrappers_needed(graphs: &[LinkGraph], table: &SymbolTable) -> Vec<&
             })
         })
     };
-    [(runtime::INIT_CODE, ".init", "_init"), (runtime::FINI_CODE, ".fini", "_fini")]
+    [(crate::arch::runtime::INIT_CODE, ".init", "_init"), (crate::arch::runtime::FINI_CODE, ".fini", "_fini")]
         .into_iter()
         .filter(|&(_, section, own)| has_fragments(section) && !table.is_defined(own))
         .map(|(wrapper, ..)| wrapper)
         .collect()
+}
+
+/// The CPU every object is for: one image holds code of one CPU, and it
+/// must be the one jitrun runs on.
+fn one_cpu(graphs: &[LinkGraph]) -> Result<crate::arch::Cpu> {
+    let first = &graphs[0];
+    if let Some(other) = graphs.iter().find(|g| g.cpu != first.cpu) {
+        bail!(
+            "{}: {} objects cannot be linked with {} objects (like {}) in one image",
+            other.name,
+            other.cpu,
+            first.cpu,
+            first.name
+        );
+    }
+    if crate::arch::Cpu::host() != Some(first.cpu) {
+        bail!(
+            "{}: {} objects are not supported yet (jitrun runs on {})",
+            first.name,
+            first.cpu,
+            crate::arch::Cpu::host().map_or("another CPU", |c| c.name())
+        );
+    }
+    Ok(first.cpu)
+}
+
+/// jitrun's own version of a function the image calls instead of libc's
+/// (see `graph::runtime`): the host's, and the diagnostics' (`_exit` for
+/// `--report`, `__assert_fail` and the like for crash reports).
+fn jitruns_own_function(name: &str, replaces_allocator: bool) -> Option<u64> {
+    crate::host::runtime::host_function(name, replaces_allocator)
+        .or_else(|| crate::diagnostics::report::host_function(name).map(|a| a as u64))
+        .or_else(|| crate::diagnostics::crash::host_function(name).map(|a| a as u64))
 }
 
 /// What `g++` links besides libc.
@@ -1005,364 +1049,6 @@ fn load_runtime_libraries_if_needed(
     Ok(flags_served.iter().any(|flag| flag.starts_with("-fsanitize")))
 }
 
-/// Whether each copy slot is needed: the variable is out of 32-bit reach
-/// from somewhere in the image.
-fn decide_copies(tables: &Tables, res: &Resolution, base: u64, size: u64) -> Vec<bool> {
-    let reach = |addr: u64| {
-        let lo = (base as i128) - (addr as i128);
-        let hi = (base as i128 + size as i128) - (addr as i128);
-        let limit = (1i128 << 31) - 1;
-        lo.abs() < limit && hi.abs() < limit
-    };
-    tables.copies.iter().map(|c| !reach(res.externals[c.external as usize].address)).collect()
-}
-
-/// The final address of symbol `symbol` of graph `graph`, if it has one in
-/// the image (or outside it, resolved).
-fn symbol_address(res: &Resolution, addrs: &Addresses, graph: usize, symbol: u32) -> Option<u64> {
-    res.targets.get(graph)?.get(symbol as usize).and_then(|&t| addrs.address_if_any(t))
-}
-
-/// Adds the line programs of `sections` (relocated `.debug_*` sections) to `table`.
-fn add_lines(table: &mut crate::graph::line_table::LineTable, sections: &[crate::diagnostics::debugger::DebugSection]) {
-    let named = |wanted: &[u8]| sections.iter().find(|(name, _)| name == wanted).map_or(&[][..], |(_, b)| b);
-    table.add_object(&crate::graph::line_table::LineSections {
-        debug_line: named(b".debug_line"),
-        debug_line_str: named(b".debug_line_str"),
-        debug_str: named(b".debug_str"),
-    });
-}
-
-/// Adds the source lines of each object of `graphs` built with `-g`, at
-/// their final addresses (`address_of(graph, symbol)`), to `table`.
-fn add_lines_of_objects(
-    table: &mut crate::graph::line_table::LineTable,
-    graphs: &[LinkGraph],
-    address_of: impl Fn(usize, u32) -> Option<u64>,
-) {
-    for (g, graph) in graphs.iter().enumerate().filter(|(_, graph)| graph.has_line_info) {
-        let wanted = |name: &[u8]| matches!(name, b".debug_line" | b".debug_line_str" | b".debug_str");
-        if let Some(sections) =
-            crate::diagnostics::debugger::relocated_debug_sections(graph, |s| address_of(g, s), wanted, |_| 0)
-        {
-            add_lines(table, &sections);
-        }
-    }
-}
-
-/// What link info is computed from, kept by an image linked with
-/// [`LinkOptions::defer_link_info`] until someone collects it.
-pub struct DeferredLinkInfo {
-    graphs: Vec<LinkGraph>,
-    layout: Layout,
-    res: Resolution,
-    tables: Tables,
-    table_blocks: TableBlocks,
-    copies_in_use: Vec<bool>,
-    base: u64,
-    table_graph: u32,
-    library_paths: Vec<String>,
-    inputs: Vec<InputInfo>,
-    phases: std::collections::BTreeMap<String, f64>,
-}
-
-impl DeferredLinkInfo {
-    fn addresses(&self) -> Addresses<'_> {
-        Addresses {
-            base: self.base,
-            layout: &self.layout,
-            res: &self.res,
-            tables: &self.tables,
-            table_graph: self.table_graph,
-            table_blocks: &self.table_blocks,
-            copies_in_use: &self.copies_in_use,
-            tls: None,
-        }
-    }
-
-    /// Frees what collecting does not read (relocations, section contents,
-    /// the inputs but those with line tables): kept while the program runs,
-    /// they would add to its peak memory. Call from a thread with nothing
-    /// else to do.
-    pub fn release_unneeded(&mut self) {
-        for graph in &mut self.graphs {
-            // Line tables are read from the object itself.
-            if !graph.has_line_info {
-                graph.input = None;
-            }
-            for block in &mut graph.blocks {
-                block.edges = Vec::new();
-                block.elf_relocations = None;
-                if matches!(block.content, Content::Owned(_)) {
-                    block.content = Content::Zero;
-                }
-            }
-        }
-    }
-
-    /// Builds and publishes the crash table straight from the link model,
-    /// without the link info's strings (a tenth of the work of
-    /// [`DeferredLinkInfo::collect`] followed by [`crate::diagnostics::crash::prepare`]).
-    /// The same symbols as the link info's: live definitions, globals only
-    /// where they won, those that are functions or lie in code. Frees the
-    /// model.
-    pub fn prepare_crash_table(self, print: bool) {
-        let addrs = self.addresses();
-        let page = crate::support::page_size();
-        let segment_range = |s: &layout::Segment| self.base + s.offset..self.base + s.offset + s.size;
-        let text: Vec<_> =
-            self.layout.segments.iter().filter(|s| s.kind == SegmentKind::Text).map(segment_range).collect();
-        let code = self
-            .layout
-            .segments
-            .iter()
-            .filter(|s| s.kind.final_protection().contains(region::Protection::EXECUTE))
-            .map(|s| self.base + s.offset..self.base + s.offset + s.size.div_ceil(page) * page);
-        let mut ranges =
-            crate::diagnostics::crash::Ranges::new(self.base..self.base + self.layout.size, code.collect());
-        for (g, graph) in self.graphs.iter().enumerate() {
-            let mut places: rustc_hash::FxHashMap<SectionId, u32> = Default::default();
-            for (name, sym, block, address) in linkinfo::image_symbols(graph, g, &addrs) {
-                let placed = self.layout.block_offsets[g][block as usize];
-                if placed == NOT_PLACED {
-                    continue;
-                }
-                let block_start = self.base + placed;
-                let in_code = text.iter().any(|t| t.contains(&block_start));
-                if sym.kind != SymbolKind::Function && !in_code {
-                    continue;
-                }
-                let section = graph.blocks[block as usize].section;
-                let place = *places
-                    .entry(section)
-                    .or_insert_with(|| ranges.add_place(&graph.name, &graph.sections[section as usize].name));
-                let section_end =
-                    if in_code { block_start + graph.blocks[block as usize].size } else { address + sym.size };
-                ranges.push(address, sym.size, section_end, name, place, sym.kind == SymbolKind::Function);
-            }
-        }
-        if !self.tables.stubs.is_empty() {
-            let place = ranges.add_place("<linker tables>", ".plt");
-            for &(target, _) in &self.tables.stubs {
-                let Some(address) = addrs.stub(target) else { continue };
-                let name = match target {
-                    Target::External(e) => format!("stub for {}", self.res.externals[e as usize].name),
-                    Target::Ifunc(i) => format!("stub for {}", self.res.ifuncs[i as usize].name),
-                    _ => "stub".to_string(),
-                };
-                ranges.push(address, STUB_SIZE, address + STUB_SIZE, &name, place, true);
-            }
-        }
-        ranges.finish();
-        let mut lines = crate::graph::line_table::LineTable::default();
-        add_lines_of_objects(&mut lines, &self.graphs, |g, s| symbol_address(&self.res, &addrs, g, s));
-        lines.finish();
-        ranges.lines = std::sync::Arc::new(lines);
-        // The model is freed before the table is published: a parent about
-        // to fork isolated runs trims malloc's free memory once it has the
-        // table, and every page still resident then is paid at each fork.
-        drop(self);
-        crate::diagnostics::crash::publish(ranges, print, None);
-    }
-
-    /// Computes the link info (and frees the link model).
-    pub fn collect(mut self) -> crate::graph::linkinfo::LinkInfo {
-        let (inputs, phases) = (std::mem::take(&mut self.inputs), std::mem::take(&mut self.phases));
-        linkinfo::collect(&self.graphs, &self.addresses(), &self.library_paths, inputs, phases)
-    }
-}
-
-/// Where a thread-local variable is, in the terms TLS fixups use.
-struct TlsFacts {
-    /// Offset from the thread pointer (static TLS).
-    tp_offset: i64,
-    /// The TLS module that holds it.
-    module_id: u64,
-    /// Offset inside that module's block.
-    offset: u64,
-}
-
-/// Turns targets into addresses once the base is known.
-pub(crate) struct Addresses<'a> {
-    pub(crate) base: u64,
-    pub(crate) layout: &'a Layout,
-    pub(crate) res: &'a Resolution,
-    pub(crate) tables: &'a Tables,
-    table_graph: u32,
-    pub(crate) table_blocks: &'a TableBlocks,
-    copies_in_use: &'a [bool],
-    tls: Option<&'a TlsModule>,
-}
-
-impl Addresses<'_> {
-    fn block_addr(&self, graph: u32, block: BlockId) -> u64 {
-        self.base + self.layout.block_offsets[graph as usize][block as usize]
-    }
-
-    fn table_addr(&self, block: Option<BlockId>) -> u64 {
-        block.map_or(self.base, |b| self.block_addr(self.table_graph, b))
-    }
-
-    pub(crate) fn got(&self) -> u64 {
-        self.table_addr(self.table_blocks.got)
-    }
-
-    /// `S` for a target.
-    pub(crate) fn address(&self, target: Target) -> Result<u64> {
-        self.address_if_any(target).ok_or_else(|| match target {
-            Target::NotLoaded => anyhow!("refers to a section that is not loaded"),
-            Target::TlsModuleBase => anyhow!("uses _TLS_MODULE_BASE_ outside a thread-local access"),
-            _ => anyhow!("refers to a thread-local symbol as if it were an ordinary one"),
-        })
-    }
-
-    /// [`Addresses::address`] without the error (making one is costly:
-    /// with `RUST_BACKTRACE` set it captures a backtrace).
-    pub(crate) fn address_if_any(&self, target: Target) -> Option<u64> {
-        Some(match target {
-            Target::Block { graph, block, offset } => {
-                let placed = self.layout.block_offsets[graph as usize][block as usize];
-                if placed == NOT_PLACED {
-                    return None;
-                }
-                self.base + placed + offset
-            }
-            Target::Absolute(value) => value,
-            Target::External(e) => self.external_address(e, target),
-            // The stub is the function's one address, as a native PLT
-            // entry is for an IFUNC: every pointer to it compares equal.
-            Target::Ifunc(_) => return self.stub(target),
-            Target::GotBase => self.got(),
-            Target::Boundary(i) => {
-                let l = self.layout;
-                self.base
-                    + match &self.res.boundaries[i as usize] {
-                        Boundary::SectionStart(name) => l.section(name).map_or(0, |s| s.offset),
-                        Boundary::SectionEnd(name) => l.section(name).map_or(0, |s| s.offset + s.size),
-                        Boundary::ImageStart => 0,
-                        Boundary::TextStart => l.segment_start(SegmentKind::Text).unwrap_or(0),
-                        Boundary::TextEnd => l.segment_end(&[SegmentKind::Text]),
-                        Boundary::DataStart => l.segment_start(SegmentKind::Data).unwrap_or_else(|| l.data_end()),
-                        Boundary::DataEnd => l.data_end(),
-                        Boundary::ImageEnd => {
-                            l.segment_end(&[SegmentKind::Bss]).max(l.segment_end(&[SegmentKind::Data]))
-                        }
-                    }
-            }
-            Target::NotLoaded | Target::TlsModuleBase => return None,
-        })
-    }
-
-    /// Where a reference to external `e` goes: its linker-made TLV
-    /// descriptor, its canonical stub, its copy, or the library's address.
-    fn external_address(&self, e: u32, target: Target) -> u64 {
-        if let Some(i) = self.tables.tlv_descriptor_of(e) {
-            return self.block_addr(self.table_graph, self.table_blocks.tlv_descriptors[i]);
-        }
-        if self.tables.stubs_are_canonical() {
-            if let Some(stub) = self.stub(target) {
-                return stub;
-            }
-        }
-        match self.tables.copy_of(e) {
-            Some(c) if self.copies_in_use[c as usize] => {
-                self.block_addr(self.table_graph, self.table_blocks.copies[c as usize])
-            }
-            _ => self.res.externals[e as usize].address,
-        }
-    }
-
-    /// Offset of a thread-local target of the image inside its TLS block.
-    fn tls_offset(&self, target: Target) -> Result<u64> {
-        match target {
-            Target::Block { graph, block, offset } => {
-                let placed = self.layout.tls.offsets[graph as usize][block as usize];
-                if placed == NOT_PLACED {
-                    bail!("uses a thread-local access on a symbol that is not thread-local");
-                }
-                Ok(placed + offset)
-            }
-            Target::TlsModuleBase => Ok(0),
-            _ => bail!("uses a thread-local access on a symbol that is not thread-local"),
-        }
-    }
-
-    /// Everything a TLS fixup may need about its target, in the image or in
-    /// a shared library.
-    fn tls_facts(&self, target: Target) -> Result<TlsFacts> {
-        let module = self.tls_module()?;
-        if let Target::External(e) = target {
-            let i = self.tables.tls_external(e).ok_or_else(|| anyhow!("internal: external TLS symbol not planned"))?;
-            let ext = module.externals[i];
-            return Ok(TlsFacts { tp_offset: ext.tp_offset, module_id: ext.module_id, offset: ext.offset });
-        }
-        let offset = self.tls_offset(target)?;
-        Ok(TlsFacts { tp_offset: module.tp_offset + offset as i64, module_id: module.module_id, offset })
-    }
-
-    fn tls_module(&self) -> Result<&TlsModule> {
-        self.tls.ok_or_else(|| anyhow!("internal: TLS used without a TLS module"))
-    }
-
-    pub(crate) fn got_entry(&self, slot: GotSlot) -> Option<u64> {
-        self.tables.got_word(slot).map(|w| self.got() + 8 * w)
-    }
-
-    pub(crate) fn stub(&self, target: Target) -> Option<u64> {
-        self.tables.stub_of(target).map(|i| self.table_addr(self.table_blocks.stubs) + STUB_SIZE * i as u64)
-    }
-}
-
-/// The common fixups, done without the general machinery below: a
-/// PC-relative 32-bit or an absolute 64-bit reference to a symbol whose
-/// address is known, with the value in range. Writes exactly what
-/// `apply_fixup` would; anything else (out of range, GOT, stubs, TLS,
-/// sizes) returns false and takes the general path.
-fn apply_direct_fixup(edge: &Edge, bytes: &mut [u8], block_addr: u64, symbol_addrs: &[Option<u64>]) -> bool {
-    let Some(&Some(s)) = symbol_addrs.get(edge.target as usize) else { return false };
-    let offset = edge.offset as usize;
-    match edge.kind {
-        EdgeKind::Pc32 | EdgeKind::Branch32 => {
-            let p = block_addr + u64::from(edge.offset);
-            let value = (s as i64).checked_add(edge.addend).and_then(|v| v.checked_sub(p as i64));
-            match (value.and_then(|v| i32::try_from(v).ok()), bytes.get_mut(offset..offset + 4)) {
-                (Some(v), Some(field)) => field.copy_from_slice(&v.to_le_bytes()),
-                _ => return false,
-            }
-        }
-        EdgeKind::Abs64 => match bytes.get_mut(offset..offset + 8) {
-            Some(field) => field.copy_from_slice(&s.wrapping_add(edge.addend as u64).to_le_bytes()),
-            None => return false,
-        },
-        _ => return false,
-    }
-    true
-}
-
-/// Below this much work ([`placed_blocks_weight`]: about a millisecond),
-/// a second thread for the fixups costs more than it saves.
-const PARALLEL_FIXUP_WEIGHT: u64 = 8 << 20;
-
-/// What writing a block costs, in bytes copied (zero-fill is not), an
-/// edge counting as 64.
-fn block_weight(block: &Block) -> u64 {
-    let copied = if matches!(block.content, Content::Zero) { 0 } else { block.size };
-    copied + 64 * block.edge_count() as u64
-}
-
-/// What writing the image costs (see [`block_weight`]).
-fn placed_blocks_weight(graphs: &[LinkGraph], layout: &Layout) -> u64 {
-    let mut weight = 0;
-    for (g, graph) in graphs.iter().enumerate() {
-        for (b, block) in graph.blocks.iter().enumerate() {
-            if layout.block_offsets[g][b] != NOT_PLACED {
-                weight += block_weight(block);
-            }
-        }
-    }
-    weight
-}
-
 /// The image's global symbols by name, for lookups once it is linked.
 fn global_symbol_map(res: &Resolution, addrs: &Addresses) -> crate::image::SymbolMap {
     crate::image::SymbolMap::new(
@@ -1450,308 +1136,4 @@ fn preempting_data(
         }
     }
     found
-}
-
-/// Copies every placed block's contents into `memory` (the image) and
-/// applies its fixups, on `threads` threads: the blocks, in address order,
-/// are cut into runs of about equal work, each with its own slice of the
-/// image, so no two threads write the same bytes.
-fn copy_and_fix_blocks(
-    memory: &mut [u8],
-    graphs: &[LinkGraph],
-    layout: &Layout,
-    addrs: &Addresses,
-    threads: usize,
-) -> Result<()> {
-    // Each symbol's address once, not once per edge that uses it. (The
-    // GOT and stub graph, made after resolution, has none.)
-    let symbol_addrs: Vec<Vec<Option<u64>>> = (0..graphs.len())
-        .map(|g| {
-            let targets = addrs.res.targets.get(g).map_or(&[][..], Vec::as_slice);
-            targets.iter().map(|&t| addrs.address_if_any(t)).collect()
-        })
-        .collect();
-    let mut placed: Vec<(u64, u32, BlockId)> = Vec::new();
-    for (g, graph) in graphs.iter().enumerate() {
-        for b in 0..graph.blocks.len() {
-            let offset = layout.block_offsets[g][b];
-            if offset != NOT_PLACED {
-                placed.push((offset, g as u32, b as BlockId));
-            }
-        }
-    }
-    let weight = |&(_, g, b): &(u64, u32, BlockId)| block_weight(&graphs[g as usize].blocks[b as usize]);
-    // Blocks of one graph are spread over segments; address order lets
-    // each run own one contiguous slice.
-    if threads > 1 {
-        placed.sort_unstable_by_key(|&(offset, ..)| offset);
-    }
-    let run_blocks = |memory: &mut [u8], memory_start: u64, blocks: &[(u64, u32, BlockId)]| -> Result<()> {
-        let mut scratch = Vec::new();
-        for &(offset, g, b) in blocks {
-            let graph = &graphs[g as usize];
-            let block = &graph.blocks[b as usize];
-            let start = (offset - memory_start) as usize;
-            let bytes = &mut memory[start..start + block.size as usize];
-            block.write_content(graph.input_bytes(), bytes);
-            let symbol_addrs = &symbol_addrs[g as usize];
-            apply_block_fixups(graph, g as usize, b, bytes, addrs.base + offset, addrs, symbol_addrs, &mut scratch)?;
-            // Read for the last time: a large block's pages of the input
-            // need not stay resident while the rest of the image is written.
-            if let Some(input) = &graph.input {
-                if let Content::File(range) = &block.content {
-                    if !input.reads_contents(range) {
-                        input.release(range.clone());
-                    }
-                }
-                if let Some(range) = block.elf_relocations.as_ref().filter(|_| !input.is_readable()) {
-                    input.release(range.clone());
-                }
-            }
-        }
-        Ok(())
-    };
-    if threads < 2 || placed.len() < 2 {
-        return run_blocks(memory, 0, &placed);
-    }
-    let per_run = placed.iter().map(weight).sum::<u64>().div_ceil(threads as u64);
-    let mut runs: Vec<&[(u64, u32, BlockId)]> = Vec::with_capacity(threads);
-    let mut rest = &placed[..];
-    while !rest.is_empty() {
-        // Blocks until the run holds its share (at least one).
-        let mut sum = 0;
-        let len = rest
-            .iter()
-            .take_while(|p| {
-                let before = sum;
-                sum += weight(p);
-                before < per_run
-            })
-            .count();
-        let (run, tail) = rest.split_at(len);
-        runs.push(run);
-        rest = tail;
-    }
-    log::debug!("image written on {} threads", runs.len());
-    let (last, others) = runs.split_last().expect("at least one run");
-    let mut memory = memory;
-    let mut memory_start = 0u64;
-    let mut helpers = Vec::with_capacity(others.len());
-    for (i, run) in others.iter().enumerate() {
-        // This run's slice ends where the next run's first block starts.
-        let end = runs[i + 1][0].0;
-        let (mine, tail) = std::mem::take(&mut memory).split_at_mut((end - memory_start) as usize);
-        let start = memory_start;
-        helpers.push(crate::support::heap::on_helper_heap(move || run_blocks(mine, start, run)));
-        memory = tail;
-        memory_start = end;
-    }
-    let (theirs, last_result) = crate::support::threads::run_beside(helpers, || run_blocks(memory, memory_start, last));
-    // The first error in address order, after every run has ended.
-    theirs.into_iter().chain([last_result]).collect::<Result<Vec<()>>>().map(drop)
-}
-
-/// `symbol_addrs[s]`: the address of the graph's symbol `s`, or `None`
-/// where [`Addresses::address`] fails (it is asked again, for the error);
-/// an empty slice computes every address on the way. `scratch` holds
-/// relocations read from the file ([`LinkGraph::for_each_relocation_chunk`]).
-#[allow(clippy::too_many_arguments)]
-fn apply_block_fixups(
-    graph: &LinkGraph,
-    g: usize,
-    b: BlockId,
-    bytes: &mut [u8],
-    block_addr: u64,
-    addrs: &Addresses,
-    symbol_addrs: &[Option<u64>],
-    scratch: &mut Vec<u8>,
-) -> Result<()> {
-    let apply_edges = |bytes: &mut [u8], edges: &[Edge]| -> Result<()> {
-        for edge in edges {
-            if !apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
-                apply_fixup_of_any_kind(graph, g, b, edge, bytes, block_addr, addrs, symbol_addrs)?;
-            }
-        }
-        Ok(())
-    };
-    apply_edges(bytes, &graph.blocks[b as usize].edges)?;
-    let mut decoded = Vec::new();
-    // The direct path reads the symbol's address and the field with `get`
-    // and declines what does not fit, so it takes entries unchecked.
-    let direct = |bytes: &mut &mut [u8], edge: &Edge| apply_direct_fixup(edge, bytes, block_addr, symbol_addrs);
-    graph.for_each_relocation_chunk(b, scratch, |table| {
-        crate::graph::format::elf::for_each_relocation(table, &mut &mut *bytes, direct, |bytes, entry| {
-            graph.decode_relocations_into(b, entry, &mut decoded)?;
-            apply_edges(bytes, &decoded)
-        })
-    })
-}
-
-/// Applies `edge` of block `b` (of graph `g`, at `block_addr`, its bytes
-/// `bytes`), whatever its kind: GOT entries, stubs, TLS offsets, sizes.
-#[allow(clippy::too_many_arguments)]
-fn apply_fixup_of_any_kind(
-    graph: &LinkGraph,
-    g: usize,
-    b: BlockId,
-    edge: &Edge,
-    bytes: &mut [u8],
-    block_addr: u64,
-    addrs: &Addresses,
-    symbol_addrs: &[Option<u64>],
-) -> Result<()> {
-    let target = addrs.res.targets[g][edge.target as usize];
-    let fail = |what: &dyn std::fmt::Display| {
-        let sym = &graph.symbols[edge.target as usize];
-        let sym_name = match (&sym.name, sym.def) {
-            (Some(n), _) => n.to_string(),
-            (None, SymbolDef::Defined { block, .. }) => graph.block_section(block).name.to_string(),
-            _ => "<anonymous>".to_string(),
-        };
-        anyhow!("{}: relocation {} against `{}` {}", graph.edge_location(b, edge), edge.kind, sym_name, what)
-    };
-    let kind = edge.kind;
-    let mut values =
-        FixupValues { p: block_addr + u64::from(edge.offset), a: edge.addend, got: addrs.got(), ..Default::default() };
-    if kind.is_tls() {
-        let facts = || addrs.tls_facts(target).map_err(|e| fail(&e));
-        let slot = match kind {
-            EdgeKind::TpOff32 | EdgeKind::TpOff64 => {
-                values.s = facts()?.tp_offset as u64;
-                None
-            }
-            EdgeKind::DtpOff32 | EdgeKind::DtpOff64 => {
-                values.s = facts()?.offset;
-                None
-            }
-            EdgeKind::DtpMod64 => {
-                values.s = facts()?.module_id;
-                None
-            }
-            EdgeKind::GotTpOff32 => Some(GotSlot::TpOffset(target)),
-            EdgeKind::TlsGd32 => Some(GotSlot::TlsIndex(target)),
-            EdgeKind::TlsLd32 => Some(GotSlot::TlsModule),
-            EdgeKind::TlsDescGot32 => Some(GotSlot::TlsDescriptor(target)),
-            _ => None,
-        };
-        values.g = slot.and_then(|s| addrs.got_entry(s));
-    } else {
-        let address_of = |s: SymbolId| match symbol_addrs.get(s as usize).copied().flatten() {
-            Some(a) => Ok(a),
-            None => addrs.address(addrs.res.targets[g][s as usize]).map_err(|e| fail(&e)),
-        };
-        values.s = address_of(edge.target)?;
-        if let Some(subtrahend) = kind.subtrahend() {
-            values.b = address_of(subtrahend)?;
-        }
-        if kind.uses_address_got() {
-            values.g = addrs.got_entry(GotSlot::Address(target));
-        }
-        // Only externals, absolute targets and IFUNCs get stubs (tables::plan).
-        if kind.may_use_stub() && matches!(target, Target::External(_) | Target::Absolute(_) | Target::Ifunc(_)) {
-            values.stub = addrs.stub(target);
-        }
-        if matches!(kind, EdgeKind::Size32 | EdgeKind::Size64) {
-            values.z = symbol_size(graph, edge.target, addrs.res);
-        }
-    }
-    apply_fixup(kind, bytes, edge.offset as usize, &values).map_err(|e| fail(&e)).map(drop)
-}
-
-fn symbol_size(graph: &LinkGraph, sym: SymbolId, res: &Resolution) -> u64 {
-    let s = &graph.symbols[sym as usize];
-    if s.size != 0 || s.scope == Scope::Local {
-        return s.size;
-    }
-    s.name.as_deref().and_then(|n| res.globals.get(n)).map_or(0, |g| g.size)
-}
-
-/// Fills GOT entries and stubs.
-fn write_tables(memory: &mut [u8], addrs: &Addresses) -> Result<()> {
-    let got_offset = addrs.got() - addrs.base;
-    for &(slot, word) in &addrs.tables.got {
-        let words: [u64; 2] = match slot {
-            GotSlot::Address(t) => [addrs.address(t)?, 0],
-            GotSlot::JumpSlot(Target::External(e)) => [addrs.res.externals[e as usize].address, 0],
-            // What the resolver returns, written once the image is mapped
-            // (see `ifunc::resolve_action`).
-            GotSlot::JumpSlot(Target::Ifunc(_)) => [0, 0],
-            GotSlot::JumpSlot(t) => [addrs.address(t)?, 0],
-            GotSlot::TpOffset(t) => [addrs.tls_facts(t)?.tp_offset as u64, 0],
-            GotSlot::TlsIndex(t) => {
-                let facts = addrs.tls_facts(t)?;
-                [facts.module_id, facts.offset]
-            }
-            GotSlot::TlsModule => [addrs.tls_module()?.module_id, 0],
-            GotSlot::TlsDescriptor(t) => {
-                [addrs.tls_module()?.descriptor_resolver, addrs.tls_facts(t)?.tp_offset as u64]
-            }
-        };
-        for (i, w) in words.iter().take(slot.words() as usize).enumerate() {
-            let at = (got_offset + 8 * (word + i as u64)) as usize;
-            memory[at..at + 8].copy_from_slice(&w.to_le_bytes());
-        }
-    }
-    for (i, &ext) in addrs.tables.tlv_descriptors.iter().enumerate() {
-        let thunk = addrs
-            .res
-            .globals
-            .get(crate::host::runtime::TLV_GET_ADDR)
-            .map(|g| addrs.address(g.target))
-            .ok_or_else(|| anyhow!("internal: no TLV thunk"))??;
-        let tp_offset = addrs.tls_facts(Target::External(ext))?.tp_offset;
-        let at = (addrs.block_addr(addrs.table_graph, addrs.table_blocks.tlv_descriptors[i]) - addrs.base) as usize;
-        memory[at..at + 8].copy_from_slice(&thunk.to_le_bytes());
-        memory[at + 16..at + 24].copy_from_slice(&tp_offset.to_le_bytes());
-    }
-    if let Some(stubs) = addrs.table_blocks.stubs {
-        let stubs_addr = addrs.block_addr(addrs.table_graph, stubs);
-        for (i, &(_, word)) in addrs.tables.stubs.iter().enumerate() {
-            let stub_addr = stubs_addr + STUB_SIZE * i as u64;
-            let at = (stub_addr - addrs.base) as usize;
-            write_stub(&mut memory[at..at + STUB_SIZE as usize], stub_addr, addrs.got() + 8 * word)
-                .map_err(|e| anyhow!("stub {}: {}", i, e))?;
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::arch::x86_64::{apply_fixup, FixupValues};
-
-    /// The direct path writes what the general one would, and declines
-    /// whatever it cannot do the same way.
-    #[test]
-    fn direct_fixups_match_the_general_path() {
-        let block_addr = 0x7f00_0000_1000u64;
-        let targets = [block_addr + 0x40, block_addr - 0x7fff_0000, block_addr + 0x9000_0000, 0, u64::MAX >> 17];
-        let addends = [0i64, -4, 8, i64::MIN, i64::MAX, 0x7fff_ffff];
-        let (mut direct_count, mut declined) = (0, 0);
-        for kind in [EdgeKind::Pc32, EdgeKind::Branch32, EdgeKind::Abs64, EdgeKind::Abs32S, EdgeKind::GotPcRel32] {
-            for &s in &targets {
-                for &a in &addends {
-                    for offset in [0u32, 8, 13] {
-                        let edge = Edge { offset, kind, target: 1, addend: a };
-                        let mut direct = [0xaau8; 16];
-                        let took = apply_direct_fixup(&edge, &mut direct, block_addr, &[None, Some(s)]);
-                        if !took {
-                            declined += 1;
-                            continue;
-                        }
-                        direct_count += 1;
-                        assert!(matches!(kind, EdgeKind::Pc32 | EdgeKind::Branch32 | EdgeKind::Abs64));
-                        let mut general = [0xaau8; 16];
-                        let values = FixupValues { p: block_addr + u64::from(offset), s, a, ..FixupValues::default() };
-                        assert!(apply_fixup(kind, &mut general, offset as usize, &values).is_ok(), "{:?}", edge);
-                        assert_eq!(direct, general, "{:?} s={:#x}", edge, s);
-                    }
-                }
-                let edge = Edge { offset: 0, kind, target: 0, addend: 0 };
-                assert!(!apply_direct_fixup(&edge, &mut [0u8; 16], block_addr, &[None, Some(s)]), "unknown address");
-            }
-        }
-        assert!(direct_count > 50 && declined > 50, "{} direct, {} declined", direct_count, declined);
-    }
 }

@@ -10,6 +10,12 @@ pub struct FixedBuffer<const N: usize> {
     len: usize,
 }
 
+impl<const N: usize> Default for FixedBuffer<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<const N: usize> FixedBuffer<N> {
     pub fn new() -> Self {
         FixedBuffer { buf: [0; N], len: 0 }

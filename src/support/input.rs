@@ -11,6 +11,12 @@ use std::sync::{Arc, RwLock};
 
 use anyhow::{Context, Result};
 use memmap2::Mmap;
+use object::elf;
+use object::read::elf::{FileHeader, SectionHeader};
+use object::{LittleEndian, SectionIndex};
+
+/// An ELF64 little-endian file header, as jitrun reads its objects.
+type Header = elf::FileHeader64<LittleEndian>;
 
 /// Ranges smaller than this are not given back one by one
 /// ([`InputData::release`]).
@@ -291,7 +297,7 @@ impl InputData {
 const POPULATE_GAP: usize = 64 << 10;
 
 /// Maps the pages of the ELF object `map` that a link reads (see
-/// [`crate::graph::format::elf::parts_a_link_reads`]) in one `madvise` each.
+/// [`parts_a_link_reads`]) in one `madvise` each.
 /// Debug information is left to fault in if it is ever read: mapped, it
 /// would count in the peak memory (a QuickJS built with `-g`: 7 MiB) and
 /// cost the time to map it; so are large contents when `contents_read`
@@ -310,8 +316,7 @@ fn populate_parts_a_link_reads(map: &Mmap, contents_read: bool) {
 /// `madvise` each): the parts it reads, joined across short gaps; and how
 /// many bytes it reads, mapped or not. `None` if `bytes` is no ELF object.
 pub fn spans_a_link_maps(bytes: &[u8], contents_read: bool) -> Option<Vec<Range<usize>>> {
-    let crate::graph::format::elf::LinkReads { parts, debug } =
-        crate::graph::format::elf::link_reads(bytes, contents_read.then_some(READ_CONTENTS_FROM))?;
+    let LinkReads { parts, debug } = link_reads(bytes, contents_read.then_some(READ_CONTENTS_FROM))?;
     let page = crate::support::page_size() as usize;
     // Whether `gap` holds a page of debug information.
     let holds_debug =
@@ -395,6 +400,87 @@ pub fn detect(bytes: &[u8]) -> FileKind {
     } else {
         FileKind::Unknown
     }
+}
+
+/// The parts of the ELF object `data` that a link reads, as sorted,
+/// disjoint byte ranges: the headers, the sections that load, their
+/// relocations, and the symbol, string and group tables. What is left
+/// out, debug information and its relocations, is often most of an
+/// object built with `-g` (QuickJS: 7 of 8.3 MB) and is read only if a
+/// crash report or a debugger asks for source lines. With
+/// `contents_read_from` (the file is read as well as mapped), loaded
+/// contents of at least that size are left out too (they are copied into
+/// the image with `pread`), and so are relocations, read in pieces where
+/// they are decoded; `.eh_frame` and its relocations, which the link
+/// parses, are not. `None` if the headers do not parse (the parser will
+/// say why).
+pub fn parts_a_link_reads(data: &[u8], contents_read_from: Option<usize>) -> Option<Vec<std::ops::Range<usize>>> {
+    link_reads(data, contents_read_from).map(|reads| reads.parts)
+}
+
+/// What a link reads of an ELF object (see [`parts_a_link_reads`]), and
+/// where its debug information lies (`.debug_*` sections and their
+/// relocations): never read by a link, so never worth mapping to save a
+/// call (see `input::spans_a_link_maps`).
+pub struct LinkReads {
+    pub parts: Vec<std::ops::Range<usize>>,
+    pub debug: Vec<std::ops::Range<usize>>,
+}
+
+/// [`LinkReads`] of `data`, from one pass over its section headers.
+pub fn link_reads(data: &[u8], contents_read_from: Option<usize>) -> Option<LinkReads> {
+    let endian = LittleEndian;
+    let header = Header::parse(data).ok()?;
+    let sections = header.sections(endian, data).ok()?;
+    let table_start = usize::try_from(header.e_shoff(endian)).ok()?;
+    let table_size = sections.len() * std::mem::size_of::<elf::SectionHeader64<LittleEndian>>();
+    let mut ranges = vec![0..std::mem::size_of::<Header>(), table_start..table_start.checked_add(table_size)?];
+    let mut debug = Vec::new();
+    let loads = |index: u32| sections.section(SectionIndex(index as usize)).is_ok_and(|s| is_loaded(s, endian));
+    let named = |section: &elf::SectionHeader64<LittleEndian>, prefix: &[u8]| {
+        sections.section_name(endian, section).is_ok_and(|name| name.starts_with(prefix))
+    };
+    for section in sections.iter() {
+        let (needed, read_separately, is_debug) = match section.sh_type(endian) {
+            elf::SHT_NOBITS => (false, false, false),
+            elf::SHT_REL | elf::SHT_RELA => {
+                let target = sections.section(SectionIndex(section.sh_info(endian) as usize));
+                // Read with `pread` where they are decoded (see
+                // `LinkGraph::for_each_relocation_chunk`), but for
+                // `.eh_frame`'s, decoded while parsing.
+                let read_separately = contents_read_from.is_some()
+                    && target.is_ok_and(|t| t.sh_type(endian) == elf::SHT_PROGBITS && !named(t, b".eh_frame"));
+                (loads(section.sh_info(endian)), read_separately, target.is_ok_and(|t| named(t, b".debug")))
+            }
+            elf::SHT_PROGBITS => {
+                let size = section.sh_size(endian);
+                let read_separately =
+                    contents_read_from.is_some_and(|from| size >= from as u64) && !named(section, b".eh_frame");
+                // Small unloaded ones (`.comment`, notes) too, but not debug
+                // information: read only for a crash report or a debugger,
+                // it would make the parts around it one span.
+                let is_debug = named(section, b".debug");
+                (is_loaded(section, endian) || (size < 4096 && !is_debug), read_separately, is_debug)
+            }
+            _ => (true, false, named(section, b".debug")),
+        };
+        if needed || is_debug {
+            let (start, size) = (usize::try_from(section.sh_offset(endian)).ok()?, section.sh_size(endian));
+            let range = start..start.checked_add(usize::try_from(size).ok()?)?;
+            if needed && !read_separately {
+                ranges.push(range.clone());
+            }
+            if is_debug {
+                debug.push(range);
+            }
+        }
+    }
+    ranges.sort_unstable_by_key(|range| range.start);
+    Some(LinkReads { parts: ranges, debug })
+}
+
+fn is_loaded(section: &elf::SectionHeader64<LittleEndian>, endian: LittleEndian) -> bool {
+    section.sh_flags(endian) & u64::from(elf::SHF_ALLOC) != 0
 }
 
 #[cfg(test)]

@@ -197,3 +197,18 @@ pub fn libc_says_single_threaded() -> bool {
     // SAFETY: the address of libc's one-byte flag, which stays mapped.
     flag != 0 && unsafe { *(flag as *const libc::c_char) } != 0
 }
+
+/// Set when jitrun must start no helper thread of its own (a sanitizer's
+/// runtime watches every thread of the process).
+static HELPER_THREADS_FORBIDDEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on, work that could spread over helper threads stays on the
+/// calling thread.
+pub fn forbid_helper_threads() {
+    HELPER_THREADS_FORBIDDEN.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`forbid_helper_threads`] was called.
+pub fn helper_threads_forbidden() -> bool {
+    HELPER_THREADS_FORBIDDEN.load(std::sync::atomic::Ordering::Relaxed)
+}

@@ -1,20 +1,24 @@
 //! x86-64 fixup kinds: the closed set every front-end maps its relocations
 //! onto, each with its equation and range check, and the one pure function
-//! that applies them.
+//! that applies them; the stub, the fill bytes, the runtime pieces'
+//! machine code ([`runtime`]) and the operand decoder of `--check`
+//! ([`decode`]).
 //!
-//! Names follow the psABI: `S` symbol address, `A` addend, `P` place,
-//! `GOT` address of the global offset table, `G` address of the symbol's GOT
-//! entry (we pass the entry's address, not its offset), `L` the symbol's stub
-//! (PLT entry), `Z` the symbol's size, `B` the subtracted symbol of a
-//! Mach-O `SUBTRACTOR` pair. For TLS kinds the caller passes in `S`
-//! the value the equation needs (thread-pointer offset or offset inside the
-//! TLS block) and in `G` the GOT slot it reserved.
+//! Names follow the psABI, as [`crate::arch`] lists them. For TLS kinds the
+//! caller passes in `S` the value [`Kind::tls_access`] names (thread-pointer
+//! offset or offset inside the TLS block) and in `G` the GOT slot it
+//! reserved. TLS is variant II: thread-pointer offsets are negative.
+
+pub mod decode;
+pub mod runtime;
 
 use std::fmt;
 
+use super::{field, in_range, FarReference, FixupError, FixupOutcome, FixupValues, PlainFixup, TlsAccess, I32, U32};
+
 /// A fixup kind. The comment on each variant is its equation and range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EdgeKind {
+pub enum Kind {
     /// `R_X86_64_NONE`: nothing.
     None,
     /// `R_X86_64_64`: `S + A`, 64 bits.
@@ -83,52 +87,52 @@ pub enum EdgeKind {
     /// `R_X86_64_TLSDESC_CALL`: marks the descriptor call; nothing to patch.
     TlsDescCall,
     /// Mach-O `X86_64_RELOC_SUBTRACTOR` + `UNSIGNED` pair, 32 bits:
-    /// `S + A - B` with `B` the address of `subtrahend` (a symbol of the
-    /// same graph), must fit i32.
-    Delta32 { subtrahend: u32 },
+    /// `S + A - B` with `B` the address of the edge's `subtrahend` (a
+    /// symbol of the same graph), must fit i32.
+    Delta32,
     /// The 64-bit `SUBTRACTOR` pair: `S + A - B`, 64 bits.
-    Delta64 { subtrahend: u32 },
+    Delta64,
 }
 
-impl EdgeKind {
+impl Kind {
     /// Maps an ELF `R_X86_64_*` number to a kind; `None` for types a
     /// relocatable object must not contain or that we do not know.
-    pub fn from_elf(r_type: u32) -> Option<EdgeKind> {
+    pub fn from_elf(r_type: u32) -> Option<Kind> {
         use object::elf::*;
         Some(match r_type {
-            R_X86_64_NONE => EdgeKind::None,
-            R_X86_64_64 => EdgeKind::Abs64,
-            R_X86_64_PC32 => EdgeKind::Pc32,
-            R_X86_64_GOT32 => EdgeKind::GotEntry32,
-            R_X86_64_PLT32 => EdgeKind::Branch32,
-            R_X86_64_GOTPCREL => EdgeKind::GotPcRel32,
-            R_X86_64_32 => EdgeKind::Abs32,
-            R_X86_64_32S => EdgeKind::Abs32S,
-            R_X86_64_16 => EdgeKind::Abs16,
-            R_X86_64_PC16 => EdgeKind::Pc16,
-            R_X86_64_8 => EdgeKind::Abs8,
-            R_X86_64_PC8 => EdgeKind::Pc8,
-            R_X86_64_DTPMOD64 => EdgeKind::DtpMod64,
-            R_X86_64_DTPOFF64 => EdgeKind::DtpOff64,
-            R_X86_64_TPOFF64 => EdgeKind::TpOff64,
-            R_X86_64_TLSGD => EdgeKind::TlsGd32,
-            R_X86_64_TLSLD => EdgeKind::TlsLd32,
-            R_X86_64_DTPOFF32 => EdgeKind::DtpOff32,
-            R_X86_64_GOTTPOFF => EdgeKind::GotTpOff32,
-            R_X86_64_TPOFF32 => EdgeKind::TpOff32,
-            R_X86_64_PC64 => EdgeKind::Pc64,
-            R_X86_64_GOTOFF64 => EdgeKind::GotOff64,
-            R_X86_64_GOTPC32 => EdgeKind::GotPc32,
-            R_X86_64_GOT64 | R_X86_64_GOTPLT64 => EdgeKind::GotEntry64,
-            R_X86_64_GOTPCREL64 => EdgeKind::GotPcRel64,
-            R_X86_64_GOTPC64 => EdgeKind::GotPc64,
-            R_X86_64_PLTOFF64 => EdgeKind::PltOff64,
-            R_X86_64_SIZE32 => EdgeKind::Size32,
-            R_X86_64_SIZE64 => EdgeKind::Size64,
-            R_X86_64_GOTPC32_TLSDESC => EdgeKind::TlsDescGot32,
-            R_X86_64_TLSDESC_CALL => EdgeKind::TlsDescCall,
-            R_X86_64_GOTPCRELX => EdgeKind::GotPcRelX { rex: false },
-            R_X86_64_REX_GOTPCRELX => EdgeKind::GotPcRelX { rex: true },
+            R_X86_64_NONE => Kind::None,
+            R_X86_64_64 => Kind::Abs64,
+            R_X86_64_PC32 => Kind::Pc32,
+            R_X86_64_GOT32 => Kind::GotEntry32,
+            R_X86_64_PLT32 => Kind::Branch32,
+            R_X86_64_GOTPCREL => Kind::GotPcRel32,
+            R_X86_64_32 => Kind::Abs32,
+            R_X86_64_32S => Kind::Abs32S,
+            R_X86_64_16 => Kind::Abs16,
+            R_X86_64_PC16 => Kind::Pc16,
+            R_X86_64_8 => Kind::Abs8,
+            R_X86_64_PC8 => Kind::Pc8,
+            R_X86_64_DTPMOD64 => Kind::DtpMod64,
+            R_X86_64_DTPOFF64 => Kind::DtpOff64,
+            R_X86_64_TPOFF64 => Kind::TpOff64,
+            R_X86_64_TLSGD => Kind::TlsGd32,
+            R_X86_64_TLSLD => Kind::TlsLd32,
+            R_X86_64_DTPOFF32 => Kind::DtpOff32,
+            R_X86_64_GOTTPOFF => Kind::GotTpOff32,
+            R_X86_64_TPOFF32 => Kind::TpOff32,
+            R_X86_64_PC64 => Kind::Pc64,
+            R_X86_64_GOTOFF64 => Kind::GotOff64,
+            R_X86_64_GOTPC32 => Kind::GotPc32,
+            R_X86_64_GOT64 | R_X86_64_GOTPLT64 => Kind::GotEntry64,
+            R_X86_64_GOTPCREL64 => Kind::GotPcRel64,
+            R_X86_64_GOTPC64 => Kind::GotPc64,
+            R_X86_64_PLTOFF64 => Kind::PltOff64,
+            R_X86_64_SIZE32 => Kind::Size32,
+            R_X86_64_SIZE64 => Kind::Size64,
+            R_X86_64_GOTPC32_TLSDESC => Kind::TlsDescGot32,
+            R_X86_64_TLSDESC_CALL => Kind::TlsDescCall,
+            R_X86_64_GOTPCRELX => Kind::GotPcRelX { rex: false },
+            R_X86_64_REX_GOTPCRELX => Kind::GotPcRelX { rex: true },
             _ => return None,
         })
     }
@@ -136,62 +140,62 @@ impl EdgeKind {
     /// The psABI name, for messages.
     pub fn name(self) -> &'static str {
         match self {
-            EdgeKind::None => "R_X86_64_NONE",
-            EdgeKind::Abs64 => "R_X86_64_64",
-            EdgeKind::Abs32 => "R_X86_64_32",
-            EdgeKind::Abs32S => "R_X86_64_32S",
-            EdgeKind::Abs16 => "R_X86_64_16",
-            EdgeKind::Abs8 => "R_X86_64_8",
-            EdgeKind::Pc64 => "R_X86_64_PC64",
-            EdgeKind::Pc32 => "R_X86_64_PC32",
-            EdgeKind::Pc16 => "R_X86_64_PC16",
-            EdgeKind::Pc8 => "R_X86_64_PC8",
-            EdgeKind::Branch32 => "R_X86_64_PLT32",
-            EdgeKind::GotPcRel32 => "R_X86_64_GOTPCREL",
-            EdgeKind::GotPcRelX { rex: false } => "R_X86_64_GOTPCRELX",
-            EdgeKind::GotPcRelX { rex: true } => "R_X86_64_REX_GOTPCRELX",
-            EdgeKind::GotPcRel64 => "R_X86_64_GOTPCREL64",
-            EdgeKind::GotPc32 => "R_X86_64_GOTPC32",
-            EdgeKind::GotPc64 => "R_X86_64_GOTPC64",
-            EdgeKind::GotOff64 => "R_X86_64_GOTOFF64",
-            EdgeKind::GotEntry32 => "R_X86_64_GOT32",
-            EdgeKind::GotEntry64 => "R_X86_64_GOT64",
-            EdgeKind::PltOff64 => "R_X86_64_PLTOFF64",
-            EdgeKind::Size32 => "R_X86_64_SIZE32",
-            EdgeKind::Size64 => "R_X86_64_SIZE64",
-            EdgeKind::TpOff32 => "R_X86_64_TPOFF32",
-            EdgeKind::TpOff64 => "R_X86_64_TPOFF64",
-            EdgeKind::GotTpOff32 => "R_X86_64_GOTTPOFF",
-            EdgeKind::TlsGd32 => "R_X86_64_TLSGD",
-            EdgeKind::TlsLd32 => "R_X86_64_TLSLD",
-            EdgeKind::DtpOff32 => "R_X86_64_DTPOFF32",
-            EdgeKind::DtpOff64 => "R_X86_64_DTPOFF64",
-            EdgeKind::DtpMod64 => "R_X86_64_DTPMOD64",
-            EdgeKind::TlsDescGot32 => "R_X86_64_GOTPC32_TLSDESC",
-            EdgeKind::TlsDescCall => "R_X86_64_TLSDESC_CALL",
-            EdgeKind::Delta32 { .. } => "X86_64_RELOC_SUBTRACTOR (32-bit)",
-            EdgeKind::Delta64 { .. } => "X86_64_RELOC_SUBTRACTOR (64-bit)",
+            Kind::None => "R_X86_64_NONE",
+            Kind::Abs64 => "R_X86_64_64",
+            Kind::Abs32 => "R_X86_64_32",
+            Kind::Abs32S => "R_X86_64_32S",
+            Kind::Abs16 => "R_X86_64_16",
+            Kind::Abs8 => "R_X86_64_8",
+            Kind::Pc64 => "R_X86_64_PC64",
+            Kind::Pc32 => "R_X86_64_PC32",
+            Kind::Pc16 => "R_X86_64_PC16",
+            Kind::Pc8 => "R_X86_64_PC8",
+            Kind::Branch32 => "R_X86_64_PLT32",
+            Kind::GotPcRel32 => "R_X86_64_GOTPCREL",
+            Kind::GotPcRelX { rex: false } => "R_X86_64_GOTPCRELX",
+            Kind::GotPcRelX { rex: true } => "R_X86_64_REX_GOTPCRELX",
+            Kind::GotPcRel64 => "R_X86_64_GOTPCREL64",
+            Kind::GotPc32 => "R_X86_64_GOTPC32",
+            Kind::GotPc64 => "R_X86_64_GOTPC64",
+            Kind::GotOff64 => "R_X86_64_GOTOFF64",
+            Kind::GotEntry32 => "R_X86_64_GOT32",
+            Kind::GotEntry64 => "R_X86_64_GOT64",
+            Kind::PltOff64 => "R_X86_64_PLTOFF64",
+            Kind::Size32 => "R_X86_64_SIZE32",
+            Kind::Size64 => "R_X86_64_SIZE64",
+            Kind::TpOff32 => "R_X86_64_TPOFF32",
+            Kind::TpOff64 => "R_X86_64_TPOFF64",
+            Kind::GotTpOff32 => "R_X86_64_GOTTPOFF",
+            Kind::TlsGd32 => "R_X86_64_TLSGD",
+            Kind::TlsLd32 => "R_X86_64_TLSLD",
+            Kind::DtpOff32 => "R_X86_64_DTPOFF32",
+            Kind::DtpOff64 => "R_X86_64_DTPOFF64",
+            Kind::DtpMod64 => "R_X86_64_DTPMOD64",
+            Kind::TlsDescGot32 => "R_X86_64_GOTPC32_TLSDESC",
+            Kind::TlsDescCall => "R_X86_64_TLSDESC_CALL",
+            Kind::Delta32 => "X86_64_RELOC_SUBTRACTOR (32-bit)",
+            Kind::Delta64 => "X86_64_RELOC_SUBTRACTOR (64-bit)",
         }
     }
 
     /// Bytes the fixup writes at its offset.
     pub fn width(self) -> u64 {
         match self {
-            EdgeKind::None | EdgeKind::TlsDescCall => 0,
-            EdgeKind::Abs8 | EdgeKind::Pc8 => 1,
-            EdgeKind::Abs16 | EdgeKind::Pc16 => 2,
-            EdgeKind::Abs64
-            | EdgeKind::Pc64
-            | EdgeKind::GotPcRel64
-            | EdgeKind::GotPc64
-            | EdgeKind::GotOff64
-            | EdgeKind::GotEntry64
-            | EdgeKind::PltOff64
-            | EdgeKind::Size64
-            | EdgeKind::TpOff64
-            | EdgeKind::DtpOff64
-            | EdgeKind::DtpMod64
-            | EdgeKind::Delta64 { .. } => 8,
+            Kind::None | Kind::TlsDescCall => 0,
+            Kind::Abs8 | Kind::Pc8 => 1,
+            Kind::Abs16 | Kind::Pc16 => 2,
+            Kind::Abs64
+            | Kind::Pc64
+            | Kind::GotPcRel64
+            | Kind::GotPc64
+            | Kind::GotOff64
+            | Kind::GotEntry64
+            | Kind::PltOff64
+            | Kind::Size64
+            | Kind::TpOff64
+            | Kind::DtpOff64
+            | Kind::DtpMod64
+            | Kind::Delta64 => 8,
             _ => 4,
         }
     }
@@ -200,132 +204,106 @@ impl EdgeKind {
     pub fn uses_address_got(self) -> bool {
         matches!(
             self,
-            EdgeKind::GotPcRel32
-                | EdgeKind::GotPcRelX { .. }
-                | EdgeKind::GotPcRel64
-                | EdgeKind::GotEntry32
-                | EdgeKind::GotEntry64
+            Kind::GotPcRel32 | Kind::GotPcRelX { .. } | Kind::GotPcRel64 | Kind::GotEntry32 | Kind::GotEntry64
         )
-    }
-
-    /// Whether the kind may be routed through a stub when the target is far.
-    pub fn may_use_stub(self) -> bool {
-        matches!(self, EdgeKind::Branch32 | EdgeKind::Pc32 | EdgeKind::PltOff64 | EdgeKind::Abs32 | EdgeKind::Abs32S)
     }
 
     /// Whether the kind stores a 32-bit absolute address, so the target must
     /// lie in the low 2 or 4 GiB.
     pub fn is_abs32(self) -> bool {
-        matches!(self, EdgeKind::Abs32 | EdgeKind::Abs32S)
+        matches!(self, Kind::Abs32 | Kind::Abs32S)
     }
 
-    /// The symbol whose address is subtracted (`B`), for the delta kinds.
-    pub fn subtrahend(self) -> Option<u32> {
+    /// Whether the edge subtracts its `subtrahend` (`B`).
+    pub fn uses_subtrahend(self) -> bool {
+        matches!(self, Kind::Delta32 | Kind::Delta64)
+    }
+
+    /// Whether the kind uses the target's size (`Z`).
+    pub fn uses_symbol_size(self) -> bool {
+        matches!(self, Kind::Size32 | Kind::Size64)
+    }
+
+    /// How a far target outside the image is reached (see [`FarReference`]).
+    pub fn far_reference(self) -> FarReference {
         match self {
-            EdgeKind::Delta32 { subtrahend } | EdgeKind::Delta64 { subtrahend } => Some(subtrahend),
+            Kind::Branch32 | Kind::PltOff64 => FarReference::ThroughStub,
+            Kind::Pc32 | Kind::Abs32 | Kind::Abs32S => FarReference::StubOrCopy,
+            _ => FarReference::Never,
+        }
+    }
+
+    /// Whether the kind needs `GOT` itself, even with no entry.
+    pub fn needs_got_base(self) -> bool {
+        matches!(self, Kind::GotPc32 | Kind::GotPc64 | Kind::GotOff64 | Kind::PltOff64)
+    }
+
+    /// Whether a PC-relative reach of ±2 GiB limits the kind.
+    pub fn is_near_pc_relative(self) -> bool {
+        self == Kind::Pc32
+    }
+
+    /// The kind as a [`PlainFixup`], if it is one.
+    #[inline]
+    pub fn plain(self) -> Option<PlainFixup> {
+        match self {
+            Kind::Pc32 | Kind::Branch32 => Some(PlainFixup::PcRelative32),
+            Kind::Abs64 => Some(PlainFixup::Absolute64),
             _ => None,
         }
+    }
+
+    /// [`Kind::from_elf`] for the numbers of [`Kind::plain`] kinds only.
+    #[inline]
+    pub fn plain_from_elf(r_type: u32) -> Option<Kind> {
+        match r_type {
+            object::elf::R_X86_64_PC32 => Some(Kind::Pc32),
+            object::elf::R_X86_64_PLT32 => Some(Kind::Branch32),
+            object::elf::R_X86_64_64 => Some(Kind::Abs64),
+            _ => None,
+        }
+    }
+
+    /// Which thread-local value the kind needs; `None` for other kinds and
+    /// for the `TlsDescCall` marker.
+    pub fn tls_access(self) -> Option<TlsAccess> {
+        Some(match self {
+            Kind::TpOff32 | Kind::TpOff64 => TlsAccess::TpOffset,
+            Kind::DtpOff32 | Kind::DtpOff64 => TlsAccess::DtpOffset,
+            Kind::DtpMod64 => TlsAccess::ModuleId,
+            Kind::GotTpOff32 => TlsAccess::GotTpOffset,
+            Kind::TlsGd32 => TlsAccess::GotTlsIndex,
+            Kind::TlsLd32 => TlsAccess::GotTlsModule,
+            Kind::TlsDescGot32 => TlsAccess::GotTlsDescriptor,
+            _ => return None,
+        })
     }
 
     pub fn is_tls(self) -> bool {
         matches!(
             self,
-            EdgeKind::TpOff32
-                | EdgeKind::TpOff64
-                | EdgeKind::GotTpOff32
-                | EdgeKind::TlsGd32
-                | EdgeKind::TlsLd32
-                | EdgeKind::DtpOff32
-                | EdgeKind::DtpOff64
-                | EdgeKind::DtpMod64
-                | EdgeKind::TlsDescGot32
-                | EdgeKind::TlsDescCall
+            Kind::TpOff32
+                | Kind::TpOff64
+                | Kind::GotTpOff32
+                | Kind::TlsGd32
+                | Kind::TlsLd32
+                | Kind::DtpOff32
+                | Kind::DtpOff64
+                | Kind::DtpMod64
+                | Kind::TlsDescGot32
+                | Kind::TlsDescCall
         )
     }
 }
 
-impl fmt::Display for EdgeKind {
+impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
 }
 
-/// The values an equation may use. Addresses are absolute.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FixupValues {
-    /// `P`: address of the patched field.
-    pub p: u64,
-    /// `S`: target address (or TLS offset for TLS kinds).
-    pub s: u64,
-    /// `A`: addend.
-    pub a: i64,
-    /// `GOT`: base of the global offset table.
-    pub got: u64,
-    /// `G`: address of the target's GOT entry, if one was reserved.
-    pub g: Option<u64>,
-    /// `L`: address of the target's stub, if one was reserved.
-    pub stub: Option<u64>,
-    /// `Z`: size of the target symbol.
-    pub z: u64,
-    /// `B`: address of the subtracted symbol (`Delta32`/`Delta64`).
-    pub b: u64,
-}
-
-/// How a fixup was satisfied, for statistics and maps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Resolution {
-    Direct,
-    ViaStub,
-    ViaGot,
-    /// A GOT load or call was rewritten to address the target directly.
-    Relaxed,
-    Nothing,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FixupError {
-    /// The computed value does not fit the field.
-    OutOfRange { value: i128, lo: i128, hi: i128 },
-    /// The field (or the instruction bytes a relaxation reads) is outside the block.
-    OutOfBounds,
-    /// The kind needs a GOT entry that was not reserved.
-    MissingGotEntry,
-}
-
-impl fmt::Display for FixupError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FixupError::OutOfRange { value, lo, hi } => {
-                write!(f, "out of range: V is {} not in [{}, {})", hex(*value), hex(*lo), hex(*hi))
-            }
-            FixupError::OutOfBounds => f.write_str("the patched field lies outside its section"),
-            FixupError::MissingGotEntry => f.write_str("no GOT entry was reserved for it"),
-        }
-    }
-}
-
-fn hex(v: i128) -> String {
-    if v < 0 {
-        format!("-{:#x}", -v)
-    } else {
-        format!("{:#x}", v)
-    }
-}
-
-const I32: (i128, i128) = (i32::MIN as i128, i32::MAX as i128 + 1);
-const U32: (i128, i128) = (0, u32::MAX as i128 + 1);
-
-fn in_range(value: i128, (lo, hi): (i128, i128)) -> Result<(), FixupError> {
-    if value >= lo && value < hi {
-        Ok(())
-    } else {
-        Err(FixupError::OutOfRange { value, lo, hi })
-    }
-}
-
-fn field<const N: usize>(data: &mut [u8], offset: usize) -> Result<&mut [u8; N], FixupError> {
-    let end = offset.checked_add(N).ok_or(FixupError::OutOfBounds)?;
-    data.get_mut(offset..end).ok_or(FixupError::OutOfBounds)?.try_into().map_err(|_| FixupError::OutOfBounds)
+fn fits_i32(value: i128) -> bool {
+    in_range(value, I32).is_ok()
 }
 
 fn put32(data: &mut [u8], offset: usize, value: i128, range: (i128, i128)) -> Result<(), FixupError> {
@@ -339,16 +317,12 @@ fn put64(data: &mut [u8], offset: usize, value: i128) -> Result<(), FixupError> 
     Ok(())
 }
 
-fn fits_i32(value: i128) -> bool {
-    in_range(value, I32).is_ok()
-}
-
 /// Applies one fixup to `data` (the block's bytes) at `offset`.
 ///
 /// Pure: it reads and writes only `data`, so unit tests can hit every kind
 /// without mapping memory. A value that does not fit is an error, never a
 /// truncated write.
-pub fn apply_fixup(kind: EdgeKind, data: &mut [u8], offset: usize, v: &FixupValues) -> Result<Resolution, FixupError> {
+pub fn apply_fixup(kind: Kind, data: &mut [u8], offset: usize, v: &FixupValues) -> Result<FixupOutcome, FixupError> {
     // Addresses are user-space (below 2^47), and TLS offsets are negative:
     // reading every value as signed 64-bit serves both.
     let s = v.s as i64 as i128;
@@ -357,126 +331,122 @@ pub fn apply_fixup(kind: EdgeKind, data: &mut [u8], offset: usize, v: &FixupValu
     let got = v.got as i64 as i128;
     let g = || v.g.map(|g| g as i64 as i128).ok_or(FixupError::MissingGotEntry);
     match kind {
-        EdgeKind::None | EdgeKind::TlsDescCall => Ok(Resolution::Nothing),
-        EdgeKind::Abs64 | EdgeKind::TpOff64 | EdgeKind::DtpOff64 | EdgeKind::DtpMod64 => {
+        Kind::None | Kind::TlsDescCall => Ok(FixupOutcome::Nothing),
+        Kind::Abs64 | Kind::TpOff64 | Kind::DtpOff64 | Kind::DtpMod64 => {
             put64(data, offset, s + a)?;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::Abs32 | EdgeKind::Abs32S => {
-            let range = if kind == EdgeKind::Abs32 { U32 } else { I32 };
+        Kind::Abs32 | Kind::Abs32S => {
+            let range = if kind == Kind::Abs32 { U32 } else { I32 };
             match (put32(data, offset, s + a, range), v.stub) {
-                (Ok(()), _) => Ok(Resolution::Direct),
+                (Ok(()), _) => Ok(FixupOutcome::Direct),
                 (Err(_), Some(stub)) => {
                     put32(data, offset, stub as i64 as i128 + a, range)?;
-                    Ok(Resolution::ViaStub)
+                    Ok(FixupOutcome::ViaStub)
                 }
                 (Err(e), None) => Err(e),
             }
         }
-        EdgeKind::Abs16 => {
+        Kind::Abs16 => {
             let value = s + a;
             in_range(value, (i16::MIN as i128, u16::MAX as i128 + 1))?;
             *field::<2>(data, offset)? = (value as u16).to_le_bytes();
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::Abs8 => {
+        Kind::Abs8 => {
             let value = s + a;
             in_range(value, (i8::MIN as i128, u8::MAX as i128 + 1))?;
             field::<1>(data, offset)?[0] = value as u8;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::Pc64 => {
+        Kind::Pc64 => {
             put64(data, offset, s + a - p)?;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::Pc32 | EdgeKind::Branch32 => match (put32(data, offset, s + a - p, I32), v.stub) {
-            (Ok(()), _) => Ok(Resolution::Direct),
+        Kind::Pc32 | Kind::Branch32 => match (put32(data, offset, s + a - p, I32), v.stub) {
+            (Ok(()), _) => Ok(FixupOutcome::Direct),
             (Err(_), Some(stub)) => {
                 put32(data, offset, stub as i64 as i128 + a - p, I32)?;
-                Ok(Resolution::ViaStub)
+                Ok(FixupOutcome::ViaStub)
             }
             (Err(e), None) => Err(e),
         },
-        EdgeKind::Pc16 => {
+        Kind::Pc16 => {
             let value = s + a - p;
             in_range(value, (i16::MIN as i128, i16::MAX as i128 + 1))?;
             *field::<2>(data, offset)? = (value as i16).to_le_bytes();
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::Pc8 => {
+        Kind::Pc8 => {
             let value = s + a - p;
             in_range(value, (i8::MIN as i128, i8::MAX as i128 + 1))?;
             field::<1>(data, offset)?[0] = value as i8 as u8;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::GotPcRelX { rex } => {
+        Kind::GotPcRelX { rex } => {
             if v.g.is_none() || fits_i32(s + a - p) {
                 if let Some(resolution) = relax_got_load(data, offset, rex, s + a - p)? {
                     return Ok(resolution);
                 }
             }
             put32(data, offset, g()? + a - p, I32)?;
-            Ok(Resolution::ViaGot)
+            Ok(FixupOutcome::ViaGot)
         }
-        EdgeKind::GotPcRel32
-        | EdgeKind::GotTpOff32
-        | EdgeKind::TlsGd32
-        | EdgeKind::TlsLd32
-        | EdgeKind::TlsDescGot32 => {
+        Kind::GotPcRel32 | Kind::GotTpOff32 | Kind::TlsGd32 | Kind::TlsLd32 | Kind::TlsDescGot32 => {
             put32(data, offset, g()? + a - p, I32)?;
-            Ok(Resolution::ViaGot)
+            Ok(FixupOutcome::ViaGot)
         }
-        EdgeKind::GotPcRel64 => {
+        Kind::GotPcRel64 => {
             put64(data, offset, g()? + a - p)?;
-            Ok(Resolution::ViaGot)
+            Ok(FixupOutcome::ViaGot)
         }
-        EdgeKind::GotPc32 => {
+        Kind::GotPc32 => {
             put32(data, offset, got + a - p, I32)?;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::GotPc64 => {
+        Kind::GotPc64 => {
             put64(data, offset, got + a - p)?;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::GotOff64 => {
+        Kind::GotOff64 => {
             put64(data, offset, s + a - got)?;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::GotEntry32 => {
+        Kind::GotEntry32 => {
             put32(data, offset, g()? - got + a, I32)?;
-            Ok(Resolution::ViaGot)
+            Ok(FixupOutcome::ViaGot)
         }
-        EdgeKind::GotEntry64 => {
+        Kind::GotEntry64 => {
             put64(data, offset, g()? - got + a)?;
-            Ok(Resolution::ViaGot)
+            Ok(FixupOutcome::ViaGot)
         }
-        EdgeKind::PltOff64 => {
+        Kind::PltOff64 => {
             let (target, resolution) = match v.stub {
-                Some(stub) => (stub as i64 as i128, Resolution::ViaStub),
-                None => (s, Resolution::Direct),
+                Some(stub) => (stub as i64 as i128, FixupOutcome::ViaStub),
+                None => (s, FixupOutcome::Direct),
             };
             put64(data, offset, target - got + a)?;
             Ok(resolution)
         }
-        EdgeKind::Size32 => {
+        Kind::Size32 => {
             put32(data, offset, v.z as i128 + a, U32)?;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::Size64 => {
+        Kind::Size64 => {
             put64(data, offset, v.z as i128 + a)?;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::TpOff32 | EdgeKind::DtpOff32 => {
+        Kind::TpOff32 | Kind::DtpOff32 => {
             put32(data, offset, s + a, I32)?;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::Delta32 { .. } => {
+        Kind::Delta32 => {
             put32(data, offset, s + a - (v.b as i64 as i128), I32)?;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
-        EdgeKind::Delta64 { .. } => {
+        Kind::Delta64 => {
             put64(data, offset, s + a - (v.b as i64 as i128))?;
-            Ok(Resolution::Direct)
+            Ok(FixupOutcome::Direct)
         }
     }
 }
@@ -488,7 +458,7 @@ pub fn apply_fixup(kind: EdgeKind, data: &mut [u8], offset: usize, v: &FixupValu
 /// and `jmp *foo@GOTPCREL(%rip)` to `jmp foo; nop`, as the psABI allows for
 /// `GOTPCRELX`. `pcrel` is `S + A - P`, already known to fit. Returns
 /// `None` when the instruction is not one of these (the GOT is used then).
-fn relax_got_load(data: &mut [u8], offset: usize, rex: bool, pcrel: i128) -> Result<Option<Resolution>, FixupError> {
+fn relax_got_load(data: &mut [u8], offset: usize, rex: bool, pcrel: i128) -> Result<Option<FixupOutcome>, FixupError> {
     if offset < 2 || offset + 4 > data.len() {
         return Err(FixupError::OutOfBounds);
     }
@@ -499,13 +469,13 @@ fn relax_got_load(data: &mut [u8], offset: usize, rex: bool, pcrel: i128) -> Res
         (0x8b, _) if rex_ok && modrm & 0xc7 == 0x05 => {
             data[offset - 2] = 0x8d;
             put32(data, offset, pcrel, I32)?;
-            Ok(Some(Resolution::Relaxed))
+            Ok(Some(FixupOutcome::Relaxed))
         }
         (0xff, 0x15) if !rex && !after_rex_prefix => {
             data[offset - 2] = 0x67;
             data[offset - 1] = 0xe8;
             put32(data, offset, pcrel, I32)?;
-            Ok(Some(Resolution::Relaxed))
+            Ok(Some(FixupOutcome::Relaxed))
         }
         // An `addr32` prefix between REX and the opcode would void REX
         // (and leave `data16` making a 16-bit call on AMD processors).
@@ -518,7 +488,7 @@ fn relax_got_load(data: &mut [u8], offset: usize, rex: bool, pcrel: i128) -> Res
 /// Writes `opcode rel32; nop` over the 6-byte `ff /2` or `ff /4` whose
 /// displacement is at `offset`: the rel32 form is one byte shorter, and the
 /// nop keeps the length (and a call's return address lands on it).
-fn relax_to_rel32_then_nop(data: &mut [u8], offset: usize, opcode: u8, pcrel: i128) -> Option<Resolution> {
+fn relax_to_rel32_then_nop(data: &mut [u8], offset: usize, opcode: u8, pcrel: i128) -> Option<FixupOutcome> {
     let pcrel = pcrel + 1;
     if !fits_i32(pcrel) {
         return None;
@@ -526,11 +496,36 @@ fn relax_to_rel32_then_nop(data: &mut [u8], offset: usize, opcode: u8, pcrel: i1
     data[offset - 2] = opcode;
     data[offset - 1..offset + 3].copy_from_slice(&(pcrel as i32).to_le_bytes());
     data[offset + 3] = 0x90;
-    Some(Resolution::Relaxed)
+    Some(FixupOutcome::Relaxed)
 }
 
 /// Size of one stub (PLT entry), padded for alignment.
 pub const STUB_SIZE: u64 = 8;
+
+/// `int3`: what fills code between functions, and stubs.
+pub const CODE_FILL: [u8; 1] = [0xcc];
+
+/// `nop`: what fills the `.init`/`.fini` code between fragments, which runs
+/// through it.
+pub const NOP: [u8; 1] = [0x90];
+
+/// The name of an `R_X86_64_*` number, also for those jitrun refuses.
+pub fn elf_relocation_name(r_type: u32) -> String {
+    if let Some(kind) = Kind::from_elf(r_type) {
+        return kind.name().to_string();
+    }
+    let known = match r_type {
+        object::elf::R_X86_64_COPY => "R_X86_64_COPY",
+        object::elf::R_X86_64_GLOB_DAT => "R_X86_64_GLOB_DAT",
+        object::elf::R_X86_64_JUMP_SLOT => "R_X86_64_JUMP_SLOT",
+        object::elf::R_X86_64_RELATIVE => "R_X86_64_RELATIVE",
+        object::elf::R_X86_64_TLSDESC => "R_X86_64_TLSDESC",
+        object::elf::R_X86_64_IRELATIVE => "R_X86_64_IRELATIVE",
+        object::elf::R_X86_64_RELATIVE64 => "R_X86_64_RELATIVE64",
+        _ => return "unknown to jitrun".to_string(),
+    };
+    format!("{}, which belongs in linked files, not in a relocatable object", known)
+}
 
 /// Writes a stub at `stub` that jumps through the GOT entry `got_entry`:
 /// `jmp *disp32(%rip)` followed by padding.
@@ -540,7 +535,7 @@ pub fn write_stub(out: &mut [u8], stub: u64, got_entry: u64) -> Result<(), Fixup
     let disp = got_entry as i128 - (stub as i128 + 6);
     in_range(disp, I32)?;
     code[2..6].copy_from_slice(&(disp as i32).to_le_bytes());
-    code[6..8].copy_from_slice(&[0xcc, 0xcc]);
+    code[6..8].copy_from_slice(&[CODE_FILL[0]; 2]);
     Ok(())
 }
 
@@ -555,36 +550,36 @@ mod tests {
     #[test]
     fn every_elf_number_round_trips_to_its_name() {
         for r_type in 0..64 {
-            if let Some(kind) = EdgeKind::from_elf(r_type) {
+            if let Some(kind) = Kind::from_elf(r_type) {
                 assert!(kind.name().starts_with("R_X86_64_"));
                 if r_type != object::elf::R_X86_64_GOTPLT64 {
-                    assert_eq!(EdgeKind::from_elf(r_type).map(|k| k.name()), Some(kind.name()), "{}", r_type);
+                    assert_eq!(Kind::from_elf(r_type).map(|k| k.name()), Some(kind.name()), "{}", r_type);
                 }
             }
         }
-        assert_eq!(EdgeKind::from_elf(object::elf::R_X86_64_COPY), None);
-        assert_eq!(EdgeKind::from_elf(object::elf::R_X86_64_JUMP_SLOT), None);
-        assert_eq!(EdgeKind::from_elf(200), None);
+        assert_eq!(Kind::from_elf(object::elf::R_X86_64_COPY), None);
+        assert_eq!(Kind::from_elf(object::elf::R_X86_64_JUMP_SLOT), None);
+        assert_eq!(Kind::from_elf(200), None);
     }
 
     #[test]
     fn abs64_writes_s_plus_a() {
         let mut d = [0u8; 8];
-        apply_fixup(EdgeKind::Abs64, &mut d, 0, &values(0, 0x1234_5678_9abc, -4)).unwrap();
+        apply_fixup(Kind::Abs64, &mut d, 0, &values(0, 0x1234_5678_9abc, -4)).unwrap();
         assert_eq!(u64::from_le_bytes(d), 0x1234_5678_9ab8);
     }
 
     #[test]
     fn abs32_checks_unsigned_and_abs32s_signed() {
         let mut d = [0u8; 4];
-        apply_fixup(EdgeKind::Abs32, &mut d, 0, &values(0, 0xffff_fff0, 0xf)).unwrap();
+        apply_fixup(Kind::Abs32, &mut d, 0, &values(0, 0xffff_fff0, 0xf)).unwrap();
         assert_eq!(u32::from_le_bytes(d), 0xffff_ffff);
-        let err = apply_fixup(EdgeKind::Abs32, &mut d, 0, &values(0, 0xffff_fff0, 0x10)).unwrap_err();
+        let err = apply_fixup(Kind::Abs32, &mut d, 0, &values(0, 0xffff_fff0, 0x10)).unwrap_err();
         assert_eq!(err, FixupError::OutOfRange { value: 0x1_0000_0000, lo: 0, hi: 0x1_0000_0000 });
-        assert!(apply_fixup(EdgeKind::Abs32S, &mut d, 0, &values(0, 0x8000_0000, 0)).is_err());
-        apply_fixup(EdgeKind::Abs32S, &mut d, 0, &values(0, 0x7fff_ffff, 0)).unwrap();
+        assert!(apply_fixup(Kind::Abs32S, &mut d, 0, &values(0, 0x8000_0000, 0)).is_err());
+        apply_fixup(Kind::Abs32S, &mut d, 0, &values(0, 0x7fff_ffff, 0)).unwrap();
         // A negative 32S value sign-extends to the same 64-bit address.
-        apply_fixup(EdgeKind::Abs32S, &mut d, 0, &values(0, 0, -8)).unwrap();
+        apply_fixup(Kind::Abs32S, &mut d, 0, &values(0, 0, -8)).unwrap();
         assert_eq!(i32::from_le_bytes(d), -8);
     }
 
@@ -592,65 +587,65 @@ mod tests {
     fn abs32_to_far_function_uses_stub() {
         let mut d = [0u8; 4];
         let v = FixupValues { s: 0x7fff_0000_0000, stub: Some(0x40_1000), ..Default::default() };
-        assert_eq!(apply_fixup(EdgeKind::Abs32, &mut d, 0, &v).unwrap(), Resolution::ViaStub);
+        assert_eq!(apply_fixup(Kind::Abs32, &mut d, 0, &v).unwrap(), FixupOutcome::ViaStub);
         assert_eq!(u32::from_le_bytes(d), 0x40_1000);
     }
 
     #[test]
     fn small_fields_check_their_width() {
         let mut d = [0u8; 2];
-        apply_fixup(EdgeKind::Abs16, &mut d, 0, &values(0, 0xffff, 0)).unwrap();
-        assert!(apply_fixup(EdgeKind::Abs16, &mut d, 0, &values(0, 0x1_0000, 0)).is_err());
-        apply_fixup(EdgeKind::Abs8, &mut d, 1, &values(0, 0xff, 0)).unwrap();
-        assert!(apply_fixup(EdgeKind::Abs8, &mut d, 1, &values(0, 0x100, 0)).is_err());
-        apply_fixup(EdgeKind::Pc16, &mut d, 0, &values(0x10000, 0x10000 - 0x8000, 0)).unwrap();
+        apply_fixup(Kind::Abs16, &mut d, 0, &values(0, 0xffff, 0)).unwrap();
+        assert!(apply_fixup(Kind::Abs16, &mut d, 0, &values(0, 0x1_0000, 0)).is_err());
+        apply_fixup(Kind::Abs8, &mut d, 1, &values(0, 0xff, 0)).unwrap();
+        assert!(apply_fixup(Kind::Abs8, &mut d, 1, &values(0, 0x100, 0)).is_err());
+        apply_fixup(Kind::Pc16, &mut d, 0, &values(0x10000, 0x10000 - 0x8000, 0)).unwrap();
         assert_eq!(i16::from_le_bytes(d), -0x8000);
-        assert!(apply_fixup(EdgeKind::Pc16, &mut d, 0, &values(0x10000, 0x10000 + 0x8000, 0)).is_err());
-        apply_fixup(EdgeKind::Pc8, &mut d, 1, &values(0x100, 0x100 + 127, 0)).unwrap();
+        assert!(apply_fixup(Kind::Pc16, &mut d, 0, &values(0x10000, 0x10000 + 0x8000, 0)).is_err());
+        apply_fixup(Kind::Pc8, &mut d, 1, &values(0x100, 0x100 + 127, 0)).unwrap();
         assert_eq!(d[1], 127);
-        assert!(apply_fixup(EdgeKind::Pc8, &mut d, 1, &values(0x100, 0x100 + 128, 0)).is_err());
+        assert!(apply_fixup(Kind::Pc8, &mut d, 1, &values(0x100, 0x100 + 128, 0)).is_err());
     }
 
     #[test]
     fn pc32_is_s_plus_a_minus_p_and_falls_back_to_stub() {
         let mut d = [0u8; 8];
-        apply_fixup(EdgeKind::Pc32, &mut d, 4, &values(0x1000, 0x2000, -4)).unwrap();
+        apply_fixup(Kind::Pc32, &mut d, 4, &values(0x1000, 0x2000, -4)).unwrap();
         assert_eq!(i32::from_le_bytes(d[4..].try_into().unwrap()), 0xffc);
         let far = FixupValues { p: 0x1000, s: 0x7f00_0000_0000, a: -4, stub: None, ..Default::default() };
-        let err = apply_fixup(EdgeKind::Branch32, &mut d, 0, &far).unwrap_err();
+        let err = apply_fixup(Kind::Branch32, &mut d, 0, &far).unwrap_err();
         assert!(matches!(err, FixupError::OutOfRange { .. }));
         assert!(err.to_string().starts_with("out of range: V is 0x7effffffeffc not in [-0x80000000, 0x80000000)"));
         let far = FixupValues { stub: Some(0x3000), ..far };
-        assert_eq!(apply_fixup(EdgeKind::Branch32, &mut d, 0, &far).unwrap(), Resolution::ViaStub);
+        assert_eq!(apply_fixup(Kind::Branch32, &mut d, 0, &far).unwrap(), FixupOutcome::ViaStub);
         assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), 0x3000 - 4 - 0x1000);
     }
 
     #[test]
     fn pc64_and_got_relative_kinds() {
         let mut d = [0u8; 8];
-        apply_fixup(EdgeKind::Pc64, &mut d, 0, &values(0x7f00_0000_0000, 0x1000, 0)).unwrap();
+        apply_fixup(Kind::Pc64, &mut d, 0, &values(0x7f00_0000_0000, 0x1000, 0)).unwrap();
         assert_eq!(i64::from_le_bytes(d), 0x1000 - 0x7f00_0000_0000);
         let v = FixupValues { p: 0x1000, s: 0x5000, a: 8, got: 0x4000, g: Some(0x4010), z: 24, ..Default::default() };
-        apply_fixup(EdgeKind::GotOff64, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::GotOff64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), 0x1008);
-        apply_fixup(EdgeKind::GotPc64, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::GotPc64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), 0x4000 + 8 - 0x1000);
-        apply_fixup(EdgeKind::GotEntry64, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::GotEntry64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), 0x18);
-        apply_fixup(EdgeKind::GotPcRel64, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::GotPcRel64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), 0x4010 + 8 - 0x1000);
-        apply_fixup(EdgeKind::PltOff64, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::PltOff64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), 0x5000 - 0x4000 + 8);
-        apply_fixup(EdgeKind::Size64, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::Size64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), 32);
-        apply_fixup(EdgeKind::GotPc32, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::GotPc32, &mut d, 0, &v).unwrap();
         assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), 0x4000 + 8 - 0x1000);
-        apply_fixup(EdgeKind::GotEntry32, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::GotEntry32, &mut d, 0, &v).unwrap();
         assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), 0x18);
-        apply_fixup(EdgeKind::Size32, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::Size32, &mut d, 0, &v).unwrap();
         assert_eq!(u32::from_le_bytes(d[..4].try_into().unwrap()), 32);
         let no_got = FixupValues { g: None, ..v };
-        assert_eq!(apply_fixup(EdgeKind::GotPcRel32, &mut d, 0, &no_got), Err(FixupError::MissingGotEntry));
+        assert_eq!(apply_fixup(Kind::GotPcRel32, &mut d, 0, &no_got), Err(FixupError::MissingGotEntry));
     }
 
     #[test]
@@ -658,7 +653,7 @@ mod tests {
         // mov 0(%rip), %rax  => 48 8b 05 <disp32>
         let mut code = [0x48, 0x8b, 0x05, 0, 0, 0, 0];
         let v = FixupValues { p: 0x1003, s: 0x2000, a: -4, g: Some(0x3000), ..Default::default() };
-        assert_eq!(apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut code, 3, &v).unwrap(), Resolution::Relaxed);
+        assert_eq!(apply_fixup(Kind::GotPcRelX { rex: true }, &mut code, 3, &v).unwrap(), FixupOutcome::Relaxed);
         assert_eq!(code[..3], [0x48, 0x8d, 0x05]);
         assert_eq!(i32::from_le_bytes(code[3..].try_into().unwrap()), 0x2000 - 4 - 0x1003);
     }
@@ -667,11 +662,11 @@ mod tests {
     fn gotpcrelx_relaxes_call_and_jmp() {
         let mut call = [0xff, 0x15, 0, 0, 0, 0];
         let v = FixupValues { p: 0x1002, s: 0x2000, a: -4, g: Some(0x3000), ..Default::default() };
-        apply_fixup(EdgeKind::GotPcRelX { rex: false }, &mut call, 2, &v).unwrap();
+        apply_fixup(Kind::GotPcRelX { rex: false }, &mut call, 2, &v).unwrap();
         assert_eq!(call[..2], [0x67, 0xe8]);
         assert_eq!(i32::from_le_bytes(call[2..].try_into().unwrap()), 0x2000 - 0x1006);
         let mut jmp = [0xff, 0x25, 0, 0, 0, 0];
-        apply_fixup(EdgeKind::GotPcRelX { rex: false }, &mut jmp, 2, &v).unwrap();
+        apply_fixup(Kind::GotPcRelX { rex: false }, &mut jmp, 2, &v).unwrap();
         assert_eq!(jmp[0], 0xe9);
         // The jmp starts at P-2 and is 5 bytes long: its next pc is P+3.
         assert_eq!(i32::from_le_bytes(jmp[1..5].try_into().unwrap()), 0x2000 - 0x1005);
@@ -680,7 +675,7 @@ mod tests {
         // to the opcode, and the call returns to the nop.
         let mut tls_call = [0x66, 0x48, 0xff, 0x15, 0, 0, 0, 0];
         let v = FixupValues { p: 0x1004, ..v };
-        apply_fixup(EdgeKind::GotPcRelX { rex: false }, &mut tls_call, 4, &v).unwrap();
+        apply_fixup(Kind::GotPcRelX { rex: false }, &mut tls_call, 4, &v).unwrap();
         assert_eq!(tls_call[..3], [0x66, 0x48, 0xe8]);
         assert_eq!(i32::from_le_bytes(tls_call[3..7].try_into().unwrap()), 0x2000 - 0x1007);
         assert_eq!(tls_call[7], 0x90);
@@ -690,13 +685,13 @@ mod tests {
     fn gotpcrelx_keeps_got_when_far_or_not_relaxable() {
         let mut code = [0x48, 0x8b, 0x05, 0, 0, 0, 0];
         let far = FixupValues { p: 0x1003, s: 0x7f00_0000_0000, a: -4, g: Some(0x3000), ..Default::default() };
-        assert_eq!(apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut code, 3, &far).unwrap(), Resolution::ViaGot);
+        assert_eq!(apply_fixup(Kind::GotPcRelX { rex: true }, &mut code, 3, &far).unwrap(), FixupOutcome::ViaGot);
         assert_eq!(code[1], 0x8b);
         assert_eq!(i32::from_le_bytes(code[3..].try_into().unwrap()), 0x3000 - 4 - 0x1003);
         // test %rax, foo@GOTPCREL(%rip) (48 85 05) is not relaxed.
         let mut test = [0x48, 0x85, 0x05, 0, 0, 0, 0];
         let near = FixupValues { s: 0x2000, ..far };
-        assert_eq!(apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut test, 3, &near).unwrap(), Resolution::ViaGot);
+        assert_eq!(apply_fixup(Kind::GotPcRelX { rex: true }, &mut test, 3, &near).unwrap(), FixupOutcome::ViaGot);
         assert_eq!(test[1], 0x85);
     }
 
@@ -704,49 +699,43 @@ mod tests {
     fn tls_kinds_use_their_inputs() {
         let mut d = [0u8; 8];
         let v = FixupValues { p: 0x1000, s: (-0x40i64) as u64, a: 0, g: Some(0x2000), ..Default::default() };
-        apply_fixup(EdgeKind::TpOff32, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::TpOff32, &mut d, 0, &v).unwrap();
         assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), -0x40);
-        apply_fixup(EdgeKind::TpOff64, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::TpOff64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), -0x40);
-        for kind in [EdgeKind::GotTpOff32, EdgeKind::TlsGd32, EdgeKind::TlsLd32, EdgeKind::TlsDescGot32] {
+        for kind in [Kind::GotTpOff32, Kind::TlsGd32, Kind::TlsLd32, Kind::TlsDescGot32] {
             apply_fixup(kind, &mut d, 0, &FixupValues { a: -4, ..v }).unwrap();
             assert_eq!(i32::from_le_bytes(d[..4].try_into().unwrap()), 0x2000 - 4 - 0x1000);
         }
-        assert_eq!(apply_fixup(EdgeKind::TlsDescCall, &mut d, 0, &v).unwrap(), Resolution::Nothing);
+        assert_eq!(apply_fixup(Kind::TlsDescCall, &mut d, 0, &v).unwrap(), FixupOutcome::Nothing);
     }
 
     #[test]
     fn fields_outside_the_block_are_refused() {
         let mut d = [0u8; 6];
-        assert_eq!(apply_fixup(EdgeKind::Abs64, &mut d, 0, &values(0, 1, 0)), Err(FixupError::OutOfBounds));
-        assert_eq!(apply_fixup(EdgeKind::Pc32, &mut d, 3, &values(0, 0, 0)), Err(FixupError::OutOfBounds));
-        assert_eq!(
-            apply_fixup(EdgeKind::Abs32, &mut d, usize::MAX - 1, &values(0, 0, 0)),
-            Err(FixupError::OutOfBounds)
-        );
+        assert_eq!(apply_fixup(Kind::Abs64, &mut d, 0, &values(0, 1, 0)), Err(FixupError::OutOfBounds));
+        assert_eq!(apply_fixup(Kind::Pc32, &mut d, 3, &values(0, 0, 0)), Err(FixupError::OutOfBounds));
+        assert_eq!(apply_fixup(Kind::Abs32, &mut d, usize::MAX - 1, &values(0, 0, 0)), Err(FixupError::OutOfBounds));
         let v = FixupValues { g: Some(0), ..Default::default() };
-        assert_eq!(apply_fixup(EdgeKind::GotPcRelX { rex: true }, &mut d, 1, &v), Err(FixupError::OutOfBounds));
+        assert_eq!(apply_fixup(Kind::GotPcRelX { rex: true }, &mut d, 1, &v), Err(FixupError::OutOfBounds));
     }
 
     #[test]
     fn deltas_subtract_the_second_symbol() {
         let mut d = [0u8; 8];
         let v = FixupValues { s: 0x1000, b: 0x1010, a: -2, ..Default::default() };
-        apply_fixup(EdgeKind::Delta64 { subtrahend: 7 }, &mut d, 0, &v).unwrap();
+        apply_fixup(Kind::Delta64, &mut d, 0, &v).unwrap();
         assert_eq!(i64::from_le_bytes(d), -0x12);
-        apply_fixup(EdgeKind::Delta32 { subtrahend: 7 }, &mut d, 4, &v).unwrap();
+        apply_fixup(Kind::Delta32, &mut d, 4, &v).unwrap();
         assert_eq!(i32::from_le_bytes(d[4..].try_into().unwrap()), -0x12);
         // Far apart: the 64-bit form holds it, the 32-bit form refuses.
         let far = FixupValues { s: 0x7f00_0000_0000, b: 0x1000, a: 0, ..Default::default() };
-        apply_fixup(EdgeKind::Delta64 { subtrahend: 0 }, &mut d, 0, &far).unwrap();
+        apply_fixup(Kind::Delta64, &mut d, 0, &far).unwrap();
         assert_eq!(i64::from_le_bytes(d), 0x7eff_ffff_f000);
-        assert!(matches!(
-            apply_fixup(EdgeKind::Delta32 { subtrahend: 0 }, &mut d, 0, &far),
-            Err(FixupError::OutOfRange { .. })
-        ));
-        assert_eq!(EdgeKind::Delta32 { subtrahend: 3 }.subtrahend(), Some(3));
-        assert_eq!(EdgeKind::Delta64 { subtrahend: 0 }.width(), 8);
-        assert_eq!(EdgeKind::Pc32.subtrahend(), None);
+        assert!(matches!(apply_fixup(Kind::Delta32, &mut d, 0, &far), Err(FixupError::OutOfRange { .. })));
+        assert!(Kind::Delta32.uses_subtrahend());
+        assert_eq!(Kind::Delta64.width(), 8);
+        assert!(!Kind::Pc32.uses_subtrahend());
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! ELF64 x86-64 relocatable objects → [`LinkGraph`].
+//! ELF64 relocatable objects, of every CPU in [`crate::arch`] → [`LinkGraph`].
 //!
 //! Every table is validated before it is trusted (after the Linux module
 //! loader): header and machine, section table bounds, string tables,
@@ -12,12 +12,12 @@ use object::elf;
 use object::read::elf::{FileHeader, SectionHeader, Sym};
 use object::{LittleEndian, SectionIndex, SymbolIndex};
 
-use crate::arch::x86_64::EdgeKind;
+use crate::arch::{Cpu, EdgeKind};
 use crate::graph::model::*;
 use crate::support::input::InputData;
 
-// x86-64 ELF is little-endian: fixing it here turns every field read into
-// a plain load (a runtime `Endianness` tests it at each one).
+// Every CPU jitrun links for is little-endian: fixing it here turns every
+// field read into a plain load (a runtime `Endianness` tests it at each one).
 type Header = elf::FileHeader64<LittleEndian>;
 
 /// Largest alignment a section may ask for; more is a corrupt header.
@@ -29,11 +29,19 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
     let err = |what: &dyn std::fmt::Display| anyhow!("{}: {}", name, what);
     let header = Header::parse(data).map_err(|e| err(&format_args!("invalid ELF header: {}", e)))?;
     let endian = header.endian().map_err(|_| {
-        err(&format_args!("ELF data encoding {} is not little-endian, as x86-64 objects are", header.e_ident.data))
+        err(&format_args!(
+            "ELF data encoding {} is not little-endian, as jitrun's CPUs' objects are",
+            header.e_ident.data
+        ))
     })?;
-    if header.e_machine(endian) != elf::EM_X86_64 {
-        bail!("{}: ELF machine {} is not supported (only x86-64, EM_X86_64 = 62, is)", name, header.e_machine(endian));
-    }
+    let machine = header.e_machine(endian);
+    let Some(cpu) = Cpu::from_elf_machine(machine) else {
+        bail!(
+            "{}: ELF machine {} is not supported (x86-64, EM_X86_64 = 62, and aarch64, EM_AARCH64 = 183, are)",
+            name,
+            machine
+        );
+    };
     if header.e_type(endian) != elf::ET_REL {
         let what = match header.e_type(endian) {
             elf::ET_EXEC => "an executable",
@@ -50,7 +58,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
     let symtab =
         sections.symbols(endian, data, elf::SHT_SYMTAB).map_err(|e| err(&format_args!("symbol table: {}", e)))?;
 
-    let mut graph = LinkGraph::new(name.to_string(), Some(input.clone()));
+    let mut graph = LinkGraph::new(name.to_string(), cpu, Some(input.clone()));
     // ELF section index → model section (and its one block), if loaded.
     let mut loaded: Vec<Option<(SectionId, BlockId)>> = vec![None; sections.len()];
     let mut total_size: u64 = 0;
@@ -263,7 +271,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
         if sh_type == elf::SHT_REL {
             if let Some((_, block)) = loaded.get(section.sh_info(endian) as usize).copied().flatten() {
                 let target = &graph.sections[graph.blocks[block as usize].section as usize].name;
-                bail!("{}: section {}: SHT_REL relocations are not used on x86-64 (expected SHT_RELA)", name, target);
+                bail!("{}: section {}: SHT_REL relocations are not used on {} (expected SHT_RELA)", name, target, cpu);
             }
             continue;
         }
@@ -312,7 +320,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
             continue;
         }
         let mut edges = Vec::new();
-        decode_relocations(&data[table], block_size, symbol_count, &mut edges)
+        decode_relocations(cpu, &data[table], block_size, symbol_count, &mut edges)
             .map_err(|problem| problem.into_error(name, sec_name))?;
         if is_zero_fill && !edges.is_empty() {
             bail!("{}: section {}: zero-fill section has relocations", name, sec_name);
@@ -332,6 +340,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
 #[derive(Debug)]
 pub(crate) struct RelaProblem {
     offset: u64,
+    cpu: Cpu,
     kind: RelaProblemKind,
 }
 
@@ -355,7 +364,7 @@ impl RelaProblem {
                 section,
                 offset,
                 r_type,
-                elf_reloc_name(r_type)
+                self.cpu.elf_relocation_name(r_type)
             ),
             RelaProblemKind::NoSuchSymbol { kind, symbol, symbols } => anyhow!(
                 "{}: section {}+{:#x}: {} refers to symbol index {} (the table has {})",
@@ -397,15 +406,17 @@ pub(crate) fn rela_fields(entry: &[u8]) -> (u64, u32, u32, i64) {
     (word(0), (info >> 32) as u32, info as u32, word(16) as i64)
 }
 
-/// Goes through the relocations of `table` (`Elf64_Rela` entries) with
-/// `state`: each `R_X86_64_PC32`, `PLT32` or `64` at an offset below 4 GiB
-/// (nearly all of a large program's) goes to `plain` as an edge read in a
+/// Goes through the relocations of `table` (`Elf64_Rela` entries of a
+/// `cpu` object) with `state`: each of a kind [`Cpu::plain_edge_kind_from_elf`]
+/// knows at an offset below 4 GiB (nearly all of a large program's: on
+/// x86-64 `R_X86_64_PC32`, `PLT32` and `64`) goes to `plain` as an edge read in a
 /// few instructions but not checked (its `target` may be out of range:
 /// use it with `get`; its offset may lie past the section); when `plain`
 /// declines it (returns false), and for every other entry, `other` gets
 /// the entry's bytes, to decode with every check ([`decode_relocations`]).
 #[inline]
 pub(crate) fn for_each_relocation<S>(
+    cpu: Cpu,
     table: &[u8],
     state: &mut S,
     mut plain: impl FnMut(&mut S, &Edge) -> bool,
@@ -413,14 +424,9 @@ pub(crate) fn for_each_relocation<S>(
 ) -> Result<()> {
     for entry in table.chunks_exact(RELA_SIZE) {
         let (offset, target, r_type, addend) = rela_fields(entry);
-        let kind = match r_type {
-            elf::R_X86_64_PC32 => Some(EdgeKind::Pc32),
-            elf::R_X86_64_PLT32 => Some(EdgeKind::Branch32),
-            elf::R_X86_64_64 => Some(EdgeKind::Abs64),
-            _ => None,
-        };
+        let kind = cpu.plain_edge_kind_from_elf(r_type);
         if let (Some(kind), Ok(offset)) = (kind, u32::try_from(offset)) {
-            if plain(state, &Edge { offset, kind, target, addend }) {
+            if plain(state, &Edge::new(offset, kind, target, addend)) {
                 continue;
             }
         }
@@ -430,9 +436,11 @@ pub(crate) fn for_each_relocation<S>(
 }
 
 /// Appends to `out` the relocations of `table` (`Elf64_Rela` entries, in
-/// the file's bytes) as edges of a section of `block_size` bytes whose
-/// object has `symbols` symbols, `R_X86_64_NONE` skipped, each checked.
+/// the file's bytes, of a `cpu` object) as edges of a section of
+/// `block_size` bytes whose object has `symbols` symbols, `R_*_NONE`
+/// skipped, each checked.
 pub(crate) fn decode_relocations(
+    cpu: Cpu,
     table: &[u8],
     block_size: u64,
     symbols: usize,
@@ -441,11 +449,11 @@ pub(crate) fn decode_relocations(
     out.reserve(table.len() / RELA_SIZE);
     for entry in table.chunks_exact(RELA_SIZE) {
         let (offset, symbol, r_type, addend) = rela_fields(entry);
-        let problem = |kind| RelaProblem { offset, kind };
-        let Some(kind) = EdgeKind::from_elf(r_type) else {
+        let problem = |kind| RelaProblem { offset, cpu, kind };
+        let Some(kind) = cpu.edge_kind_from_elf(r_type) else {
             return Err(problem(RelaProblemKind::Unsupported(r_type)));
         };
-        if matches!(kind, EdgeKind::None) {
+        if kind.is_none() {
             continue;
         }
         if symbol as usize >= symbols || symbol == 0 {
@@ -457,7 +465,7 @@ pub(crate) fn decode_relocations(
         let Ok(offset) = u32::try_from(offset) else {
             return Err(problem(RelaProblemKind::BeyondFourGiB));
         };
-        out.push(Edge { offset, kind, target: symbol, addend });
+        out.push(Edge::new(offset, kind, symbol, addend));
     }
     Ok(())
 }
@@ -537,7 +545,7 @@ fn init_priority(kind: SectionKind, name: &str) -> u32 {
         // `.init`/`.fini` fragments go between the runtime's prologue and
         // epilogue of `_init`/`_fini`.
         let fragment = kind == SectionKind::Code && matches!(name, ".init" | ".fini");
-        return if fragment { crate::host::runtime::INIT_FRAGMENT_PRIORITY } else { 0 };
+        return if fragment { crate::arch::runtime::INIT_FRAGMENT_PRIORITY } else { 0 };
     };
     let Some(suffix) =
         name.rsplit_once('.').map(|(_, s)| s).filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
@@ -551,105 +559,6 @@ fn init_priority(kind: SectionKind, name: &str) -> u32 {
         InitKind::Ctors | InitKind::Dtors => 65535u32.saturating_sub(n),
         _ => n.min(65535),
     }
-}
-
-/// Name of an `R_X86_64_*` number, also for the ones we refuse.
-pub fn elf_reloc_name(r_type: u32) -> String {
-    if let Some(kind) = EdgeKind::from_elf(r_type) {
-        return kind.name().to_string();
-    }
-    let known = match r_type {
-        elf::R_X86_64_COPY => "R_X86_64_COPY",
-        elf::R_X86_64_GLOB_DAT => "R_X86_64_GLOB_DAT",
-        elf::R_X86_64_JUMP_SLOT => "R_X86_64_JUMP_SLOT",
-        elf::R_X86_64_RELATIVE => "R_X86_64_RELATIVE",
-        elf::R_X86_64_TLSDESC => "R_X86_64_TLSDESC",
-        elf::R_X86_64_IRELATIVE => "R_X86_64_IRELATIVE",
-        elf::R_X86_64_RELATIVE64 => "R_X86_64_RELATIVE64",
-        _ => return "unknown to jitrun".to_string(),
-    };
-    format!("{}, which belongs in linked files, not in a relocatable object", known)
-}
-
-/// The parts of the ELF object `data` that a link reads, as sorted,
-/// disjoint byte ranges: the headers, the sections that load, their
-/// relocations, and the symbol, string and group tables. What is left
-/// out, debug information and its relocations, is often most of an
-/// object built with `-g` (QuickJS: 7 of 8.3 MB) and is read only if a
-/// crash report or a debugger asks for source lines. With
-/// `contents_read_from` (the file is read as well as mapped), loaded
-/// contents of at least that size are left out too (they are copied into
-/// the image with `pread`), and so are relocations, read in pieces where
-/// they are decoded; `.eh_frame` and its relocations, which the link
-/// parses, are not. `None` if the headers do not parse (the parser will
-/// say why).
-pub fn parts_a_link_reads(data: &[u8], contents_read_from: Option<usize>) -> Option<Vec<std::ops::Range<usize>>> {
-    link_reads(data, contents_read_from).map(|reads| reads.parts)
-}
-
-/// What a link reads of an ELF object (see [`parts_a_link_reads`]), and
-/// where its debug information lies (`.debug_*` sections and their
-/// relocations): never read by a link, so never worth mapping to save a
-/// call (see `input::spans_a_link_maps`).
-pub struct LinkReads {
-    pub parts: Vec<std::ops::Range<usize>>,
-    pub debug: Vec<std::ops::Range<usize>>,
-}
-
-/// [`LinkReads`] of `data`, from one pass over its section headers.
-pub fn link_reads(data: &[u8], contents_read_from: Option<usize>) -> Option<LinkReads> {
-    let endian = LittleEndian;
-    let header = Header::parse(data).ok()?;
-    let sections = header.sections(endian, data).ok()?;
-    let table_start = usize::try_from(header.e_shoff(endian)).ok()?;
-    let table_size = sections.len() * std::mem::size_of::<elf::SectionHeader64<LittleEndian>>();
-    let mut ranges = vec![0..std::mem::size_of::<Header>(), table_start..table_start.checked_add(table_size)?];
-    let mut debug = Vec::new();
-    let loads = |index: u32| sections.section(SectionIndex(index as usize)).is_ok_and(|s| is_loaded(s, endian));
-    let named = |section: &elf::SectionHeader64<LittleEndian>, prefix: &[u8]| {
-        sections.section_name(endian, section).is_ok_and(|name| name.starts_with(prefix))
-    };
-    for section in sections.iter() {
-        let (needed, read_separately, is_debug) = match section.sh_type(endian) {
-            elf::SHT_NOBITS => (false, false, false),
-            elf::SHT_REL | elf::SHT_RELA => {
-                let target = sections.section(SectionIndex(section.sh_info(endian) as usize));
-                // Read with `pread` where they are decoded (see
-                // `LinkGraph::for_each_relocation_chunk`), but for
-                // `.eh_frame`'s, decoded while parsing.
-                let read_separately = contents_read_from.is_some()
-                    && target.is_ok_and(|t| t.sh_type(endian) == elf::SHT_PROGBITS && !named(t, b".eh_frame"));
-                (loads(section.sh_info(endian)), read_separately, target.is_ok_and(|t| named(t, b".debug")))
-            }
-            elf::SHT_PROGBITS => {
-                let size = section.sh_size(endian);
-                let read_separately =
-                    contents_read_from.is_some_and(|from| size >= from as u64) && !named(section, b".eh_frame");
-                // Small unloaded ones (`.comment`, notes) too, but not debug
-                // information: read only for a crash report or a debugger,
-                // it would make the parts around it one span.
-                let is_debug = named(section, b".debug");
-                (is_loaded(section, endian) || (size < 4096 && !is_debug), read_separately, is_debug)
-            }
-            _ => (true, false, named(section, b".debug")),
-        };
-        if needed || is_debug {
-            let (start, size) = (usize::try_from(section.sh_offset(endian)).ok()?, section.sh_size(endian));
-            let range = start..start.checked_add(usize::try_from(size).ok()?)?;
-            if needed && !read_separately {
-                ranges.push(range.clone());
-            }
-            if is_debug {
-                debug.push(range);
-            }
-        }
-    }
-    ranges.sort_unstable_by_key(|range| range.start);
-    Some(LinkReads { parts: ranges, debug })
-}
-
-fn is_loaded(section: &elf::SectionHeader64<LittleEndian>, endian: LittleEndian) -> bool {
-    section.sh_flags(endian) & u64::from(elf::SHF_ALLOC) != 0
 }
 
 #[cfg(test)]
@@ -758,6 +667,7 @@ mod tests {
             .for_each_relocation_chunk(b, &mut Vec::new(), |table| {
                 chunks += 1;
                 for_each_relocation(
+                    Cpu::X86_64,
                     table,
                     &mut split,
                     |split, e| {
@@ -782,7 +692,7 @@ mod tests {
             .iter()
             .flat_map(|(_, relocs)| relocs.iter())
             .filter(|r| r.r_type != object::elf::R_X86_64_NONE)
-            .map(|r| (r.r_offset, EdgeKind::from_elf(r.r_type).unwrap(), r.r_sym, r.r_addend.unwrap()))
+            .map(|r| (r.r_offset, Cpu::X86_64.edge_kind_from_elf(r.r_type).unwrap(), r.r_sym, r.r_addend.unwrap()))
             .collect();
         assert_eq!(ours.len(), 6000);
         assert_eq!(ours, theirs);

@@ -49,7 +49,8 @@ use object::macho;
 use object::read::macho::{MachHeader, Nlist, Section as _, Segment as _};
 use object::Endianness;
 
-use crate::arch::x86_64::EdgeKind;
+use crate::arch::x86_64::Kind as X86;
+use crate::arch::{Cpu, EdgeKind};
 use crate::graph::format::elf::MAX_SECTION_ALIGN;
 use crate::graph::model::*;
 use crate::support::input::InputData;
@@ -83,11 +84,11 @@ pub const DARWIN_COMPAT: &[(&str, &str)] = &[
     ("__stderrp", "stderr"),
     ("__stdinp", "stdin"),
     ("__error", "__errno_location"),
-    ("__stack_chk_guard", crate::host::runtime::STACK_CHK_GUARD),
+    ("__stack_chk_guard", crate::arch::runtime::STACK_CHK_GUARD),
     ("__stack_chk_fail", "__stack_chk_fail"),
     ("_NSGetEnviron", "__jitrun_NSGetEnviron"),
     ("environ", "environ"),
-    ("_tlv_bootstrap", crate::host::runtime::TLV_GET_ADDR),
+    ("_tlv_bootstrap", crate::arch::runtime::TLV_GET_ADDR),
     ("__bzero", "bzero"),
     ("__exp10", "exp10"),
     ("__exp10f", "exp10f"),
@@ -200,7 +201,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
         names.push(String::from_utf8_lossy(raw).into_owned());
     }
 
-    let mut graph = LinkGraph::new(name.to_string(), Some(input.clone()));
+    let mut graph = LinkGraph::new(name.to_string(), Cpu::X86_64, Some(input.clone()));
     let mut sections: Vec<InSection> = Vec::with_capacity(raw_sections.len());
     let mut total_size: u64 = 0;
     for section in &raw_sections {
@@ -641,12 +642,12 @@ impl EdgeBuilder<'_> {
             };
             let inplace = self.read_signed(section, offset, width);
             let place = self.sections[section].addr + offset;
-            let (kind, target, addend) = self
+            let (kind, target, addend, subtrahend) = self
                 .decode(section, r, pair, inplace, place)
                 .map_err(|what| self.fail(section, offset, format_args!("{}: {}", describe(r), what)))?;
             if is_init_offsets {
                 // Entry k (4 bytes) becomes pointer k (8 bytes).
-                if offset % 4 != 0 || r.length != 2 || !matches!(kind, EdgeKind::Abs32 | EdgeKind::Delta32 { .. }) {
+                if offset % 4 != 0 || r.length != 2 || !matches!(kind, EdgeKind::X86_64(X86::Abs32 | X86::Delta32)) {
                     return Err(self.fail(
                         section,
                         offset,
@@ -659,12 +660,10 @@ impl EdgeBuilder<'_> {
                 covered[(offset / 4) as usize] = true;
                 let block = self.sections[section].atoms[0].1;
                 let edge_offset = self.edge_offset(section, offset * 2)?;
-                self.graph.blocks[block as usize].edges.push(Edge {
-                    offset: edge_offset,
-                    kind: EdgeKind::Abs64,
-                    target,
-                    addend,
-                });
+                let kind = self.graph.cpu.absolute64();
+                self.graph.blocks[block as usize]
+                    .edges
+                    .push(Edge { subtrahend, ..Edge::new(edge_offset, kind, target, addend) });
                 continue;
             }
             let (block, block_offset) =
@@ -674,7 +673,9 @@ impl EdgeBuilder<'_> {
                 return Err(self.fail(section, offset, format_args!("{} straddles two atoms", describe(r))));
             }
             let block_offset = self.edge_offset(section, block_offset)?;
-            self.graph.blocks[block as usize].edges.push(Edge { offset: block_offset, kind, target, addend });
+            self.graph.blocks[block as usize]
+                .edges
+                .push(Edge { subtrahend, ..Edge::new(block_offset, kind, target, addend) });
         }
         // Init-offset entries without relocations are offsets of functions
         // in this object's address space.
@@ -688,12 +689,8 @@ impl EdgeBuilder<'_> {
                 .map_err(|e| self.fail(section, 4 * k as u64, e))?;
             let block = self.sections[section].atoms[0].1;
             let edge_offset = self.edge_offset(section, 8 * k as u64)?;
-            self.graph.blocks[block as usize].edges.push(Edge {
-                offset: edge_offset,
-                kind: EdgeKind::Abs64,
-                target,
-                addend,
-            });
+            let kind = self.graph.cpu.absolute64();
+            self.graph.blocks[block as usize].edges.push(Edge::new(edge_offset, kind, target, addend));
         }
         Ok(())
     }
@@ -706,7 +703,7 @@ impl EdgeBuilder<'_> {
         pair: Option<RelocInfo>,
         inplace: i64,
         place: u64,
-    ) -> Result<(EdgeKind, SymbolId, i64), String> {
+    ) -> Result<(EdgeKind, SymbolId, i64, SymbolId), String> {
         use macho::*;
         // For a section-relative pc-relative field the in-place value is
         // the distance from the end of the instruction (`N` bytes of
@@ -724,23 +721,23 @@ impl EdgeBuilder<'_> {
         };
         match (r.r_type, r.pcrel, r.length) {
             (X86_64_RELOC_UNSIGNED, false, 2 | 3) => {
-                let kind = if r.length == 3 { EdgeKind::Abs64 } else { EdgeKind::Abs32 };
+                let kind = if r.length == 3 { X86::Abs64 } else { X86::Abs32 };
                 let (target, addend) = if r.external {
                     (self.symbol_index(r.symbolnum)?, inplace)
                 } else {
                     self.symbol_at_address(r.symbolnum as usize - 1, inplace)?
                 };
-                let kind = if kind == EdgeKind::Abs64
+                let kind = if kind == X86::Abs64
                     && self.sections[section].sect_type == S_THREAD_LOCAL_VARIABLES
                     && self.is_tls(target)
                 {
                     // A descriptor's `offset` word: the variable's
                     // thread-pointer offset, for __jitrun_tlv_get_addr.
-                    EdgeKind::TpOff64
+                    X86::TpOff64
                 } else {
                     kind
                 };
-                Ok((kind, target, addend))
+                Ok((EdgeKind::X86_64(kind), target, addend, 0))
             }
             (X86_64_RELOC_SIGNED | X86_64_RELOC_SIGNED_1 | X86_64_RELOC_SIGNED_2 | X86_64_RELOC_SIGNED_4, true, 2) => {
                 let extra = match r.r_type {
@@ -750,18 +747,18 @@ impl EdgeBuilder<'_> {
                     _ => 0,
                 };
                 if r.external {
-                    Ok((EdgeKind::Pc32, self.symbol_index(r.symbolnum)?, inplace - 4))
+                    Ok((EdgeKind::X86_64(X86::Pc32), self.symbol_index(r.symbolnum)?, inplace - 4, 0))
                 } else {
                     let (sym, addend) = pcrel_by_address(self, extra)?;
-                    Ok((EdgeKind::Pc32, sym, addend))
+                    Ok((EdgeKind::X86_64(X86::Pc32), sym, addend, 0))
                 }
             }
             (X86_64_RELOC_BRANCH, true, 2) => {
                 if r.external {
-                    Ok((EdgeKind::Branch32, self.symbol_index(r.symbolnum)?, inplace - 4))
+                    Ok((EdgeKind::X86_64(X86::Branch32), self.symbol_index(r.symbolnum)?, inplace - 4, 0))
                 } else {
                     let (sym, addend) = pcrel_by_address(self, 0)?;
-                    Ok((EdgeKind::Branch32, sym, addend))
+                    Ok((EdgeKind::X86_64(X86::Branch32), sym, addend, 0))
                 }
             }
             (X86_64_RELOC_GOT_LOAD | X86_64_RELOC_TLV, true, 2) => {
@@ -775,9 +772,9 @@ impl EdgeBuilder<'_> {
                         symbol.kind = SymbolKind::Tls;
                     }
                 }
-                Ok((EdgeKind::GotPcRelX { rex: true }, target, inplace - 4))
+                Ok((EdgeKind::X86_64(X86::GotPcRelX { rex: true }), target, inplace - 4, 0))
             }
-            (X86_64_RELOC_GOT, true, 2) => Ok((EdgeKind::GotPcRel32, target_of(self)?, inplace - 4)),
+            (X86_64_RELOC_GOT, true, 2) => Ok((EdgeKind::X86_64(X86::GotPcRel32), target_of(self)?, inplace - 4, 0)),
             (X86_64_RELOC_SUBTRACTOR, false, 2 | 3) => {
                 let pair = pair.expect("checked by the caller");
                 if !r.external {
@@ -790,9 +787,8 @@ impl EdgeBuilder<'_> {
                     // The in-place value holds the minuend's object address.
                     self.symbol_at_address(pair.symbolnum as usize - 1, inplace)?
                 };
-                let kind =
-                    if r.length == 3 { EdgeKind::Delta64 { subtrahend } } else { EdgeKind::Delta32 { subtrahend } };
-                Ok((kind, minuend, addend))
+                let kind = if r.length == 3 { X86::Delta64 } else { X86::Delta32 };
+                Ok((EdgeKind::X86_64(kind), minuend, addend, subtrahend))
             }
             _ => Err("this combination of type, pc-relative flag and length is not supported".to_string()),
         }
@@ -837,9 +833,13 @@ impl EdgeBuilder<'_> {
             let (target_addr, kind) = match pointer.encoding & 0x70 {
                 0x10 => {
                     let field_addr = self.sections[section].addr + pointer.offset;
-                    ((field_addr as i64).wrapping_add(raw), if width == 8 { EdgeKind::Pc64 } else { EdgeKind::Pc32 })
+                    let cpu = self.graph.cpu;
+                    (
+                        (field_addr as i64).wrapping_add(raw),
+                        if width == 8 { cpu.pc_relative64() } else { cpu.pc_relative32() },
+                    )
                 }
-                0x00 if width == 8 => (raw, EdgeKind::Abs64),
+                0x00 if width == 8 => (raw, self.graph.cpu.absolute64()),
                 _ => {
                     return Err(fail(
                         self,
@@ -855,7 +855,7 @@ impl EdgeBuilder<'_> {
             })?;
             let (target, addend) = self.symbol_at_address(target_section, target_addr).map_err(|e| fail(self, &e))?;
             let edge_offset = self.edge_offset(section, pointer.offset)?;
-            self.graph.blocks[block as usize].edges.push(Edge { offset: edge_offset, kind, target, addend });
+            self.graph.blocks[block as usize].edges.push(Edge::new(edge_offset, kind, target, addend));
         }
         Ok(())
     }
@@ -987,7 +987,7 @@ mod tests {
         assert_eq!(host_name(c_name("___error")), "__errno_location");
         assert_eq!(host_name(c_name("_fopen$DARWIN_EXTSN")), "fopen");
         assert_eq!(host_name(c_name("_stat$INODE64")), "stat$INODE64");
-        assert_eq!(host_name(c_name("__tlv_bootstrap")), crate::host::runtime::TLV_GET_ADDR);
+        assert_eq!(host_name(c_name("__tlv_bootstrap")), crate::arch::runtime::TLV_GET_ADDR);
         assert_eq!(host_name("puts"), "puts");
     }
 
