@@ -40,6 +40,12 @@ pub enum TlsVariant {
     II,
 }
 
+/// The CPU this jitrun runs on: the code it runs in this process is for it.
+#[cfg(target_arch = "x86_64")]
+pub const HOST: Cpu = Cpu::X86_64;
+#[cfg(target_arch = "aarch64")]
+pub const HOST: Cpu = Cpu::Aarch64;
+
 impl Cpu {
     /// The CPU this jitrun runs on, if it can link for it.
     pub const fn host() -> Option<Cpu> {

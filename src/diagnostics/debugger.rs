@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 use anyhow::Result;
 use object::elf;
-use object::write::elf::{FileHeader, SectionHeader, Sym, Writer};
+use object::write::elf::{SectionHeader, Sym, Writer};
 use object::Endianness;
 
 use crate::graph::linkinfo::LinkInfo;
@@ -120,12 +120,6 @@ fn unregister(registration: Registration) {
     }
 }
 
-/// The file header of an x86-64 ELF file jitrun writes (`ET_REL` symbol
-/// files here, the `ET_DYN` of `crate::host::exports`).
-pub(crate) fn x86_64_file_header(e_type: u16) -> FileHeader {
-    FileHeader { os_abi: elf::ELFOSABI_NONE, abi_version: 0, e_type, e_machine: elf::EM_X86_64, e_entry: 0, e_flags: 0 }
-}
-
 /// Who reads a symbol file: gdb's JIT interface takes a relocatable one,
 /// symbolizers (llvm-symbolizer, addr2line) look up absolute addresses in
 /// an executable one.
@@ -211,7 +205,7 @@ pub fn symbol_file(
         SymbolFileFor::Debugger => (elf::ET_REL, text_addr),
         SymbolFileFor::Symbolizer => (elf::ET_EXEC, 0),
     };
-    writer.write_file_header(&x86_64_file_header(e_type))?;
+    writer.write_file_header(&crate::graph::format::elf::file_header(crate::arch::HOST, e_type))?;
     if let Some((bytes, ..)) = eh_frame {
         writer.write_align(8);
         writer.write(bytes);
@@ -528,7 +522,7 @@ fn write_debug_file(code: &[(Vec<u8>, u64, u64)], debug: &[DebugSection]) -> Res
     writer.reserve_shstrtab();
     writer.reserve_section_headers();
 
-    writer.write_file_header(&x86_64_file_header(elf::ET_REL))?;
+    writer.write_file_header(&crate::graph::format::elf::file_header(crate::arch::HOST, elf::ET_REL))?;
     for (_, bytes) in debug {
         writer.write(bytes);
     }

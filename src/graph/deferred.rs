@@ -65,8 +65,10 @@ impl DeferredLinkInfo {
     }
 
     /// Computes the link info (and frees the link model).
-    pub fn collect(mut self) -> crate::graph::linkinfo::LinkInfo {
+    /// `object_at` names the file of the object at an address (the
+    /// libraries that defined externals).
+    pub fn collect(mut self, object_at: linkinfo::ObjectAt) -> crate::graph::linkinfo::LinkInfo {
         let (inputs, phases) = (std::mem::take(&mut self.inputs), std::mem::take(&mut self.phases));
-        linkinfo::collect(&self.graphs, &self.addresses(), &self.library_paths, inputs, phases)
+        linkinfo::collect(&self.graphs, &self.addresses(), &self.library_paths, object_at, inputs, phases)
     }
 }

@@ -142,9 +142,14 @@ pub struct Counts {
 /// `address`, which resolution found through library `found_through`'s
 /// handle: that handle also sees its dependencies (libc's `printf` through
 /// libm's), so the definition may be another library's or the process's.
-fn defining_library(address: u64, found_through: Option<usize>, library_paths: &[String]) -> Option<String> {
+fn defining_library(
+    address: u64,
+    found_through: Option<usize>,
+    library_paths: &[String],
+    object_at: ObjectAt,
+) -> Option<String> {
     library_paths.get(found_through?)?;
-    let name = crate::host::loader::defining_object_name(address)?;
+    let name = object_at(address)?;
     library_paths.iter().find(|path| **path == name).cloned()
 }
 
@@ -266,11 +271,16 @@ pub(crate) fn image_symbols<'g>(
     })
 }
 
+/// Names the file of the object loaded at an address (see
+/// [`crate::graph::resolve::ExternalSymbols::object_at`]).
+pub type ObjectAt<'a> = &'a dyn Fn(u64) -> Option<String>;
+
 /// Gathers the link info once every address is known.
 pub(crate) fn collect(
     graphs: &[LinkGraph],
     addrs: &Addresses,
     library_paths: &[String],
+    object_at: ObjectAt,
     inputs: Vec<InputInfo>,
     phases: BTreeMap<String, f64>,
 ) -> LinkInfo {
@@ -392,7 +402,7 @@ pub(crate) fn collect(
         .map(|e| ExternalInfo {
             name: e.name.to_string(),
             address: e.address,
-            library: defining_library(e.address, e.library, library_paths),
+            library: defining_library(e.address, e.library, library_paths, object_at),
         })
         .collect();
     externals.sort_by(|a, b| a.name.cmp(&b.name));

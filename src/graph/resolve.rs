@@ -8,7 +8,7 @@
 //!    strong over weak over common, the first weak one among weaks;
 //! 3. archive members, loaded only for names still strongly referenced and
 //!    undefined (see [`crate::graph::format::archive`]), which then count as objects;
-//! 4. the built-in runtime pieces (see [`crate::host::runtime`]);
+//! 4. the built-in runtime pieces (see [`crate::graph::runtime`]);
 //! 5. linker-defined names (`_GLOBAL_OFFSET_TABLE_`, `__start_SEC`/`__stop_SEC`,
 //!    `__init_array_start`, `_end`, ...);
 //! 6. shared libraries named with `-l` or given as paths, in command-line order;
@@ -30,7 +30,63 @@ use anyhow::{bail, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::model::*;
-use crate::host::loader::{HostResolver, SharedLibrary};
+
+/// A definition of the program that a library loaded during resolution may
+/// bind to (a callback, a variable it reads), for [`ExternalSymbols`].
+#[derive(Clone, Copy, Debug)]
+pub struct ProgramDefinition {
+    pub is_function: bool,
+    pub size: u64,
+}
+
+/// The program's definition of a name, if it has one that a library can
+/// bind to (not thread-local).
+pub type ProgramDefinitions<'a> = &'a dyn Fn(&str) -> Option<ProgramDefinition>;
+
+/// What a symbol outside the image is, as the object defining it says.
+#[derive(Clone, Copy, Debug)]
+pub struct ExternalSymbolInfo {
+    pub is_function: bool,
+    pub size: u64,
+}
+
+/// Where names the objects do not define are found: the shared libraries
+/// and the process a link resolves against. `host::loader::ThisProcess`
+/// answers for this process; [`NoExternals`] for an image made for
+/// another machine, where only `--define` supplies addresses.
+pub trait ExternalSymbols {
+    /// Loads what must be there before names are looked up (the libraries
+    /// named outright), telling them the program's definitions.
+    fn load_named(&mut self, program: ProgramDefinitions) -> Result<()>;
+    /// The address of `name` and the library that provided it (`None`: the
+    /// process itself). A `strong` reference may load more (libgcc_s).
+    fn find(&mut self, name: &str, strong: bool, program: ProgramDefinitions) -> Option<(u64, Option<usize>)>;
+    /// The file of the object that defines `address`, for messages and maps.
+    fn object_at(&self, address: u64) -> Option<String>;
+    /// What the symbol `name` at `address` is (function or data, size).
+    fn symbol_info(&mut self, address: u64, name: &str) -> Option<ExternalSymbolInfo>;
+}
+
+/// No symbol outside the image (a link for another machine).
+pub struct NoExternals;
+
+impl ExternalSymbols for NoExternals {
+    fn load_named(&mut self, _: ProgramDefinitions) -> Result<()> {
+        Ok(())
+    }
+
+    fn find(&mut self, _: &str, _: bool, _: ProgramDefinitions) -> Option<(u64, Option<usize>)> {
+        None
+    }
+
+    fn object_at(&self, _: u64) -> Option<String> {
+        None
+    }
+
+    fn symbol_info(&mut self, _: u64, _: &str) -> Option<ExternalSymbolInfo> {
+        None
+    }
+}
 
 /// What a symbol reference is bound to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -608,8 +664,7 @@ impl SymbolTable {
     pub fn finish(
         mut self,
         graphs: &mut Vec<LinkGraph>,
-        libraries: &[SharedLibrary],
-        host: &mut HostResolver,
+        externals_outside: &mut dyn ExternalSymbols,
         allow_unresolved: bool,
     ) -> Result<Resolution> {
         let section_names: FxHashSet<&str> =
@@ -644,9 +699,9 @@ impl SymbolTable {
                 }
                 None => (false, self.commons.get(entry.common as usize)?.2),
             };
-            Some(crate::host::loader::ProgramDefinition { is_function, size })
+            Some(ProgramDefinition { is_function, size })
         };
-        host.load_outright(&program)?;
+        externals_outside.load_named(&program)?;
         for (i, (name, entry)) in self.entries.iter().enumerate() {
             if has_aliases && self.aliases.contains_key(&**name) {
                 continue; // bound below, once its target is known
@@ -685,10 +740,10 @@ impl SymbolTable {
                         Target::Boundary(boundaries.len() as u32 - 1)
                     }
                 }
-            } else if let Some((address, library)) = host.resolve(name, libraries, entry.strong_reference, &program) {
+            } else if let Some((address, library)) = externals_outside.find(name, entry.strong_reference, &program) {
                 if explain {
                     // Through a library's handle: maybe one of its dependencies'.
-                    let library = library.and_then(|_| crate::host::loader::defining_object_name(address));
+                    let library = library.and_then(|_| externals_outside.object_at(address));
                     provider = format!("{} at {:#x}", library.as_deref().unwrap_or("the host process"), address);
                 }
                 externals.push(External { name: name.clone(), address, library });
@@ -939,7 +994,7 @@ mod tests {
         table.set_aliases(&[("a".into(), "b".into()), ("b".into(), "c".into())]).unwrap();
         table.add_graph(0, &graphs[0], &graphs).unwrap();
         assert!(table.is_defined("a") && table.undefined_names().next().is_none());
-        let res = table.finish(&mut graphs, &[], &mut HostResolver::default(), false).unwrap();
+        let res = table.finish(&mut graphs, &mut NoExternals, false).unwrap();
         assert_eq!(res.globals["a"], res.globals["c"]);
         assert_eq!(res.globals["b"], res.globals["c"]);
 
@@ -948,7 +1003,7 @@ mod tests {
         let mut table = SymbolTable::new(HashMap::new());
         table.set_aliases(&[("a".into(), "jitrun_test_nowhere".into())]).unwrap();
         table.add_graph(0, &graphs[0], &graphs).unwrap();
-        let err = table.finish(&mut graphs, &[], &mut HostResolver::default(), false).err().unwrap();
+        let err = table.finish(&mut graphs, &mut NoExternals, false).err().unwrap();
         let missing = err.downcast_ref::<UnresolvedSymbols>().unwrap();
         assert_eq!(
             missing.report(),

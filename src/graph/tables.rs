@@ -16,8 +16,7 @@ use rustc_hash::FxHashMap;
 
 use crate::arch::{Cpu, EdgeKind, FarReference, TlsAccess};
 use crate::graph::model::*;
-use crate::graph::resolve::{Resolution, Target};
-use crate::host::loader as host;
+use crate::graph::resolve::{ExternalSymbolInfo, Resolution, Target};
 
 /// What a GOT slot holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -167,15 +166,18 @@ impl Tables {
 /// large program's graphs are scanned for the others on several threads,
 /// then those few are planned in graph order, so the tables come out the
 /// same however the scan was split.
-pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
+/// What a symbol outside the image is (see
+/// [`crate::graph::resolve::ExternalSymbols::symbol_info`]).
+pub type SymbolInfo<'a> = &'a mut dyn FnMut(u64, &str) -> Option<ExternalSymbolInfo>;
+
+pub fn plan(graphs: &[LinkGraph], res: &Resolution, symbol_info: SymbolInfo) -> Result<Tables> {
     let mut tables = Tables::default();
     // Each IFUNC gets its stub, referenced or not: it is the function's
     // address for lookups too.
     for i in 0..res.ifuncs.len() {
         tables.add_stub(Target::Ifunc(i as u32));
     }
-    let mut external_is_function: FxHashMap<u32, Option<host::HostSymbolInfo>> = FxHashMap::default();
-    let mut host_symbols = host::HostSymbolFacts::default();
+    let mut external_is_function: FxHashMap<u32, Option<ExternalSymbolInfo>> = FxHashMap::default();
     let mut kind_counts: FxHashMap<EdgeKind, u64> = FxHashMap::default();
     let edge_count: usize = graphs.iter().flat_map(|g| &g.blocks).map(|b| b.edge_count()).sum();
     let indices: Vec<usize> = (0..graphs.len()).collect();
@@ -245,7 +247,7 @@ pub fn plan(graphs: &[LinkGraph], res: &Resolution) -> Result<Tables> {
                 Target::External(ext) if far == FarReference::StubOrCopy => {
                     let info = *external_is_function.entry(ext).or_insert_with(|| {
                         let external = &res.externals[ext as usize];
-                        host_symbols.info(external.address, &external.name)
+                        symbol_info(external.address, &external.name)
                     });
                     match info {
                         Some(info) if !info.is_function => tables.add_copy(ext, info.size.max(1)),
@@ -421,39 +423,4 @@ pub fn build_graph(cpu: Cpu, tables: &Tables, has_eh_frame: bool) -> (LinkGraph,
         blocks.eh_frame_end = Some(graph.add_block(s, Content::Owned(vec![0; 4]), 4, 4));
     }
     (graph, blocks)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::graph::resolve::SymbolTable;
-    use crate::host::loader::HostResolver;
-
-    /// One code block with an edge of `kind` against `name`, resolved.
-    fn plan_one_edge(kind: crate::arch::x86_64::Kind, name: &str) -> Tables {
-        let mut graph = LinkGraph::new("t.o".into(), Cpu::X86_64, None);
-        let text = graph.add_section(".text", SectionKind::Code);
-        let block = graph.add_block(text, Content::Owned(vec![0; 16]), 16, 16);
-        let target = graph.add_external(name);
-        graph.blocks[block as usize].edges.push(Edge::new(4, EdgeKind::X86_64(kind), target, 0));
-        let mut graphs = vec![graph];
-        let mut table = SymbolTable::new(HashMap::new());
-        table.add_graph(0, &graphs[0], &[]).unwrap();
-        let res = table.finish(&mut graphs, &[], &mut HostResolver::default(), false).unwrap();
-        plan(&graphs, &res).unwrap()
-    }
-
-    #[test]
-    fn absolute_32_bit_reference_to_a_host_variable_needs_a_low_image() {
-        let tables = plan_one_edge(crate::arch::x86_64::Kind::Abs32S, "stdout");
-        assert_eq!(tables.copies.len(), 1, "stdout gets a copy slot");
-        assert!(tables.needs_low_image, "the copy slot must be addressable with 32 bits");
-    }
-
-    #[test]
-    fn pc_relative_reference_to_a_host_variable_does_not_need_a_low_image() {
-        let tables = plan_one_edge(crate::arch::x86_64::Kind::Pc32, "stdout");
-        assert_eq!(tables.copies.len(), 1);
-        assert!(!tables.needs_low_image);
-    }
 }

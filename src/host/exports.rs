@@ -90,7 +90,7 @@ pub fn shared_object(soname: &str, exports: &[Export]) -> Result<Vec<u8>> {
     writer.reserve_shstrtab();
     writer.reserve_section_headers();
 
-    writer.write_file_header(&crate::diagnostics::debugger::x86_64_file_header(elf::ET_DYN))?;
+    writer.write_file_header(&crate::graph::format::elf::file_header(crate::arch::HOST, elf::ET_DYN))?;
     writer.write_align_program_headers();
     let segment = |p_type, p_flags, offset, size, align| ProgramHeader {
         p_type,

@@ -1,6 +1,7 @@
 //! The host process's dynamic loader: symbol lookup with `dlsym`, shared
 //! libraries with `dlopen`, symbol facts with `dladdr1`.
 
+use crate::graph::resolve::{ExternalSymbolInfo, ExternalSymbols, ProgramDefinition, ProgramDefinitions};
 use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
 
@@ -850,17 +851,11 @@ fn preloaded_definition(name: &CStr, wanted: Option<&CStr>, preloaded: &[Vec<u8>
 const RTLD_DL_SYMENT: libc::c_int = 1;
 
 /// What the dynamic loader knows of the symbol at `addr`.
-#[derive(Clone, Copy, Debug)]
-pub struct HostSymbolInfo {
-    pub is_function: bool,
-    pub size: u64,
-}
-
-pub fn symbol_info(addr: u64) -> Option<HostSymbolInfo> {
+pub fn symbol_info(addr: u64) -> Option<ExternalSymbolInfo> {
     // SAFETY: dladdr1 succeeded, so sym points into a loaded symbol table.
     let sym = unsafe { &*symbol_entry(addr)? };
     let st_type = sym.st_info & 0xf;
-    Some(HostSymbolInfo {
+    Some(ExternalSymbolInfo {
         is_function: st_type == object::elf::STT_FUNC || st_type == object::elf::STT_GNU_IFUNC,
         size: sym.st_size,
     })
@@ -878,11 +873,11 @@ pub struct HostSymbolFacts {
 
 impl HostSymbolFacts {
     /// What the library defining `name` at `addr` says of it.
-    pub fn info(&mut self, addr: u64, name: &str) -> Option<HostSymbolInfo> {
+    pub fn info(&mut self, addr: u64, name: &str) -> Option<ExternalSymbolInfo> {
         self.read_from_file(addr, name).or_else(|| symbol_info(addr))
     }
 
-    fn read_from_file(&mut self, addr: u64, name: &str) -> Option<HostSymbolInfo> {
+    fn read_from_file(&mut self, addr: u64, name: &str) -> Option<ExternalSymbolInfo> {
         let (path, bias) = object_containing(addr)?;
         let file = self.files.entry(bias).or_insert_with(|| {
             let data = crate::support::input::InputData::open(&path).ok()?;
@@ -891,7 +886,7 @@ impl HostSymbolFacts {
         });
         let (data, exports) = file.as_ref()?;
         let sym = exports.find_at(data.bytes(), name.as_bytes(), addr.wrapping_sub(bias))?;
-        Some(HostSymbolInfo { is_function: sym.is_function, size: sym.size })
+        Some(ExternalSymbolInfo { is_function: sym.is_function, size: sym.size })
     }
 }
 
@@ -1474,17 +1469,6 @@ pub fn load_library(
     Ok(())
 }
 
-/// A global definition of the program's that a library may refer to.
-#[derive(Clone, Copy, Debug)]
-pub struct ProgramDefinition {
-    pub is_function: bool,
-    pub size: u64,
-}
-
-/// The program's definition of a name, if it has one that a library can
-/// bind to (not thread-local).
-pub type ProgramDefinitions<'a> = &'a dyn Fn(&str) -> Option<ProgramDefinition>;
-
 /// For libraries loaded where the program's definitions are not known
 /// (or do not matter): none.
 pub fn no_program_definitions(_: &str) -> Option<ProgramDefinition> {
@@ -1870,6 +1854,33 @@ impl HostResolver {
     /// keeps the indexes `resolve` returned valid).
     pub fn into_loaded_libraries(self) -> Vec<SharedLibrary> {
         self.loaded
+    }
+}
+
+/// This process as a link's [`ExternalSymbols`]: the shared libraries the
+/// link named or loaded (`libraries`, then those `resolver` loads on
+/// demand), the executable and what the loader loaded at start.
+pub struct ThisProcess<'a> {
+    pub resolver: &'a mut HostResolver,
+    pub libraries: &'a [SharedLibrary],
+    pub facts: HostSymbolFacts,
+}
+
+impl ExternalSymbols for ThisProcess<'_> {
+    fn load_named(&mut self, program: ProgramDefinitions) -> Result<()> {
+        self.resolver.load_outright(program)
+    }
+
+    fn find(&mut self, name: &str, strong: bool, program: ProgramDefinitions) -> Option<(u64, Option<usize>)> {
+        self.resolver.resolve(name, self.libraries, strong, program)
+    }
+
+    fn object_at(&self, address: u64) -> Option<String> {
+        defining_object_name(address)
+    }
+
+    fn symbol_info(&mut self, address: u64, name: &str) -> Option<ExternalSymbolInfo> {
+        self.facts.info(address, name)
     }
 }
 

@@ -1481,7 +1481,6 @@ mod tests {
         assert_send_sync::<GlobalValue>();
         fn assert_send<T: Send>() {}
         assert_send::<Image>();
-        assert_send::<crate::Linker>();
     }
 
     #[test]

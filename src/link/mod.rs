@@ -427,13 +427,16 @@ impl Linker {
                 &mut admit,
             )?;
         }
-        let res = table.finish(&mut graphs, &libraries, &mut host, options.allow_unresolved)?;
+        let mut this_process =
+            host::ThisProcess { resolver: &mut host, libraries: &libraries, facts: Default::default() };
+        let res = table.finish(&mut graphs, &mut this_process, options.allow_unresolved)?;
+        let mut symbol_facts = this_process.facts;
         let named_and_loaded = host.named_and_loaded(libraries.len());
         libraries.extend(host.into_loaded_libraries());
         timer.mark("resolve");
 
         // One scan over all edges sizes the GOT, stubs and copy slots.
-        let tables = tables::plan(&graphs, &res)?;
+        let tables = tables::plan(&graphs, &res, &mut |address, name| symbol_facts.info(address, name))?;
         let has_eh_frame =
             graphs.iter().any(|g| g.sections.iter().any(|s| s.kind == SectionKind::EhFrame && !s.discarded));
         let (table_graph, table_blocks) = tables::build_graph(cpu, &tables, has_eh_frame);
@@ -560,7 +563,8 @@ impl Linker {
         } else {
             // Taken, not cloned: only the deferred branch below reads them again.
             let (inputs, phases) = (std::mem::take(&mut inputs), std::mem::take(&mut timer.phases));
-            let mut info = linkinfo::collect(&graphs, &addrs, &library_paths, inputs, phases);
+            let mut info =
+                linkinfo::collect(&graphs, &addrs, &library_paths, &host::defining_object_name, inputs, phases);
             // The caller wanted the model kept for a crash table with source
             // lines, and cannot have it: the lines come with the info
             // (from the symbolizer's DWARF when there is one, relocated once).
@@ -1136,4 +1140,54 @@ fn preempting_data(
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use crate::arch::x86_64::Kind;
+    use crate::arch::{Cpu, EdgeKind};
+    use crate::graph::model::*;
+    use crate::graph::resolve::SymbolTable;
+    use crate::graph::tables::{plan, Tables};
+    use crate::host::loader::{HostResolver, ThisProcess};
+
+    /// One code block with an edge of `kind` against `name`, resolved in
+    /// this process.
+    fn plan_one_edge(kind: Kind, name: &str) -> Tables {
+        let mut graph = LinkGraph::new("t.o".into(), Cpu::X86_64, None);
+        let text = graph.add_section(".text", SectionKind::Code);
+        let block = graph.add_block(text, Content::Owned(vec![0; 16]), 16, 16);
+        let target = graph.add_external(name);
+        graph.blocks[block as usize].edges.push(Edge::new(4, EdgeKind::X86_64(kind), target, 0));
+        let mut graphs = vec![graph];
+        let mut table = SymbolTable::new(HashMap::new());
+        table.add_graph(0, &graphs[0], &[]).unwrap();
+        let mut resolver = HostResolver::default();
+        let mut process = ThisProcess { resolver: &mut resolver, libraries: &[], facts: Default::default() };
+        let res = table.finish(&mut graphs, &mut process, false).unwrap();
+        plan(&graphs, &res, &mut |address, name| process.facts.info(address, name)).unwrap()
+    }
+
+    #[test]
+    fn absolute_32_bit_reference_to_a_host_variable_needs_a_low_image() {
+        let tables = plan_one_edge(Kind::Abs32S, "stdout");
+        assert_eq!(tables.copies.len(), 1, "stdout gets a copy slot");
+        assert!(tables.needs_low_image, "the copy slot must be addressable with 32 bits");
+    }
+
+    #[test]
+    fn pc_relative_reference_to_a_host_variable_does_not_need_a_low_image() {
+        let tables = plan_one_edge(Kind::Pc32, "stdout");
+        assert_eq!(tables.copies.len(), 1);
+        assert!(!tables.needs_low_image);
+    }
+
+    /// A linker can be built on one thread and link on another.
+    #[test]
+    fn a_linker_is_send() {
+        fn assert_send<T: Send>() {}
+        assert_send::<super::Linker>();
+    }
 }

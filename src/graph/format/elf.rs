@@ -561,6 +561,19 @@ fn init_priority(kind: SectionKind, name: &str) -> u32 {
     }
 }
 
+/// The file header of an ELF file jitrun writes for `cpu` (symbol files
+/// for debuggers and symbolizers, the export table of `--export-dynamic`).
+pub fn file_header(cpu: Cpu, e_type: u16) -> object::write::elf::FileHeader {
+    object::write::elf::FileHeader {
+        os_abi: elf::ELFOSABI_NONE,
+        abi_version: 0,
+        e_type,
+        e_machine: cpu.elf_machine(),
+        e_entry: 0,
+        e_flags: 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
