@@ -1,6 +1,10 @@
 //! The command line: one definition that drives parsing, `--help` and the
 //! man page (`man/jitrun.1`, generated from it and checked by a test).
 
+pub mod app;
+pub mod relaunch;
+pub mod sanitizer_hooks;
+
 use crate::support::parse_address;
 use std::path::PathBuf;
 

@@ -1,0 +1,436 @@
+//! What the `jitrun` command does, from its C entry point to its exit
+//! status: restarts, parsing, linking, then running once, isolated,
+//! repeated or as a batch. `main.rs` only calls [`start`].
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::cli::{relaunch, sanitizer_hooks, Cli, Input};
+use crate::graph::resolve::UnresolvedSymbols;
+use crate::graph::Limits;
+use crate::image::batch::{self, BatchDefaults};
+use crate::image::runs::{self as run, GlobalValue, RunOutcome, RunSpec, RunStatus, StdinSource};
+use crate::image::Image;
+use crate::link::{LinkOptions, Linker};
+use crate::support::EXIT_JITRUN_ERROR;
+
+/// The C entry point's work, without Rust's runtime set-up (see `main.rs`):
+/// notes what the process started with, then parses, links and runs, and
+/// exits with the outcome.
+///
+/// # Safety
+/// `argc` and `argv` are the C runtime's own, as the kernel laid them out.
+pub unsafe fn start(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> ! {
+    // SAFETY: the caller's contract.
+    unsafe { crate::image::note_argument_area(argc, argv) };
+    crate::host::loader::note_startup_objects();
+    // Without Rust's runtime set-up, nothing here changes SIGPIPE, SIGSEGV
+    // or SIGBUS: the program gets them as they are.
+    crate::image::keep_signal_dispositions_for_program();
+    main_after_start();
+    std::process::exit(0)
+}
+
+/// Everything after the C entry point: restart bookkeeping, parsing,
+/// linking, running, and the exit status.
+fn main_after_start() {
+    // Asked before the environment loses the preload it started with.
+    let sanitizer_preloaded = crate::host::driver_runtime::preloaded_sanitizer();
+    sanitizer_hooks::keep_answers_from_restart();
+    relaunch::restore_environment_after_reexec();
+    relaunch::note_preloaded_tls_alignment();
+    // Parse and link on this thread, which then runs the program. jitrun's
+    // own memory comes from its own heap (`crate::support::heap`), so the program's
+    // heap is as fresh as in a native process, where early allocations come
+    // back zeroed (programs that read uninitialized heap memory depend on
+    // it), and the program runs alone as natively (`unshare(CLONE_NEWUSER)`
+    // and gtest's death tests need one thread): the link's helper threads
+    // are joined. (An earlier link thread, for a malloc arena of its own,
+    // cost ~0.1-0.15 ms per run to start and retire.) A sanitizer's runtime
+    // numbers threads as they start: the program's first is T1, as natively.
+    if sanitizer_preloaded {
+        crate::host::driver_runtime::note_sanitizer_preloaded();
+    }
+    let (cli, linked) = parse_and_link();
+    // What the program's runs need to show their own command line.
+    crate::image::prepare_argument_area();
+    // SAFETY: the link's helper threads were joined.
+    unsafe { crate::image::declare_single_threaded() };
+    let result = linked.and_then(|outcome| match outcome {
+        Linked::Done(code) => Ok(code),
+        Linked::Run(image, crash_table_coming) => run(&cli, *image, crash_table_coming),
+    });
+    match result {
+        Ok(code) => std::process::exit(code),
+        Err(mut e) => {
+            let tls = e.downcast_ref::<crate::host::tls::TlsExhausted>().map(|exhausted| exhausted.needed);
+            let first_library = e.downcast_ref::<crate::host::driver_runtime::RuntimeMustComeFirst>();
+            let over_aligned = e.downcast_ref::<crate::host::tls::TlsOverAligned>().map(|o| o.align);
+            if tls.is_some() || first_library.is_some() || over_aligned.is_some() {
+                // A restart reads the inputs again: a pipe's bytes are gone.
+                match input_not_from_a_file(&cli) {
+                    Some(pipe) => {
+                        e = e.context(format!(
+                            "jitrun would have to start again, and cannot read {} a second time (a pipe, not a file)",
+                            pipe.display()
+                        ))
+                    }
+                    None => {
+                        tls.into_iter().for_each(relaunch::reexec_with_more_static_tls);
+                        over_aligned.into_iter().for_each(relaunch::reexec_with_aligned_static_tls);
+                        first_library.into_iter().for_each(relaunch::reexec_with_preloaded_runtime);
+                    }
+                }
+            }
+            let message = one_line(&format!("{:#}", e));
+            if let Some(path) = &cli.report {
+                if let Err(report_error) = crate::diagnostics::report::write_error(path, &message) {
+                    eprintln!("jitrun: error: {}", one_line(&format!("{:#}", report_error)));
+                }
+            }
+            eprintln!("jitrun: error: {}", message);
+            std::process::exit(EXIT_JITRUN_ERROR);
+        }
+    }
+}
+
+/// Parses the command line and links.
+fn parse_and_link() -> (Cli, Result<Linked>) {
+    let (cli, inputs) = match Cli::parse_ordered(std::env::args_os()) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_JITRUN_ERROR } else { 0 };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    init_logging(cli.verbose);
+    let mut linked = link(&cli, &inputs);
+    // The link model, from which a crash builds its table (most runs
+    // never crash; see crash::build_table_when_needed).
+    let deferred = match &mut linked {
+        Ok(Linked::Run(image, _)) => image.take_deferred_link_info(),
+        _ => None,
+    };
+    match deferred {
+        Some(mut deferred) if !cli.no_crash_handler => {
+            deferred.release_unneeded();
+            crate::diagnostics::crash::build_table_when_needed(true, move || {
+                crate::diagnostics::crash::prepare_from_link_model(deferred, true)
+            });
+            if let Ok(Linked::Run(_, table_coming)) = &mut linked {
+                *table_coming = true;
+            }
+        }
+        // The process's exit frees it: freeing it now would only delay
+        // the program. Kept reachable, so that LeakSanitizer does not
+        // report it as the program's leak.
+        Some(deferred) => {
+            KEPT_LINK_MODEL.store(Box::into_raw(Box::new(deferred)), std::sync::atomic::Ordering::Release)
+        }
+        None => {}
+    }
+    (cli, linked)
+}
+
+/// An input that is not a regular file (a pipe, `/dev/stdin`): a restart
+/// could not read it a second time.
+pub fn input_not_from_a_file(cli: &Cli) -> Option<&std::path::PathBuf> {
+    cli.inputs.iter().find(|p| !std::fs::metadata(p).is_ok_and(|m| m.is_file()))
+}
+
+/// Escapes control characters, so that names taken from a corrupt file
+/// (a symbol name with a newline) cannot split the one error line.
+fn one_line(message: &str) -> String {
+    message.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }).collect()
+}
+
+/// The link model of a run without crash reports (see `main_after_start`).
+static KEPT_LINK_MODEL: std::sync::atomic::AtomicPtr<crate::graph::deferred::DeferredLinkInfo> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// The outcome of a link.
+enum Linked {
+    /// Nothing to run (`--noexec`, `--print-unresolved`): exit with this.
+    Done(i32),
+    /// The image, and whether the crash handler's table is left for a
+    /// crash (or an isolated run's parent) to build.
+    Run(Box<Image>, bool),
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "debug",
+        _ => "trace",
+    };
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default))
+        .format_timestamp(None)
+        .target(env_logger::Target::Stderr)
+        .init();
+}
+
+/// `--print-unresolved`: the report on stdout (it is what was asked for),
+/// a one-line summary on stderr, 125 when something is missing.
+fn print_unresolved(linker: Linker) -> Result<i32> {
+    match linker.link() {
+        Ok(_) => Ok(0),
+        Err(e) => match e.downcast_ref::<UnresolvedSymbols>() {
+            Some(missing) => {
+                let mut stdout = std::io::stdout().lock();
+                stdout.write_all(missing.report().as_bytes())?;
+                stdout.flush()?;
+                let n = missing.symbols.len();
+                eprintln!("jitrun: error: {} undefined symbol{}", n, if n == 1 { "" } else { "s" });
+                Ok(EXIT_JITRUN_ERROR)
+            }
+            None => Err(e),
+        },
+    }
+}
+
+fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
+    if cli.report.is_some() {
+        crate::diagnostics::report::intercept_immediate_exits();
+    }
+    let options = LinkOptions {
+        search_paths: cli.library_path.clone(),
+        defines: cli.defines().map_err(anyhow::Error::msg)?,
+        aliases: cli.aliases().map_err(anyhow::Error::msg)?,
+        wraps: cli.wrap.clone(),
+        sanitize: cli.sanitize.clone(),
+        roots: std::iter::once(&cli.entry).chain(&cli.undefined).cloned().collect(),
+        // The report lists what --allow-unresolved would hide.
+        allow_unresolved: cli.allow_unresolved && !cli.print_unresolved,
+        static_libs: cli.static_libs,
+        no_as_needed: cli.no_as_needed,
+        export_dynamic: cli.export_dynamic,
+        self_exe: cli.self_exe.clone(),
+        base: cli.base,
+        limits: Limits { max_image_size: cli.max_image_size, max_tls_size: cli.max_tls_size },
+        // Maps, reports, checks and the perf map read the link info at once;
+        // otherwise only the crash handler needs it, and it can wait.
+        // Isolated runs get their crash table before the first fork.
+        defer_link_info: cli.map.is_none() && cli.report.is_none() && cli.check.is_empty() && !cli.perf_map,
+    };
+    let mut linker = Linker::new(options);
+    // Consecutive objects go in together so they are translated in parallel.
+    let mut files = Vec::new();
+    for input in inputs {
+        match input {
+            Input::File(path) => files.push(path.clone()),
+            Input::Library(name) => {
+                linker.add_files(&std::mem::take(&mut files))?;
+                linker.add_library(name)?;
+            }
+            Input::WholeArchive(on) => {
+                linker.add_files(&std::mem::take(&mut files))?;
+                linker.set_whole_archive(*on);
+            }
+        }
+    }
+    linker.add_files(&files)?;
+    if cli.print_unresolved {
+        return print_unresolved(linker).map(Linked::Done);
+    }
+    let image = linker.link()?;
+    let info = image.link_info();
+    if let Some((destination, json)) = cli.map_request() {
+        crate::diagnostics::map::write_map(info, json, &destination, cli.noexec)?;
+    }
+    if !cli.check.is_empty() {
+        crate::diagnostics::check::run_files(&image, &cli.check)?;
+    }
+    if cli.perf_map {
+        crate::diagnostics::map::write_perf_map(info, &crate::diagnostics::map::perf_map_path())?;
+    }
+    if cli.noexec {
+        if let Some(path) = &cli.report {
+            crate::diagnostics::report::write(
+                path,
+                &crate::diagnostics::report::head(info),
+                crate::diagnostics::report::Outcome::NoExec,
+            )?;
+        }
+        return Ok(Linked::Done(0));
+    }
+    Ok(Linked::Run(Box::new(image), false))
+}
+
+/// Runs the linked program on the main thread, like a native process.
+fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
+    // Dropped before the image (a parameter): a hook must not call into
+    // unmapped code, as LeakSanitizer's check at the exit of an isolated
+    // runs' parent would.
+    let _hooks = sanitizer_hooks::answer_with_the_programs(cli, &image);
+    let info = image.link_info();
+    // Before run_main: the report's exit hook must run after the image's
+    // finalizer, and the crash handler must be in place before constructors.
+    let sink = cli.report.as_deref().map(|path| crate::diagnostics::report::arm(path, info)).transpose()?;
+    // Natively argv[0] is how the executable was named: with --self-exe, that file.
+    let program = cli
+        .argv0
+        .clone()
+        .or_else(|| cli.self_exe.clone().map(std::path::PathBuf::into_os_string))
+        .unwrap_or_else(|| cli.inputs[0].clone().into_os_string());
+    let sets = cli.sets().map_err(anyhow::Error::msg)?;
+    // A program with its own `_start` ends with exit_group, after which
+    // nothing of this process writes the report: it runs in a child.
+    let isolated = cli.isolated() || (sink.is_some() && image.starts_like_a_process(&cli.entry));
+    crate::diagnostics::crash::note_program_thread();
+    if isolated && !cli.no_crash_handler {
+        // Each forked run reports its own crash (into its captured stderr
+        // in a batch); the table is built once, before the first fork.
+        if crash_table_coming {
+            crate::diagnostics::crash::wait_for_table();
+        } else {
+            crate::diagnostics::crash::prepare(info, true, None);
+        }
+    }
+    if isolated {
+        if sink.is_none() {
+            // The crash table has what it needs (the map was written at
+            // link time); every page kept would be paid for at each fork.
+            image.release_link_info();
+        }
+        return match &cli.batch {
+            Some(plan) => run_batch(cli, &image, plan, program, sets),
+            None => run_isolated(cli, &image, program, sets),
+        };
+    }
+    // This restores default signal actions, so the crash handler comes after.
+    crate::image::prepare_process_for_program(&program);
+    if cli.no_crash_handler {
+    } else if crash_table_coming {
+        // A crash builds the table (see crash::build_table_when_needed).
+        crate::diagnostics::crash::activate();
+    } else {
+        crate::diagnostics::crash::install(info, true, sink);
+    }
+    for (name, value) in &sets {
+        image.write_global(name, value)?;
+    }
+    // Runs before the last end with the image's finalizers; the last one
+    // ends the way a native program does, with exit().
+    let mut first_failure = None;
+    for _ in 1..cli.repeat {
+        let status = image.run_main_with_os_args(&cli.entry, &program, &cli.args)?;
+        image.finalize();
+        first_failure = first_failure.or((status != 0).then_some(status));
+    }
+    if first_failure.is_none() && cli.report.is_none() {
+        match image.run_main_then_exit_with_os_args(&cli.entry, &program, &cli.args)? {}
+    }
+    let status = image.run_main_with_os_args(&cli.entry, &program, &cli.args)?;
+    image.exit(first_failure.unwrap_or(status))
+}
+
+/// `--isolate`, `--timeout`: each run a forked child, output passed through.
+fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<(String, GlobalValue)>) -> Result<i32> {
+    run::stop_runs_on_termination_signals();
+    // A child in its own process group reading the terminal would be
+    // stopped (SIGTTIN), so it gets an empty stdin instead.
+    let stdin = if std::io::stdin().is_terminal() { StdinSource::Bytes(Vec::new()) } else { StdinSource::Inherit };
+    let spec = RunSpec {
+        entry: cli.entry.clone(),
+        argv0: program,
+        args: cli.args.clone(),
+        stdin,
+        set,
+        timeout: cli.timeout,
+        ..RunSpec::default()
+    };
+    let rss_before = run::resident_set_kib();
+    let mut first_failure: Option<RunOutcome> = None;
+    let jobs = cli.jobs.unwrap_or(1) as usize;
+    let result = image.run_repeated(&spec, cli.repeat as usize, jobs, |_, outcome| {
+        if !outcome.succeeded() && first_failure.is_none() {
+            first_failure = Some(outcome);
+        }
+    });
+    result.map_err(die_if_interrupted)?;
+    let kib = |rss: Option<u64>| rss.map_or_else(|| "unknown".to_string(), |k| format!("{} KiB", k));
+    log::debug!(
+        "parent RSS before {} isolated runs: {}, after: {}",
+        cli.repeat,
+        kib(rss_before),
+        kib(run::resident_set_kib())
+    );
+    if cli.report.is_some() {
+        settle_report(first_failure.as_ref().map(|f| &f.status), cli.timeout)?;
+    }
+    let Some(failure) = first_failure else { return Ok(0) };
+    match failure.status {
+        RunStatus::Exited(code) => Ok(code),
+        RunStatus::Signaled(signal) => Ok(die_of_signal(signal)),
+        RunStatus::Timeout => {
+            eprintln!("jitrun: the program ran longer than {:?} and was killed", cli.timeout.unwrap_or_default());
+            Ok(run::EXIT_TIMEOUT)
+        }
+        RunStatus::Error(message) => Err(anyhow::Error::msg(message)),
+    }
+}
+
+/// Writes the outcome of the run that decides jitrun's exit status (`None`:
+/// every run succeeded) into the `--report` file; an error is reported by
+/// the caller's error path instead.
+fn settle_report(deciding: Option<&RunStatus>, timeout: Option<std::time::Duration>) -> Result<()> {
+    use crate::diagnostics::report::Outcome;
+    let outcome = match deciding {
+        None => Outcome::Exited(0),
+        Some(RunStatus::Exited(code)) => Outcome::Exited(*code),
+        Some(RunStatus::Signaled(signal)) => Outcome::Signal(*signal),
+        Some(RunStatus::Timeout) => {
+            Outcome::Timeout(timeout.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)))
+        }
+        Some(RunStatus::Error(_)) => return Ok(()),
+    };
+    crate::diagnostics::report::settle(outcome)
+}
+
+/// `--batch`: one JSON result line per run on stdout.
+fn run_batch(
+    cli: &Cli,
+    image: &Image,
+    plan: &Path,
+    program: std::ffi::OsString,
+    set: Vec<(String, GlobalValue)>,
+) -> Result<i32> {
+    run::stop_runs_on_termination_signals();
+    let text =
+        std::fs::read_to_string(plan).with_context(|| format!("{}: cannot read the batch plan", plan.display()))?;
+    let defaults = BatchDefaults {
+        entry: cli.entry.clone(),
+        argv0: program,
+        args: cli.args.clone(),
+        set,
+        timeout: cli.timeout,
+        output_limit: usize::try_from(cli.max_output).unwrap_or(usize::MAX),
+    };
+    let jobs = cli.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
+    let progress = std::io::stderr().is_terminal();
+    let mut out = std::io::stdout().lock();
+    batch::run_plan(image, &text, &defaults, jobs, progress, &mut out).map_err(die_if_interrupted)?;
+    Ok(0)
+}
+
+/// After the runs in flight were killed, die of the signal that stopped us.
+fn die_if_interrupted(e: anyhow::Error) -> anyhow::Error {
+    match e.downcast_ref::<run::Interrupted>() {
+        Some(run::Interrupted(signal)) => std::process::exit(die_of_signal(*signal)),
+        None => e,
+    }
+}
+
+/// Ends jitrun by `signal` so the shell sees what the program died of;
+/// returns the 128+N status if the signal does not end the process.
+fn die_of_signal(signal: i32) -> i32 {
+    // SAFETY: default disposition, then raising the signal at ourselves.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+    128 + signal
+}
