@@ -239,6 +239,16 @@ impl Cpu {
             Cpu::Aarch64 => aarch64::decode_operand_at(code, pc, index),
         }
     }
+
+    /// The address of the instruction after the one at the start of `code`
+    /// (at `pc`).
+    pub fn next_pc(self, code: &[u8], pc: u64) -> Result<u64, String> {
+        match self {
+            Cpu::X86_64 => x86_64::decode::next_pc(code, pc),
+            Cpu::Aarch64 if code.len() >= 4 => Ok(pc + 4),
+            Cpu::Aarch64 => Err(format!("no instruction at {:#x}: the image ends there", pc)),
+        }
+    }
 }
 
 impl fmt::Display for Cpu {

@@ -8,6 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::cli::{relaunch, sanitizer_hooks, Cli, Input};
+use crate::diagnostics::check::CheckedImage;
 use crate::graph::resolve::UnresolvedSymbols;
 use crate::graph::Limits;
 use crate::image::batch::{self, BatchDefaults};
@@ -175,7 +176,7 @@ fn init_logging(verbose: u8) {
 /// `--print-unresolved`: the report on stdout (it is what was asked for),
 /// a one-line summary on stderr, 125 when something is missing.
 fn print_unresolved(linker: Linker) -> Result<i32> {
-    match linker.link() {
+    match linker.link_into_buffer() {
         Ok(_) => Ok(0),
         Err(e) => match e.downcast_ref::<UnresolvedSymbols>() {
             Some(missing) => {
@@ -235,28 +236,35 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
     if cli.print_unresolved {
         return print_unresolved(linker).map(Linked::Done);
     }
+    if cli.noexec {
+        // Nothing runs: the image is written into a buffer, for any CPU.
+        let image = linker.link_into_buffer()?;
+        let info = image.link_info();
+        inspect(cli, info, &image)?;
+        if let Some(path) = &cli.report {
+            let head = crate::diagnostics::report::head(info);
+            crate::diagnostics::report::write(path, &head, crate::diagnostics::report::Outcome::NoExec)?;
+        }
+        return Ok(Linked::Done(0));
+    }
     let image = linker.link()?;
-    let info = image.link_info();
+    inspect(cli, image.link_info(), &image)?;
+    Ok(Linked::Run(Box::new(image), false))
+}
+
+/// What the command line asks to know of a linked image: its map, its
+/// `--check` files, a perf map.
+fn inspect(cli: &Cli, info: &crate::graph::linkinfo::LinkInfo, image: &dyn CheckedImage) -> Result<()> {
     if let Some((destination, json)) = cli.map_request() {
         crate::diagnostics::map::write_map(info, json, &destination, cli.noexec)?;
     }
     if !cli.check.is_empty() {
-        crate::diagnostics::check::run_files(&image, &cli.check)?;
+        crate::diagnostics::check::run_files(image, &cli.check)?;
     }
     if cli.perf_map {
         crate::diagnostics::map::write_perf_map(info, &crate::diagnostics::map::perf_map_path())?;
     }
-    if cli.noexec {
-        if let Some(path) = &cli.report {
-            crate::diagnostics::report::write(
-                path,
-                &crate::diagnostics::report::head(info),
-                crate::diagnostics::report::Outcome::NoExec,
-            )?;
-        }
-        return Ok(Linked::Done(0));
-    }
-    Ok(Linked::Run(Box::new(image), false))
+    Ok(())
 }
 
 /// Runs the linked program on the main thread, like a native process.

@@ -26,7 +26,6 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use iced_x86::{Decoder, DecoderOptions, InstructionInfoFactory, OpAccess, OpKind, Register};
 
 use crate::graph::linkinfo::LinkInfo;
 
@@ -34,6 +33,8 @@ use crate::graph::linkinfo::LinkInfo;
 /// bytes at their target addresses, wherever the image lies (mapped in
 /// this process, or in a buffer for another machine).
 pub trait CheckedImage {
+    /// The CPU of the image's code (how its instructions decode).
+    fn cpu(&self) -> crate::arch::Cpu;
     fn link_info(&self) -> &LinkInfo;
     /// The address of a global symbol of the image.
     fn lookup(&self, name: &str) -> Option<u64>;
@@ -185,56 +186,22 @@ impl Checker<'_> {
         Ok(u64::from_le_bytes(bytes))
     }
 
-    fn instruction(&self, label: &str) -> Eval<iced_x86::Instruction> {
+    /// The bytes at `label` (an instruction's, at most 15) and its address.
+    fn code_at(&self, label: &str) -> Eval<(&[u8], u64)> {
         let addr = self.symbol(label)?;
         let not_in_image = || format!("`{}` at {:#x} is not in the image", label, addr);
-        let bytes = self.image.bytes_at(addr, 15).ok_or_else(not_in_image)?;
-        let mut decoder = Decoder::with_ip(64, bytes, addr, DecoderOptions::NONE);
-        let instruction = decoder.decode();
-        if instruction.is_invalid() {
-            return Err(format!("no valid instruction at `{}` ({:#x})", label, addr));
-        }
-        Ok(instruction)
+        Ok((self.image.bytes_at(addr, 15).ok_or_else(not_in_image)?, addr))
     }
 
     fn decode_operand(&self, label: &str, index: u64) -> Eval<u64> {
-        let instruction = self.instruction(label)?;
-        let next = instruction.next_ip();
-        let mut factory = InstructionInfoFactory::new();
-        let access = factory.info(&instruction).op0_access();
-        // None: a register, which has no value an expression can use.
-        let mut operands: Vec<(Option<u64>, String)> = Vec::new();
-        let register = |r: Register| (None, format!("register {:?}", r));
-        for i in 0..instruction.op_count() {
-            match instruction.op_kind(i) {
-                OpKind::Register => {
-                    let r = instruction.op_register(i);
-                    operands.push(register(r));
-                    if i == 0 && matches!(access, OpAccess::ReadWrite | OpAccess::ReadCondWrite) {
-                        operands.push(register(r));
-                    }
-                }
-                OpKind::NearBranch16 | OpKind::NearBranch32 | OpKind::NearBranch64 => {
-                    operands.push((Some(instruction.near_branch_target().wrapping_sub(next)), "branch".into()))
-                }
-                OpKind::Memory => {
-                    let base = instruction.memory_base();
-                    let disp = instruction.memory_displacement64();
-                    let disp = if base == Register::RIP { disp.wrapping_sub(next) } else { disp };
-                    operands.push(register(base));
-                    operands.push((Some(instruction.memory_index_scale() as u64), "scale".into()));
-                    operands.push(register(instruction.memory_index()));
-                    operands.push((Some(disp), "displacement".into()));
-                    operands.push(register(instruction.memory_segment()));
-                }
-                _ => operands.push((instruction.try_immediate(i).ok(), "immediate".into())),
-            }
-        }
-        match operands.get(index as usize) {
-            Some((Some(value), _)) => Ok(*value),
-            Some((None, what)) => Err(format!("operand {} of the instruction at `{}` is a {}", index, label, what)),
-            None => Err(format!("the instruction at `{}` has {} operands, not {}", label, operands.len(), index + 1)),
-        }
+        let (code, pc) = self.code_at(label)?;
+        let decoded = self.image.cpu().decode_operand(code, pc, index).map_err(|e| format!("`{}`: {}", label, e))?;
+        Ok(decoded.value)
+    }
+
+    fn next_pc(&self, label: &str) -> Eval<u64> {
+        let (code, pc) = self.code_at(label)?;
+        self.image.cpu().next_pc(code, pc).map_err(|e| format!("`{}`: {}", label, e))
     }
 
     fn matches_file(object: &str, file: &str) -> bool {
@@ -252,7 +219,7 @@ impl Checker<'_> {
         match name {
             "next_pc" => {
                 want(1)?;
-                Ok(self.instruction(args[0])?.next_ip())
+                self.next_pc(args[0])
             }
             "decode_operand" => {
                 want(2)?;

@@ -277,7 +277,8 @@ pub fn copy_and_fix_blocks(
             let bytes = &mut memory[start..start + block.size as usize];
             block.write_content(graph.input_bytes(), bytes);
             let symbol_addrs = &symbol_addrs[g as usize];
-            apply_block_fixups(graph, g as usize, b, bytes, addrs.base + offset, addrs, symbol_addrs, &mut scratch)?;
+            let block_fixups = BlockFixups { graph, g: g as usize, b, block_addr: addrs.base + offset };
+            block_fixups.apply(bytes, addrs, symbol_addrs, &mut scratch)?;
             // Read for the last time: a large block's pages of the input
             // need not stay resident while the rest of the image is written.
             if let Some(input) = &graph.input {
@@ -333,100 +334,117 @@ pub fn copy_and_fix_blocks(
     theirs.into_iter().chain([last_result]).collect::<Result<Vec<()>>>().map(drop)
 }
 
-/// `symbol_addrs[s]`: the address of the graph's symbol `s`, or `None`
-/// where [`Addresses::address`] fails (it is asked again, for the error);
-/// an empty slice computes every address on the way. `scratch` holds
-/// relocations read from the file ([`LinkGraph::for_each_relocation_chunk`]).
-#[allow(clippy::too_many_arguments)]
-pub fn apply_block_fixups(
-    graph: &LinkGraph,
-    g: usize,
-    b: BlockId,
-    bytes: &mut [u8],
-    block_addr: u64,
-    addrs: &Addresses,
-    symbol_addrs: &[Option<u64>],
-    scratch: &mut Vec<u8>,
-) -> Result<()> {
-    let apply_edges = |bytes: &mut [u8], edges: &[Edge]| -> Result<()> {
-        for edge in edges {
-            if !apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
-                apply_fixup_of_any_kind(graph, g, b, edge, bytes, block_addr, addrs, symbol_addrs)?;
-            }
-        }
-        Ok(())
-    };
-    apply_edges(bytes, &graph.blocks[b as usize].edges)?;
-    let mut decoded = Vec::new();
-    // The direct path reads the symbol's address and the field with `get`
-    // and declines what does not fit, so it takes entries unchecked.
-    let direct = |bytes: &mut &mut [u8], edge: &Edge| apply_direct_fixup(edge, bytes, block_addr, symbol_addrs);
-    graph.for_each_relocation_chunk(b, scratch, |table| {
-        crate::graph::format::elf::for_each_relocation(graph.cpu, table, &mut &mut *bytes, direct, |bytes, entry| {
-            graph.decode_relocations_into(b, entry, &mut decoded)?;
-            apply_edges(bytes, &decoded)
-        })
-    })
+/// One block's fixups: the block `b` of graph `graph` (number `g`) at
+/// `block_addr`.
+pub struct BlockFixups<'a> {
+    pub graph: &'a LinkGraph,
+    pub g: usize,
+    pub b: BlockId,
+    pub block_addr: u64,
 }
 
-/// Applies `edge` of block `b` (of graph `g`, at `block_addr`, its bytes
-/// `bytes`), whatever its kind: GOT entries, stubs, TLS offsets, sizes.
-#[allow(clippy::too_many_arguments)]
-fn apply_fixup_of_any_kind(
-    graph: &LinkGraph,
-    g: usize,
-    b: BlockId,
-    edge: &Edge,
-    bytes: &mut [u8],
-    block_addr: u64,
-    addrs: &Addresses,
-    symbol_addrs: &[Option<u64>],
-) -> Result<()> {
-    let target = addrs.res.targets[g][edge.target as usize];
-    let fail = |what: &dyn std::fmt::Display| {
-        let sym = &graph.symbols[edge.target as usize];
-        let sym_name = match (&sym.name, sym.def) {
-            (Some(n), _) => n.to_string(),
-            (None, SymbolDef::Defined { block, .. }) => graph.block_section(block).name.to_string(),
-            _ => "<anonymous>".to_string(),
+impl BlockFixups<'_> {
+    /// Applies every fixup of the block to `bytes`, its contents.
+    /// `symbol_addrs[s]`: the address of the graph's symbol `s`, or `None`
+    /// where [`Addresses::address`] fails (it is asked again, for the
+    /// error); an empty slice computes every address on the way. `scratch`
+    /// holds relocations read from the file
+    /// ([`LinkGraph::for_each_relocation_chunk`]).
+    pub fn apply(
+        &self,
+        bytes: &mut [u8],
+        addrs: &Addresses,
+        symbol_addrs: &[Option<u64>],
+        scratch: &mut Vec<u8>,
+    ) -> Result<()> {
+        let BlockFixups { graph, b, block_addr, .. } = *self;
+        let apply_edges = |bytes: &mut [u8], edges: &[Edge]| -> Result<()> {
+            for edge in edges {
+                if !apply_direct_fixup(edge, bytes, block_addr, symbol_addrs) {
+                    self.apply_any_kind(edge, bytes, addrs, symbol_addrs)?;
+                }
+            }
+            Ok(())
         };
-        anyhow!("{}: relocation {} against `{}` {}", graph.edge_location(b, edge), edge.kind, sym_name, what)
-    };
-    let kind = edge.kind;
-    let mut values =
-        FixupValues { p: block_addr + u64::from(edge.offset), a: edge.addend, got: addrs.got(), ..Default::default() };
-    if kind.is_tls() {
-        let facts = || addrs.tls_facts(target).map_err(|e| fail(&e));
-        match kind.tls_access() {
-            Some(TlsAccess::TpOffset) => values.s = facts()?.tp_offset as u64,
-            Some(TlsAccess::DtpOffset) => values.s = facts()?.offset,
-            Some(TlsAccess::ModuleId) => values.s = facts()?.module_id,
-            Some(access) => values.g = GotSlot::for_tls(access, target).and_then(|slot| addrs.got_entry(slot)),
-            // A marker (`R_X86_64_TLSDESC_CALL`): nothing to compute.
-            None => {}
-        }
-    } else {
-        let address_of = |s: SymbolId| match symbol_addrs.get(s as usize).copied().flatten() {
-            Some(a) => Ok(a),
-            None => addrs.address(addrs.res.targets[g][s as usize]).map_err(|e| fail(&e)),
-        };
-        values.s = address_of(edge.target)?;
-        if kind.uses_subtrahend() {
-            values.b = address_of(edge.subtrahend)?;
-        }
-        if kind.uses_address_got() {
-            values.g = addrs.got_entry(GotSlot::Address(target));
-        }
-        // Only externals, absolute targets and IFUNCs get stubs (tables::plan).
-        let may_use_stub = kind.far_reference() != crate::arch::FarReference::Never;
-        if may_use_stub && matches!(target, Target::External(_) | Target::Absolute(_) | Target::Ifunc(_)) {
-            values.stub = addrs.stub(target);
-        }
-        if kind.uses_symbol_size() {
-            values.z = symbol_size(graph, edge.target, addrs.res);
-        }
+        apply_edges(bytes, &graph.blocks[b as usize].edges)?;
+        let mut decoded = Vec::new();
+        // The direct path reads the symbol's address and the field with `get`
+        // and declines what does not fit, so it takes entries unchecked.
+        let direct = |bytes: &mut &mut [u8], edge: &Edge| apply_direct_fixup(edge, bytes, block_addr, symbol_addrs);
+        graph.for_each_relocation_chunk(b, scratch, |table| {
+            crate::graph::format::elf::for_each_relocation(
+                graph.cpu,
+                table,
+                &mut &mut *bytes,
+                direct,
+                |bytes, entry| {
+                    graph.decode_relocations_into(b, entry, &mut decoded)?;
+                    apply_edges(bytes, &decoded)
+                },
+            )
+        })
     }
-    kind.apply(bytes, edge.offset as usize, &values).map_err(|e| fail(&e)).map(drop)
+
+    /// Applies `edge` of the block to `bytes`, whatever its kind: GOT
+    /// entries, stubs, TLS offsets, sizes.
+    fn apply_any_kind(
+        &self,
+        edge: &Edge,
+        bytes: &mut [u8],
+        addrs: &Addresses,
+        symbol_addrs: &[Option<u64>],
+    ) -> Result<()> {
+        let BlockFixups { graph, g, b, block_addr } = *self;
+        let target = addrs.res.targets[g][edge.target as usize];
+        let fail = |what: &dyn std::fmt::Display| {
+            let sym = &graph.symbols[edge.target as usize];
+            let sym_name = match (&sym.name, sym.def) {
+                (Some(n), _) => n.to_string(),
+                (None, SymbolDef::Defined { block, .. }) => graph.block_section(block).name.to_string(),
+                _ => "<anonymous>".to_string(),
+            };
+            anyhow!("{}: relocation {} against `{}` {}", graph.edge_location(b, edge), edge.kind, sym_name, what)
+        };
+        let kind = edge.kind;
+        let mut values = FixupValues {
+            p: block_addr + u64::from(edge.offset),
+            a: edge.addend,
+            got: addrs.got(),
+            ..Default::default()
+        };
+        if kind.is_tls() {
+            let facts = || addrs.tls_facts(target).map_err(|e| fail(&e));
+            match kind.tls_access() {
+                Some(TlsAccess::TpOffset) => values.s = facts()?.tp_offset as u64,
+                Some(TlsAccess::DtpOffset) => values.s = facts()?.offset,
+                Some(TlsAccess::ModuleId) => values.s = facts()?.module_id,
+                Some(access) => values.g = GotSlot::for_tls(access, target).and_then(|slot| addrs.got_entry(slot)),
+                // A marker (`R_X86_64_TLSDESC_CALL`): nothing to compute.
+                None => {}
+            }
+        } else {
+            let address_of = |s: SymbolId| match symbol_addrs.get(s as usize).copied().flatten() {
+                Some(a) => Ok(a),
+                None => addrs.address(addrs.res.targets[g][s as usize]).map_err(|e| fail(&e)),
+            };
+            values.s = address_of(edge.target)?;
+            if kind.uses_subtrahend() {
+                values.b = address_of(edge.subtrahend)?;
+            }
+            if kind.uses_address_got() {
+                values.g = addrs.got_entry(GotSlot::Address(target));
+            }
+            // Only externals, absolute targets and IFUNCs get stubs (tables::plan).
+            let may_use_stub = kind.far_reference() != crate::arch::FarReference::Never;
+            if may_use_stub && matches!(target, Target::External(_) | Target::Absolute(_) | Target::Ifunc(_)) {
+                values.stub = addrs.stub(target);
+            }
+            if kind.uses_symbol_size() {
+                values.z = symbol_size(graph, edge.target, addrs.res);
+            }
+        }
+        kind.apply(bytes, edge.offset as usize, &values).map_err(|e| fail(&e)).map(drop)
+    }
 }
 
 fn symbol_size(graph: &LinkGraph, sym: SymbolId, res: &Resolution) -> u64 {

@@ -1852,6 +1852,11 @@ impl HostResolver {
 
     /// Libraries loaded while resolving, to append to the given ones (which
     /// keeps the indexes `resolve` returned valid).
+    /// The shared libraries named for the link.
+    pub fn named(&self) -> &[NamedLibrary] {
+        &self.named
+    }
+
     pub fn into_loaded_libraries(self) -> Vec<SharedLibrary> {
         self.loaded
     }

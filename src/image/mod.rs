@@ -18,7 +18,7 @@ use std::os::unix::ffi::OsStrExt;
 use anyhow::{Context, Result};
 
 use crate::host::loader::SharedLibrary;
-use crate::memory::{InProcessMapper, InitKey, MemoryMapper};
+use crate::memory::{InitKey, MemoryMapper};
 
 extern "C" {
     fn __cxa_atexit(func: extern "C" fn(*mut c_void), arg: *mut c_void, dso_handle: *mut c_void) -> c_int;
@@ -73,7 +73,7 @@ type CallEntryFn = unsafe extern "C" fn(u64, c_int, *mut *mut c_char, *mut *mut 
 type ExitFn = unsafe extern "C" fn(c_int) -> !;
 
 pub struct Image {
-    pub(crate) mapper: InProcessMapper,
+    pub(crate) mapper: Box<dyn MemoryMapper>,
     pub(crate) base: u64,
     pub(crate) size: u64,
     pub(crate) key: Option<InitKey>,
@@ -104,7 +104,7 @@ unsafe impl Send for Image {}
 impl Image {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
-        mapper: InProcessMapper,
+        mapper: Box<dyn MemoryMapper>,
         base: u64,
         size: u64,
         key: InitKey,
@@ -936,6 +936,10 @@ extern "C" fn run_finalizers(arg: *mut c_void) {
 }
 
 impl crate::diagnostics::check::CheckedImage for Image {
+    fn cpu(&self) -> crate::arch::Cpu {
+        crate::arch::HOST
+    }
+
     fn link_info(&self) -> &crate::graph::linkinfo::LinkInfo {
         Image::link_info(self)
     }

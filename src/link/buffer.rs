@@ -1,0 +1,95 @@
+//! An image linked into a buffer (`--noexec`): its bytes, link info and
+//! symbols at the addresses it was linked for, for maps, `--check` and
+//! reports. It never runs.
+
+use anyhow::Result;
+
+use super::{Destination, Placed};
+use crate::arch::HOST;
+use crate::diagnostics::check::CheckedImage;
+use crate::graph::linkinfo::{self, LinkInfo};
+use crate::image::SymbolMap;
+use crate::memory::buffer::BufferMapper;
+use crate::memory::{AllocInfo, MemoryMapper, SegmentProtection};
+
+/// A linked image in a buffer.
+pub struct BufferImage {
+    cpu: crate::arch::Cpu,
+    mapper: BufferMapper,
+    info: LinkInfo,
+    symbols: SymbolMap,
+}
+
+impl BufferImage {
+    /// Where everything went: segments, sections, symbols, GOT and stubs.
+    pub fn link_info(&self) -> &LinkInfo {
+        &self.info
+    }
+
+    /// The address of a global symbol of the image.
+    pub fn lookup(&self, name: &str) -> Option<u64> {
+        self.symbols.address(name)
+    }
+
+    /// The image's addresses.
+    pub fn range(&self) -> std::ops::Range<u64> {
+        self.mapper.base()..self.mapper.base() + self.mapper.bytes().len() as u64
+    }
+
+    /// The image's bytes, from its base.
+    pub fn bytes(&self) -> &[u8] {
+        self.mapper.bytes()
+    }
+
+    /// The segments with their final protections.
+    pub fn segments(&self) -> &[SegmentProtection] {
+        self.mapper.segments()
+    }
+}
+
+impl CheckedImage for BufferImage {
+    fn cpu(&self) -> crate::arch::Cpu {
+        self.cpu
+    }
+
+    fn link_info(&self) -> &LinkInfo {
+        &self.info
+    }
+
+    fn lookup(&self, name: &str) -> Option<u64> {
+        BufferImage::lookup(self, name)
+    }
+
+    fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]> {
+        let start = addr.checked_sub(self.mapper.base())? as usize;
+        let bytes = self.mapper.bytes().get(start..)?;
+        Some(&bytes[..bytes.len().min(len as usize)])
+    }
+}
+
+/// Records the image's protections and collects its link info.
+pub(super) fn finish(mut placed: Placed, mut mapper: BufferMapper) -> Result<BufferImage> {
+    debug_assert_eq!(placed.destination, Destination::Buffer);
+    let segments = placed
+        .layout
+        .segments
+        .iter()
+        .map(|s| SegmentProtection {
+            addr: placed.base + s.offset,
+            size: s.size.next_multiple_of(placed.cpu.max_page_size()),
+            protection: s.kind.final_protection(),
+        })
+        .collect();
+    mapper.initialize(AllocInfo { segments, actions: Vec::new() })?;
+    let library_paths: Vec<String> = placed.libraries.iter().map(|l| l.path.display().to_string()).collect();
+    // This process's loader knows the libraries an image of its own CPU
+    // was resolved against.
+    let object_at = |address: u64| (placed.cpu == HOST).then(|| crate::host::loader::defining_object_name(address))?;
+    let (inputs, phases) = (std::mem::take(&mut placed.inputs), std::mem::take(&mut placed.timer.phases));
+    let info = linkinfo::collect(&placed.graphs, &placed.addresses(), &library_paths, &object_at, inputs, phases);
+    let symbols = std::mem::take(&mut placed.symbols);
+    if let Some(hook) = placed.on_linked.take() {
+        hook(std::mem::take(&mut placed.graphs));
+    }
+    Ok(BufferImage { cpu: placed.cpu, mapper, info, symbols })
+}
