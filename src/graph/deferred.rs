@@ -8,7 +8,7 @@ use crate::graph::fixups::Addresses;
 use crate::graph::layout::Layout;
 use crate::graph::linkinfo::{self, InputInfo};
 use crate::graph::model::*;
-use crate::graph::resolve::Resolution;
+use crate::graph::resolve::ResolvedSymbols;
 use crate::graph::tables::{TableBlocks, Tables};
 
 /// What link info is computed from, kept by an image linked with
@@ -17,7 +17,7 @@ pub struct DeferredLinkInfo {
     pub cpu: Cpu,
     pub graphs: Vec<LinkGraph>,
     pub layout: Layout,
-    pub res: Resolution,
+    pub res: ResolvedSymbols,
     pub tables: Tables,
     pub table_blocks: TableBlocks,
     pub copies_in_use: Vec<bool>,

@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Result};
 use crate::arch::{FixupValues, PlainFixup, TlsAccess};
 use crate::graph::layout::{Layout, SegmentKind, NOT_PLACED};
 use crate::graph::model::*;
-use crate::graph::resolve::{Boundary, Resolution, Target};
+use crate::graph::resolve::{Boundary, ResolvedSymbols, Target};
 use crate::graph::tables::{GotSlot, TableBlocks, Tables};
 
 /// Where the image's thread-locals and those of the shared libraries it
@@ -53,7 +53,7 @@ pub struct Addresses<'a> {
     pub cpu: crate::arch::Cpu,
     pub base: u64,
     pub layout: &'a Layout,
-    pub res: &'a Resolution,
+    pub res: &'a ResolvedSymbols,
     pub tables: &'a Tables,
     /// The graph of the GOT, stubs and copy slots, and its blocks.
     pub table_graph: u32,
@@ -447,7 +447,7 @@ impl BlockFixups<'_> {
     }
 }
 
-fn symbol_size(graph: &LinkGraph, sym: SymbolId, res: &Resolution) -> u64 {
+fn symbol_size(graph: &LinkGraph, sym: SymbolId, res: &ResolvedSymbols) -> u64 {
     let s = &graph.symbols[sym as usize];
     if s.size != 0 || s.scope == Scope::Local {
         return s.size;
@@ -508,7 +508,7 @@ pub fn write_tables(memory: &mut [u8], addrs: &Addresses) -> Result<()> {
 
 /// Whether each copy slot is needed: the variable is out of 32-bit reach
 /// from somewhere in the image.
-pub fn decide_copies(tables: &Tables, res: &Resolution, base: u64, size: u64) -> Vec<bool> {
+pub fn decide_copies(tables: &Tables, res: &ResolvedSymbols, base: u64, size: u64) -> Vec<bool> {
     let reach = |addr: u64| {
         let lo = (base as i128) - (addr as i128);
         let hi = (base as i128 + size as i128) - (addr as i128);
@@ -520,7 +520,7 @@ pub fn decide_copies(tables: &Tables, res: &Resolution, base: u64, size: u64) ->
 
 /// The final address of symbol `symbol` of graph `graph`, if it has one in
 /// the image (or outside it, resolved).
-pub fn symbol_address(res: &Resolution, addrs: &Addresses, graph: usize, symbol: u32) -> Option<u64> {
+pub fn symbol_address(res: &ResolvedSymbols, addrs: &Addresses, graph: usize, symbol: u32) -> Option<u64> {
     res.targets.get(graph)?.get(symbol as usize).and_then(|&t| addrs.address_if_any(t))
 }
 

@@ -95,17 +95,17 @@ pub enum Target {
     Block { graph: u32, block: BlockId, offset: u64 },
     /// A fixed value: `SHN_ABS`, `--define`, or 0 for a missing weak reference.
     Absolute(u64),
-    /// Outside the image; index into [`Resolution::externals`].
+    /// Outside the image; index into [`ResolvedSymbols::externals`].
     External(u32),
     /// `_GLOBAL_OFFSET_TABLE_`.
     GotBase,
     /// `_TLS_MODULE_BASE_`: offset 0 of the image's TLS block, which
     /// local-dynamic TLS descriptors (`-mtls-dialect=gnu2`) refer to.
     TlsModuleBase,
-    /// A linker-defined boundary; index into [`Resolution::boundaries`].
+    /// A linker-defined boundary; index into [`ResolvedSymbols::boundaries`].
     Boundary(u32),
     /// An `STT_GNU_IFUNC` function of the image; index into
-    /// [`Resolution::ifuncs`]. Every reference goes to its stub, whose GOT
+    /// [`ResolvedSymbols::ifuncs`]. Every reference goes to its stub, whose GOT
     /// slot gets what the resolver returns once the image is mapped (a
     /// native link's PLT entry and `R_X86_64_IRELATIVE`).
     Ifunc(u32),
@@ -270,7 +270,9 @@ pub struct SymbolTable {
 
 const NO_ENTRY: u32 = u32::MAX;
 
-pub struct Resolution {
+/// What resolution made of every symbol: each graph's symbols' targets,
+/// and the externals, boundaries and IFUNCs they point to.
+pub struct ResolvedSymbols {
     /// `targets[graph][symbol]`.
     pub targets: Vec<Vec<Target>>,
     pub externals: Vec<External>,
@@ -666,7 +668,7 @@ impl SymbolTable {
         graphs: &mut Vec<LinkGraph>,
         externals_outside: &mut dyn ExternalSymbols,
         allow_unresolved: bool,
-    ) -> Result<Resolution> {
+    ) -> Result<ResolvedSymbols> {
         let section_names: FxHashSet<&str> =
             graphs.iter().flat_map(|g| g.sections.iter().filter(|s| !s.discarded).map(|s| s.name.as_str())).collect();
         // Every graph is of one CPU (the linker checks); the commons' graph
@@ -844,7 +846,7 @@ impl SymbolTable {
                 targets
             })
             .collect();
-        Ok(Resolution { targets, externals, boundaries, ifuncs, globals, data_definitions })
+        Ok(ResolvedSymbols { targets, externals, boundaries, ifuncs, globals, data_definitions })
     }
 }
 

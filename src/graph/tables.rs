@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 
 use crate::arch::{Cpu, EdgeKind, FarReference, TlsAccess};
 use crate::graph::model::*;
-use crate::graph::resolve::{ExternalSymbolInfo, Resolution, Target};
+use crate::graph::resolve::{ExternalSymbolInfo, ResolvedSymbols, Target};
 
 /// What a GOT slot holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -170,7 +170,7 @@ impl Tables {
 /// [`crate::graph::resolve::ExternalSymbols::symbol_info`]).
 pub type SymbolInfo<'a> = &'a mut dyn FnMut(u64, &str) -> Option<ExternalSymbolInfo>;
 
-pub fn plan(graphs: &[LinkGraph], res: &Resolution, symbol_info: SymbolInfo) -> Result<Tables> {
+pub fn plan(graphs: &[LinkGraph], res: &ResolvedSymbols, symbol_info: SymbolInfo) -> Result<Tables> {
     let mut tables = Tables::default();
     // Each IFUNC gets its stub, referenced or not: it is the function's
     // address for lookups too.

@@ -15,7 +15,7 @@ use object::write::elf::{ProgramHeader, Sym, Writer};
 use object::Endianness;
 
 use crate::graph::model::{LinkGraph, SectionKind};
-use crate::graph::resolve::{Resolution, Target};
+use crate::graph::resolve::{ResolvedSymbols, Target};
 
 /// One exported symbol.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct Export {
 /// not those any object declares hidden or internal (ELF gives a name the
 /// most constraining visibility it is given anywhere), nor jitrun's own
 /// runtime pieces. `address` gives a target's final address.
-pub fn collect(graphs: &[LinkGraph], res: &Resolution, address: impl Fn(Target) -> Option<u64>) -> Vec<Export> {
+pub fn collect(graphs: &[LinkGraph], res: &ResolvedSymbols, address: impl Fn(Target) -> Option<u64>) -> Vec<Export> {
     let hidden: HashSet<&str> = graphs
         .iter()
         .flat_map(|g| g.hidden.iter().filter_map(|&s| g.symbols.get(s as usize)?.name.as_deref()))

@@ -2,6 +2,7 @@
 //! libraries with `dlopen`, symbol facts with `dladdr1`.
 
 use crate::graph::resolve::{ExternalSymbolInfo, ExternalSymbols, ProgramDefinition, ProgramDefinitions};
+use crate::support::FileIdentity;
 use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
 
@@ -593,47 +594,19 @@ impl DynamicTables {
         if self.gnu_hash == 0 || self.symtab == 0 || self.strtab == 0 {
             return None;
         }
-        let hash = name.to_bytes().iter().fold(5381u32, |h, &c| h.wrapping_mul(33).wrapping_add(u32::from(c)));
-        // SAFETY: the module's mapped DT_GNU_HASH section: nbuckets,
-        // symoffset, bloom_size, bloom_shift (u32), the bloom filter
-        // (bloom_size u64), the buckets (nbuckets u32), then one chain word
-        // per symbol from symoffset on, the last of a chain with bit 0 set.
-        unsafe {
-            let header = self.gnu_hash as *const u32;
-            let (nbuckets, symoffset, bloom_size) = (*header, *header.add(1), *header.add(2));
-            if nbuckets == 0 {
-                return None;
+        let table = self.gnu_hash as *const u8;
+        // SAFETY: the module's mapped DT_GNU_HASH section, read where the
+        // lookup's layout of it says (its own counts bound every offset).
+        let word = |at: usize| Some(unsafe { std::ptr::read_unaligned(table.add(at) as *const u32) });
+        crate::graph::format::dynamic::gnu_hash_lookup(word, name.to_bytes(), |index| {
+            // SAFETY: a symbol index of the module's table, and its name in
+            // the module's string table.
+            unsafe {
+                let sym = &*(self.symtab as *const libc::Elf64_Sym).add(index as usize);
+                let sym_name = CStr::from_ptr((self.strtab + u64::from(sym.st_name)) as *const libc::c_char);
+                (sym_name == name && accept(sym, index as usize)).then_some((sym, index as usize))
             }
-            // The Bloom filter rules out most absent names with one word.
-            let bloom_shift = *header.add(3);
-            if bloom_size != 0 {
-                let word = *(header.add(4) as *const u64).add(((hash / 64) % bloom_size) as usize);
-                let bits = (1u64 << (hash % 64)) | (1u64 << ((hash >> bloom_shift) % 64));
-                if word & bits != bits {
-                    return None;
-                }
-            }
-            let buckets = header.add(4 + 2 * bloom_size as usize);
-            let chains = buckets.add(nbuckets as usize);
-            let mut index = *buckets.add((hash % nbuckets) as usize);
-            if index < symoffset {
-                return None;
-            }
-            loop {
-                let chain = *chains.add((index - symoffset) as usize);
-                if chain | 1 == hash | 1 {
-                    let sym = (self.symtab as *const libc::Elf64_Sym).add(index as usize);
-                    let sym_name = CStr::from_ptr((self.strtab + u64::from((*sym).st_name)) as *const libc::c_char);
-                    if sym_name == name && accept(&*sym, index as usize) {
-                        return Some((&*sym, index as usize));
-                    }
-                }
-                if chain & 1 != 0 {
-                    return None;
-                }
-                index += 1;
-            }
-        }
+        })
     }
 
     /// Whether dynamic symbol `index` is a hidden (non-default) version.
@@ -1032,7 +1005,7 @@ struct SyntheticModule {
     /// descriptor still is that file (a program may close it and reuse the
     /// number; a symbolizer that opened a pipe there would wait forever).
     fd: libc::c_int,
-    identity: (u64, u64),
+    identity: FileIdentity,
     /// Its segments, and its `.eh_frame_hdr` when it has one (see
     /// [`map_frame_search_table`]).
     headers: Vec<libc::Elf64_Phdr>,
@@ -1146,7 +1119,7 @@ pub fn list_image_as_module(
         Some(high) => high,
         None => file,
     };
-    let identity = file_identity(file.as_raw_fd()).context("fstat of the image's symbol file")?;
+    let identity = FileIdentity::of_descriptor(file.as_raw_fd()).context("fstat of the image's symbol file")?;
     let mut headers: Vec<_> = segments
         .iter()
         .map(|&(address, size, executable)| libc::Elf64_Phdr {
@@ -1240,7 +1213,7 @@ pub unsafe extern "C" fn dl_iterate_phdr(callback: PhdrCallback, data: *mut libc
     let Some(callback) = callback.filter(|_| result == 0) else { return result };
     // SAFETY: published modules are never freed.
     let module = unsafe { &*module };
-    if file_identity(module.fd) != Some(module.identity) {
+    if FileIdentity::of_descriptor(module.fd) != Some(module.identity) {
         return result; // the program closed or replaced the symbol file
     }
     let name = proc_fd_path(module.fd);
@@ -1326,15 +1299,6 @@ fn out_of_the_programs_way(file: &std::fs::File) -> Option<std::fs::File> {
     let high = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_DUPFD_CLOEXEC, lowest) };
     // SAFETY: as above.
     (high >= 0).then(|| unsafe { std::fs::File::from_raw_fd(high) })
-}
-
-/// The (device, inode) of what descriptor `fd` refers to.
-fn file_identity(fd: libc::c_int) -> Option<(u64, u64)> {
-    // SAFETY: fstat fills the zeroed struct (plain data) passed.
-    unsafe {
-        let mut stat: libc::stat = std::mem::zeroed();
-        (libc::fstat(fd, &mut stat) == 0).then_some((stat.st_dev, stat.st_ino))
-    }
 }
 
 /// `/proc/PID/fd/FD`, formatted without allocating (it is named while a

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::graph::resolve::Resolution;
+use crate::graph::resolve::ResolvedSymbols;
 use crate::host::loader::SharedLibrary;
 
 /// A name with the image's definition of it.
@@ -67,7 +67,7 @@ pub(super) fn preempting_named_libraries(
 /// a start-up object (libc, the loader) or a library of the link too, with
 /// the image's address.
 pub(super) fn preempting_data(
-    res: &Resolution,
+    res: &ResolvedSymbols,
     libraries: &[SharedLibrary],
     image_definition: impl Fn(&str) -> Option<u64>,
 ) -> Vec<(Arc<str>, u64)> {

@@ -33,6 +33,7 @@ use crate::image::Image;
 use crate::memory::buffer::BufferMapper;
 use crate::memory::{InProcessMapper, MemoryMapper, Placement};
 use crate::support::input::{detect, is_elf_shared_object, FileKind, InputData};
+use crate::support::FileIdentity;
 
 #[derive(Clone, Debug, Default)]
 pub struct LinkOptions {
@@ -95,10 +96,10 @@ pub struct Linker {
     /// The shared libraries named, in order, with their files (device,
     /// inode): one named twice, or by two paths, counts once. Most load only
     /// if something needs them (see [`HostResolver`]).
-    named_libraries: Vec<((u64, u64), NamedLibrary)>,
+    named_libraries: Vec<(FileIdentity, NamedLibrary)>,
     /// Archives whose members load on demand, with their files (device,
     /// inode): an archive named twice is searched once.
-    archives: Vec<((u64, u64), Archive)>,
+    archives: Vec<(FileIdentity, Archive)>,
     /// `--whole-archive` is in effect for archives added now.
     whole_archive: bool,
     on_linked: Option<LinkedGraphsHook>,
@@ -450,7 +451,7 @@ impl Linker {
                 static_runtime.load_if_needed(&options.limits)?;
             }
         }
-        // Resolution: every reference bound. After it, no new symbols appear.
+        // ResolvedSymbols: every reference bound. After it, no new symbols appear.
         let mut this_process =
             host::ThisProcess { resolver: &mut host, libraries: &libraries, facts: Default::default() };
         let externals: &mut dyn ExternalSymbols = if in_this_process { &mut this_process } else { &mut NoExternals };
@@ -581,7 +582,7 @@ impl Admission {
 /// Loads the members of `archives` (and of the profiling runtimes the code
 /// calls) that define what is still missing, until nothing new loads.
 fn load_archive_members(
-    archives: Vec<((u64, u64), Archive)>,
+    archives: Vec<(FileIdentity, Archive)>,
     table: &mut SymbolTable,
     graphs: &mut Vec<LinkGraph>,
     options: &LinkOptions,
@@ -602,12 +603,9 @@ fn load_archive_members(
     Ok(())
 }
 
-/// Which file `path` is (device and inode), whatever the path to it: one
-/// `stat` where canonicalizing the path reads every link on the way.
-fn file_identity(path: &Path) -> Result<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot stat", path.display()))?;
-    Ok((meta.dev(), meta.ino()))
+/// Which file `path` is, whatever the path to it.
+fn file_identity(path: &Path) -> Result<FileIdentity> {
+    FileIdentity::of_path(path).with_context(|| format!("{}: cannot stat", path.display()))
 }
 
 /// The CPU every object is for: one image holds code of one CPU, and to

@@ -10,7 +10,7 @@ use crate::graph::fixups::{self, Addresses, ExternalTls, TlsPlacement};
 use crate::graph::layout::{Layout, TlsLayout, NOT_PLACED};
 use crate::graph::linkinfo::{InputInfo, PhaseTimer};
 use crate::graph::model::*;
-use crate::graph::resolve::{Resolution, Target};
+use crate::graph::resolve::{ResolvedSymbols, Target};
 use crate::graph::tables::{TableBlocks, Tables};
 use crate::host::loader::SharedLibrary;
 use crate::host::tls::{self, TlsModule};
@@ -23,7 +23,7 @@ pub(super) struct Placed {
     pub options: LinkOptions,
     pub cpu: Cpu,
     pub graphs: Vec<LinkGraph>,
-    pub res: Resolution,
+    pub res: ResolvedSymbols,
     pub tables: Tables,
     /// The graph of the GOT, stubs and copy slots (the last), and its blocks.
     pub table_graph: u32,
@@ -175,7 +175,7 @@ fn static_tls_placement(cpu: Cpu, tls: &TlsLayout, descriptor_resolver: u64, ext
 }
 
 /// The image's global symbols by name, for lookups once it is linked.
-fn global_symbol_map(res: &Resolution, addrs: &Addresses) -> SymbolMap {
+fn global_symbol_map(res: &ResolvedSymbols, addrs: &Addresses) -> SymbolMap {
     SymbolMap::new(
         res.globals
             .iter()

@@ -28,3 +28,31 @@ pub fn parse_address(s: &str) -> Result<u64, String> {
     };
     parsed.map_err(|_| format!("`{}` is not a number (decimal or 0x hex)", s))
 }
+
+/// Which file something is, whatever the path to it or the descriptor
+/// open on it: its device and inode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileIdentity {
+    device: u64,
+    inode: u64,
+}
+
+impl FileIdentity {
+    /// The file at `path`: one `stat`, where canonicalizing the path would
+    /// read every link on the way.
+    pub fn of_path(path: &std::path::Path) -> std::io::Result<FileIdentity> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path)?;
+        Ok(FileIdentity { device: meta.dev(), inode: meta.ino() })
+    }
+
+    /// The file descriptor `fd` refers to (which may have been replaced).
+    pub fn of_descriptor(fd: std::os::fd::RawFd) -> Option<FileIdentity> {
+        // SAFETY: fstat fills the zeroed struct (plain data) passed.
+        let stat = unsafe {
+            let mut stat: libc::stat = std::mem::zeroed();
+            (libc::fstat(fd, &mut stat) == 0).then_some(stat)?
+        };
+        Some(FileIdentity { device: stat.st_dev, inode: stat.st_ino })
+    }
+}

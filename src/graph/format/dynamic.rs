@@ -67,37 +67,9 @@ impl ExportTable {
         let symbols = file.get(self.symbols.clone())?;
         let strings = file.get(self.strings.clone())?;
         let word = |at: usize| -> Option<u32> { Some(u32::from_le_bytes(table.get(at..at + 4)?.try_into().ok()?)) };
-        let (buckets_len, first_hashed, bloom_len, bloom_shift) = (word(0)?, word(4)?, word(8)?, word(12)?);
-        if buckets_len == 0 || bloom_len == 0 {
-            return None;
-        }
-        let hash = gnu_hash(name);
-        // The Bloom filter: two bits per name, most misses end here.
-        let bloom_at = 16 + 8 * ((hash / 64) % bloom_len) as usize;
-        let bloom = u64::from_le_bytes(table.get(bloom_at..bloom_at + 8)?.try_into().ok()?);
-        let mask = (1u64 << (hash % 64)) | (1u64 << ((hash >> (bloom_shift % 32)) % 64));
-        if bloom & mask != mask {
-            return None;
-        }
-        let buckets_at = 16 + 8 * bloom_len as usize;
-        let chains_at = buckets_at + 4 * buckets_len as usize;
-        let mut index = word(buckets_at + 4 * (hash % buckets_len) as usize)?;
-        if index < first_hashed {
-            return None;
-        }
-        // A chain ends at an entry with its low bit set; bounded by the table.
-        loop {
-            let chain = word(chains_at + 4 * (index - first_hashed) as usize)?;
-            if chain | 1 == hash | 1 {
-                if let Some(sym) = exported_symbol(symbols, strings, index as usize, name).filter(|s| accept(s)) {
-                    return Some(sym);
-                }
-            }
-            if chain & 1 != 0 {
-                return None;
-            }
-            index = index.checked_add(1)?;
-        }
+        gnu_hash_lookup(word, name, |index| {
+            exported_symbol(symbols, strings, index as usize, name).filter(|s| accept(s))
+        })
     }
 }
 
@@ -131,8 +103,55 @@ fn exported_symbol(symbols: &[u8], strings: &[u8], index: usize, name: &[u8]) ->
 }
 
 /// The GNU hash of a symbol name (the ELF `DT_GNU_HASH` function).
-fn gnu_hash(name: &[u8]) -> u32 {
+pub fn gnu_hash(name: &[u8]) -> u32 {
     name.iter().fold(5381u32, |h, &c| h.wrapping_mul(33).wrapping_add(c as u32))
+}
+
+/// Looks `name` up in a GNU hash table (`.gnu.hash`, `DT_GNU_HASH`), read
+/// through `word(offset)`, the table's little-endian 32-bit word at that
+/// byte offset (`None` past its end: the lookup then fails). Each symbol
+/// index whose hash matches goes to `candidate`, in chain order, until it
+/// returns something: the caller compares the names and anything else.
+///
+/// The table: `nbuckets`, `symoffset`, `bloom_size`, `bloom_shift`; the
+/// Bloom filter (`bloom_size` 64-bit words); the buckets (`nbuckets`
+/// words); then one chain word per symbol from `symoffset` on, the last of
+/// each chain with bit 0 set.
+pub fn gnu_hash_lookup<T>(
+    word: impl Fn(usize) -> Option<u32>,
+    name: &[u8],
+    mut candidate: impl FnMut(u32) -> Option<T>,
+) -> Option<T> {
+    let (buckets_len, first_hashed, bloom_len, bloom_shift) = (word(0)?, word(4)?, word(8)?, word(12)?);
+    if buckets_len == 0 || bloom_len == 0 {
+        return None;
+    }
+    let hash = gnu_hash(name);
+    // The Bloom filter: two bits per name, most misses end here.
+    let bloom_at = 16 + 8 * ((hash / 64) % bloom_len) as usize;
+    let bloom = u64::from(word(bloom_at)?) | u64::from(word(bloom_at + 4)?) << 32;
+    let mask = (1u64 << (hash % 64)) | (1u64 << ((hash >> (bloom_shift % 32)) % 64));
+    if bloom & mask != mask {
+        return None;
+    }
+    let buckets_at = 16 + 8 * bloom_len as usize;
+    let chains_at = buckets_at + 4 * buckets_len as usize;
+    let mut index = word(buckets_at + 4 * (hash % buckets_len) as usize)?;
+    if index < first_hashed {
+        return None;
+    }
+    loop {
+        let chain = word(chains_at + 4 * (index - first_hashed) as usize)?;
+        if chain | 1 == hash | 1 {
+            if let Some(found) = candidate(index) {
+                return Some(found);
+            }
+        }
+        if chain & 1 != 0 {
+            return None;
+        }
+        index = index.checked_add(1)?;
+    }
 }
 
 /// A shared library's `DT_SONAME`.
