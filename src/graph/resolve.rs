@@ -778,24 +778,7 @@ impl SymbolTable {
             }
         }
         if !unresolved.is_empty() {
-            let mut more_referrers: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-            for &(e, g) in &self.more_referrers {
-                more_referrers.entry(e).or_default().push(g);
-            }
-            let symbols = unresolved
-                .into_iter()
-                .map(|(name, i)| {
-                    let more = more_referrers.get(&(i as u32)).map_or(&[][..], Vec::as_slice);
-                    let mut referenced_by: Vec<String> = self
-                        .entry_referrers(i, more.iter().copied())
-                        .map(|g| graphs[g as usize].name.clone())
-                        .collect();
-                    let aliases = self.aliased_by.get(&(i as u32)).map_or(&[][..], Vec::as_slice);
-                    referenced_by.extend(aliases.iter().map(|option| option.to_string()));
-                    UnresolvedSymbol { name: name.to_string(), referenced_by, hint: library_hint(name) }
-                })
-                .collect();
-            return Err(UnresolvedSymbols { symbols }.into());
+            return Err(self.unresolved_error(unresolved, graphs));
         }
         drop(section_names);
         graphs.push(commons);
@@ -807,7 +790,36 @@ impl SymbolTable {
             globals.bind(new, global);
         }
 
-        // Each symbol's target through its entry; per graph, on several
+        // Each symbol's target through its entry.
+        let targets = self.symbol_targets(graphs, &globals, &mut ifuncs);
+        Ok(ResolvedSymbols { targets, externals, boundaries, ifuncs, globals, data_definitions })
+    }
+
+    /// The error for the names nothing defines, each with the objects (and
+    /// `--alias` options) that refer to it.
+    fn unresolved_error(&self, unresolved: BTreeMap<&str, usize>, graphs: &[LinkGraph]) -> anyhow::Error {
+        let mut more_referrers: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        for &(e, g) in &self.more_referrers {
+            more_referrers.entry(e).or_default().push(g);
+        }
+        let symbols = unresolved
+            .into_iter()
+            .map(|(name, i)| {
+                let more = more_referrers.get(&(i as u32)).map_or(&[][..], Vec::as_slice);
+                let mut referenced_by: Vec<String> =
+                    self.entry_referrers(i, more.iter().copied()).map(|g| graphs[g as usize].name.clone()).collect();
+                let aliases = self.aliased_by.get(&(i as u32)).map_or(&[][..], Vec::as_slice);
+                referenced_by.extend(aliases.iter().map(|option| option.to_string()));
+                UnresolvedSymbol { name: name.to_string(), referenced_by, hint: library_hint(name) }
+            })
+            .collect();
+        UnresolvedSymbols { symbols }.into()
+    }
+
+    /// Every symbol's target, through its entry in the table (`globals`);
+    /// local IFUNC definitions join `ifuncs`.
+    fn symbol_targets(&self, graphs: &[LinkGraph], globals: &Globals, ifuncs: &mut Vec<Ifunc>) -> Vec<Vec<Target>> {
+        // Per graph, on several
         // threads for a large link. A local IFUNC definition (rare) is set
         // aside and gets its `ifuncs` entry afterwards, in graph order.
         let targets_of = |&g: &usize| -> (Vec<Target>, Vec<usize>) {
@@ -835,18 +847,17 @@ impl SymbolTable {
         let symbol_count: usize = graphs.iter().map(|g| g.symbols.len()).sum();
         let indices: Vec<usize> = (0..graphs.len()).collect();
         let per_graph = crate::support::parallel::map_in_order(&indices, symbol_count >= PARALLEL_TARGETS, targets_of);
-        let targets = per_graph
+        per_graph
             .into_iter()
             .enumerate()
             .map(|(g, (mut targets, local_ifuncs))| {
                 let graph = &graphs[g];
                 for s in local_ifuncs {
-                    targets[s] = local_target(g as u32, &graph.symbols[s], graph, &mut ifuncs);
+                    targets[s] = local_target(g as u32, &graph.symbols[s], graph, ifuncs);
                 }
                 targets
             })
-            .collect();
-        Ok(ResolvedSymbols { targets, externals, boundaries, ifuncs, globals, data_definitions })
+            .collect()
     }
 }
 

@@ -25,7 +25,29 @@ pub const MAX_SECTION_ALIGN: u64 = 1 << 24;
 
 /// Translates the ELF object in `input` (named `name` in messages).
 pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -> Result<LinkGraph> {
+    // The header: a little-endian ELF64 relocatable object of a known CPU.
     let data = input.bytes();
+    let (header, cpu) = read_header(name, data)?;
+    let mut translation = Translation::new(name, &input, header, cpu, limits)?;
+    // Sections that load (the others are tables, notes and debug info).
+    translation.add_sections()?;
+    // COMDAT groups, so that later copies can be discarded.
+    translation.add_comdat_groups()?;
+    // Symbols, each checked against the sections.
+    translation.add_symbols()?;
+    // Relocations, each checked against the symbols and the sections.
+    translation.add_relocations()?;
+    let mut graph = translation.graph;
+    // `.eh_frame`: what the unwinder will trust, checked here on the
+    // threads that translate objects.
+    crate::graph::ehframe::check(&graph)?;
+    graph.keep_only_contents();
+    Ok(graph)
+}
+
+/// The ELF header of `data`, checked: little-endian, relocatable, of a CPU
+/// jitrun knows.
+fn read_header<'a>(name: &str, data: &'a [u8]) -> Result<(&'a Header, Cpu)> {
     let err = |what: &dyn std::fmt::Display| anyhow!("{}: {}", name, what);
     let header = Header::parse(data).map_err(|e| err(&format_args!("invalid ELF header: {}", e)))?;
     let endian = header.endian().map_err(|_| {
@@ -54,286 +76,392 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
             what
         );
     }
-    let sections = header.sections(endian, data).map_err(|e| err(&format_args!("section table: {}", e)))?;
-    let symtab =
-        sections.symbols(endian, data, elf::SHT_SYMTAB).map_err(|e| err(&format_args!("symbol table: {}", e)))?;
+    Ok((header, cpu))
+}
 
-    let mut graph = LinkGraph::new(name.to_string(), cpu, Some(input.clone()));
-    // ELF section index → model section (and its one block), if loaded.
-    let mut loaded: Vec<Option<(SectionId, BlockId)>> = vec![None; sections.len()];
-    let mut total_size: u64 = 0;
-    let mut total_tls_size: u64 = 0;
+/// One object being translated: its tables, parsed once, and the graph so far.
+struct Translation<'a> {
+    name: &'a str,
+    input: &'a Arc<InputData>,
+    data: &'a [u8],
+    endian: LittleEndian,
+    sections: object::read::elf::SectionTable<'a, Header>,
+    symtab: object::read::elf::SymbolTable<'a, Header>,
+    limits: &'a crate::graph::Limits,
+    graph: LinkGraph,
+    /// ELF section index → model section (and its one block), if loaded.
+    loaded: Vec<Option<(SectionId, BlockId)>>,
+    /// Bytes the loaded sections (and commons) add up to, and the
+    /// thread-local ones: each limit is checked as they grow.
+    total_size: u64,
+    total_tls_size: u64,
+}
 
-    // Room for the sections that load (a small object has three times as
-    // many others: relocations, symbols, strings, notes).
-    let loadable = sections.iter().filter(|s| s.sh_flags(endian) & u64::from(elf::SHF_ALLOC) != 0).count();
-    graph.sections.reserve_exact(loadable);
-    graph.blocks.reserve_exact(loadable);
-    for (index, section) in sections.enumerate() {
-        let sec_name = sections
-            .section_name(endian, section)
-            .map_err(|e| err(&format_args!("section {}: name: {}", index.0, e)))?;
-        if sec_name.starts_with(b".gnu.lto_")
-            && symtab.iter().any(|sym| symtab.symbol_name(endian, sym).is_ok_and(|n| n == b"__gnu_lto_slim"))
-        {
-            bail!(
-                "{}: holds only GCC LTO bytecode, no machine code; compile without -flto or add -ffat-lto-objects",
-                name
-            );
-        }
-        // Sections that take no memory (symbol and string tables, relocations,
-        // debug info) are not loaded: skip them before decoding the name.
-        if section.sh_flags(endian) & u64::from(elf::SHF_ALLOC) == 0 {
-            graph.has_line_info |= sec_name == b".debug_line";
-            if sec_name == b".comment" {
-                // "clang version 14.0.6" (possibly after a vendor's name).
-                let comment = section.data(endian, data).unwrap_or_default();
-                graph.built_by_clang |= comment.windows(14).any(|w| w == b"clang version ");
-            }
-            continue;
-        }
-        let sec_name = text(sec_name);
-        let Some(kind) = classify(section, endian, &sec_name) else {
-            continue;
-        };
-        let flags = section.sh_flags(endian);
-        if flags & u64::from(elf::SHF_WRITE) != 0 && flags & u64::from(elf::SHF_EXECINSTR) != 0 {
-            bail!("{}: section {}: both writable and executable; jitrun keeps W^X and refuses it", name, sec_name);
-        }
-        let size = section.sh_size(endian);
-        let align = section.sh_addralign(endian).max(1);
-        if !align.is_power_of_two() || align > MAX_SECTION_ALIGN {
-            bail!(
-                "{}: section {}: alignment {:#x} is not a power of two up to {:#x}",
-                name,
-                sec_name,
-                align,
-                MAX_SECTION_ALIGN
-            );
-        }
-        total_size = super::add_section_size(name, &sec_name, total_size, size, super::SizeLimit::Image, limits)?;
-        if kind == SectionKind::TlsData || kind == SectionKind::TlsZeroFill {
-            total_tls_size =
-                super::add_section_size(name, &sec_name, total_tls_size, size, super::SizeLimit::Tls, limits)?;
-        }
-        let content = if section.sh_type(endian) == elf::SHT_NOBITS {
-            Content::Zero
-        } else {
-            Content::File(super::file_range(name, &sec_name, section.sh_offset(endian), size, data.len())?)
-        };
-        let sid = graph.add_section(&sec_name, kind);
-        graph.sections[sid as usize].priority = init_priority(kind, &sec_name);
-        let bid = graph.add_block(sid, content, size, align);
-        loaded[index.0] = Some((sid, bid));
+impl<'a> Translation<'a> {
+    fn new(
+        name: &'a str,
+        input: &'a Arc<InputData>,
+        header: &'a Header,
+        cpu: Cpu,
+        limits: &'a crate::graph::Limits,
+    ) -> Result<Translation<'a>> {
+        let (data, endian) = (input.bytes(), LittleEndian);
+        let err = |what: &dyn std::fmt::Display| anyhow!("{}: {}", name, what);
+        let sections = header.sections(endian, data).map_err(|e| err(&format_args!("section table: {}", e)))?;
+        let symtab =
+            sections.symbols(endian, data, elf::SHT_SYMTAB).map_err(|e| err(&format_args!("symbol table: {}", e)))?;
+        Ok(Translation {
+            name,
+            input,
+            data,
+            endian,
+            loaded: vec![None; sections.len()],
+            sections,
+            symtab,
+            limits,
+            graph: LinkGraph::new(name.to_string(), cpu, Some(input.clone())),
+            total_size: 0,
+            total_tls_size: 0,
+        })
     }
 
-    // COMDAT groups: remember which model sections each signature covers.
-    for (index, section) in sections.enumerate() {
-        let Some((flag, members)) =
-            section.group(endian, data).map_err(|e| err(&format_args!("group section {}: {}", index.0, e)))?
-        else {
-            continue;
-        };
-        if flag & elf::GRP_COMDAT == 0 {
-            continue;
-        }
-        let sym_index = section.sh_info(endian) as usize;
-        let signature = symtab
-            .symbol(SymbolIndex(sym_index))
-            .and_then(|sym| symtab.symbol_name(endian, sym))
-            .map_err(|e| err(&format_args!("group section {}: signature symbol {}: {}", index.0, sym_index, e)))?;
-        let mut members_loaded = Vec::new();
-        for member in members {
-            let member = member.get(endian) as usize;
-            if member == 0 || member >= sections.len() {
-                bail!("{}: group section {}: member section index {} does not exist", name, index.0, member);
-            }
-            if let Some((sid, _)) = loaded[member] {
-                members_loaded.push(sid);
-            }
-        }
-        graph.comdats.push(Comdat { signature: text(signature).into(), sections: members_loaded });
+    /// An error naming the object.
+    fn err(&self, what: &dyn std::fmt::Display) -> anyhow::Error {
+        anyhow!("{}: {}", self.name, what)
     }
 
-    // Symbols keep their ELF index, so relocations map one to one. Their
-    // names go into one buffer, shared once every symbol is read.
-    graph.symbols.reserve(symtab.len());
-    let strings = sections.section(symtab.string_section()).ok().and_then(|s| s.data(endian, data).ok());
-    let mut names = NameBuffer::with_capacity(strings.map_or(0, <[u8]>::len));
-    // The string table checked as UTF-8 once, not name by name: a name in
-    // it (NUL-delimited) is then valid too.
-    let strings_text = strings.and_then(|bytes| std::str::from_utf8(bytes).ok());
-    let mut name_spans: Vec<Option<NameSpan>> = Vec::with_capacity(symtab.len());
-    for (index, sym) in symtab.enumerate() {
-        let sym_name =
-            symtab.symbol_name(endian, sym).map_err(|e| err(&format_args!("symbol {}: name: {}", index.0, e)))?;
-        if sym_name == b"__gnu_lto_slim" {
-            bail!(
-                "{}: a GCC LTO object with no machine code (built with -flto); rebuild with -ffat-lto-objects or without -flto",
-                name
-            );
-        }
-        let st_type = sym.st_type();
-        let kind = match st_type {
-            elf::STT_GNU_IFUNC if sym.st_shndx(endian) != elf::SHN_UNDEF => SymbolKind::Ifunc,
-            elf::STT_FUNC | elf::STT_GNU_IFUNC => SymbolKind::Function,
-            elf::STT_OBJECT | elf::STT_COMMON => SymbolKind::Data,
-            elf::STT_TLS => SymbolKind::Tls,
-            elf::STT_SECTION => SymbolKind::Section,
-            _ => SymbolKind::Unknown,
-        };
-        let scope = if sym.st_bind() == elf::STB_LOCAL { Scope::Local } else { Scope::Global };
-        let linkage = if sym.st_bind() == elf::STB_WEAK { Linkage::Weak } else { Linkage::Strong };
-        let shndx = sym.st_shndx(endian);
-        let def = match shndx {
-            elf::SHN_UNDEF => SymbolDef::Undefined,
-            elf::SHN_ABS => SymbolDef::Absolute(sym.st_value(endian)),
-            elf::SHN_COMMON => {
-                let align = sym.st_value(endian).max(1);
-                if !align.is_power_of_two() || align > MAX_SECTION_ALIGN {
-                    bail!(
-                        "{}: common symbol {}: alignment {:#x} is invalid",
-                        name,
-                        String::from_utf8_lossy(sym_name),
-                        align
-                    );
+    /// Sections that load become model sections of one block each, their
+    /// sizes counted against the limits.
+    fn add_sections(&mut self) -> Result<()> {
+        // Room for the sections that load (a small object has three times as
+        // many others: relocations, symbols, strings, notes).
+        let loadable =
+            self.sections.iter().filter(|s| s.sh_flags(self.endian) & u64::from(elf::SHF_ALLOC) != 0).count();
+        self.graph.sections.reserve_exact(loadable);
+        self.graph.blocks.reserve_exact(loadable);
+        for (index, section) in self.sections.enumerate() {
+            let sec_name = self
+                .sections
+                .section_name(self.endian, section)
+                .map_err(|e| self.err(&format_args!("section {}: name: {}", index.0, e)))?;
+            if sec_name.starts_with(b".gnu.lto_")
+                && self
+                    .symtab
+                    .iter()
+                    .any(|sym| self.symtab.symbol_name(self.endian, sym).is_ok_and(|n| n == b"__gnu_lto_slim"))
+            {
+                bail!(
+                    "{}: holds only GCC LTO bytecode, no machine code; compile without -flto or add -ffat-lto-objects",
+                    self.name
+                );
+            }
+            // Sections that take no memory (symbol and string tables, relocations,
+            // debug info) are not loaded: skip them before decoding the name.
+            if section.sh_flags(self.endian) & u64::from(elf::SHF_ALLOC) == 0 {
+                self.graph.has_line_info |= sec_name == b".debug_line";
+                if sec_name == b".comment" {
+                    // "clang version 14.0.6" (possibly after a vendor's name).
+                    let comment = section.data(self.endian, self.data).unwrap_or_default();
+                    self.graph.built_by_clang |= comment.windows(14).any(|w| w == b"clang version ");
                 }
-                let size = sym.st_size(endian);
-                total_size = total_size.saturating_add(size.saturating_add(align));
-                limits.check_image_size(
-                    &format_args!("{}: common symbol {}: the object", name, String::from_utf8_lossy(sym_name)),
-                    total_size,
+                continue;
+            }
+            let sec_name = text(sec_name);
+            let Some(kind) = classify(section, self.endian, &sec_name) else {
+                continue;
+            };
+            let flags = section.sh_flags(self.endian);
+            if flags & u64::from(elf::SHF_WRITE) != 0 && flags & u64::from(elf::SHF_EXECINSTR) != 0 {
+                bail!(
+                    "{}: section {}: both writable and executable; jitrun keeps W^X and refuses it",
+                    self.name,
+                    sec_name
+                );
+            }
+            let size = section.sh_size(self.endian);
+            let align = section.sh_addralign(self.endian).max(1);
+            if !align.is_power_of_two() || align > MAX_SECTION_ALIGN {
+                bail!(
+                    "{}: section {}: alignment {:#x} is not a power of two up to {:#x}",
+                    self.name,
+                    sec_name,
+                    align,
+                    MAX_SECTION_ALIGN
+                );
+            }
+            self.total_size = super::add_section_size(
+                self.name,
+                &sec_name,
+                self.total_size,
+                size,
+                super::SizeLimit::Image,
+                self.limits,
+            )?;
+            if kind == SectionKind::TlsData || kind == SectionKind::TlsZeroFill {
+                self.total_tls_size = super::add_section_size(
+                    self.name,
+                    &sec_name,
+                    self.total_tls_size,
+                    size,
+                    super::SizeLimit::Tls,
+                    self.limits,
                 )?;
-                SymbolDef::Common { size, align: align as u32 } // checked above: at most 2^24
             }
-            _ if st_type == elf::STT_FILE => SymbolDef::NotLoaded,
-            _ => {
-                let section_index = if shndx == elf::SHN_XINDEX {
-                    symtab
-                        .shndx(endian, index)
-                        .ok_or_else(|| err(&format_args!("symbol {}: missing SHT_SYMTAB_SHNDX entry", index.0)))?
-                        as usize
-                } else if shndx >= elf::SHN_LORESERVE {
-                    bail!(
-                        "{}: symbol {}: reserved section index {:#x}",
-                        name,
-                        String::from_utf8_lossy(sym_name),
-                        shndx
-                    );
-                } else {
-                    shndx as usize
-                };
-                if section_index >= sections.len() {
-                    bail!(
-                        "{}: symbol {}: section index {} is out of range ({} sections)",
-                        name,
-                        String::from_utf8_lossy(sym_name),
-                        section_index,
-                        sections.len()
-                    );
-                }
-                match loaded[section_index] {
-                    Some((_, block)) => {
-                        let offset = sym.st_value(endian);
-                        let block_size = graph.blocks[block as usize].size;
-                        if offset > block_size {
-                            bail!(
-                                "{}: symbol {}: value {:#x} is past the end of its section {} ({:#x} bytes)",
-                                name,
-                                String::from_utf8_lossy(sym_name),
-                                offset,
-                                graph.sections[graph.blocks[block as usize].section as usize].name,
-                                block_size
-                            );
-                        }
-                        SymbolDef::Defined { block, offset }
-                    }
-                    None => SymbolDef::NotLoaded,
-                }
-            }
-        };
-        let visibility = sym.st_other() & 0x3;
-        if scope == Scope::Global && matches!(visibility, elf::STV_HIDDEN | elf::STV_INTERNAL) {
-            graph.hidden.push(graph.symbols.len() as SymbolId);
+            let content = if section.sh_type(self.endian) == elf::SHT_NOBITS {
+                Content::Zero
+            } else {
+                Content::File(super::file_range(
+                    self.name,
+                    &sec_name,
+                    section.sh_offset(self.endian),
+                    size,
+                    self.data.len(),
+                )?)
+            };
+            let sid = self.graph.add_section(&sec_name, kind);
+            self.graph.sections[sid as usize].priority = init_priority(kind, &sec_name);
+            let bid = self.graph.add_block(sid, content, size, align);
+            self.loaded[index.0] = Some((sid, bid));
         }
-        let named = !sym_name.is_empty() && st_type != elf::STT_SECTION;
-        name_spans.push(if named { names.add(&symbol_text(strings_text, sym_name)) } else { None });
-        graph.symbols.push(Symbol { name: None, def, scope, linkage, kind, size: sym.st_size(endian) });
-    }
-    let names = names.finish();
-    for (sym, span) in graph.symbols.iter_mut().zip(name_spans) {
-        sym.name = span.map(|span| NameBuffer::name(&names, span));
+
+        Ok(())
     }
 
-    // Relocations → edges.
-    for (index, section) in sections.enumerate() {
-        let sh_type = section.sh_type(endian);
-        if sh_type == elf::SHT_REL {
-            if let Some((_, block)) = loaded.get(section.sh_info(endian) as usize).copied().flatten() {
-                let target = &graph.sections[graph.blocks[block as usize].section as usize].name;
-                bail!("{}: section {}: SHT_REL relocations are not used on {} (expected SHT_RELA)", name, target, cpu);
+    /// COMDAT groups: which model sections each signature covers.
+    fn add_comdat_groups(&mut self) -> Result<()> {
+        // COMDAT groups: remember which model sections each signature covers.
+        for (index, section) in self.sections.enumerate() {
+            let Some((flag, members)) = section
+                .group(self.endian, self.data)
+                .map_err(|e| self.err(&format_args!("group section {}: {}", index.0, e)))?
+            else {
+                continue;
+            };
+            if flag & elf::GRP_COMDAT == 0 {
+                continue;
             }
-            continue;
+            let sym_index = section.sh_info(self.endian) as usize;
+            let signature = self
+                .symtab
+                .symbol(SymbolIndex(sym_index))
+                .and_then(|sym| self.symtab.symbol_name(self.endian, sym))
+                .map_err(|e| {
+                    self.err(&format_args!("group section {}: signature symbol {}: {}", index.0, sym_index, e))
+                })?;
+            let mut members_loaded = Vec::new();
+            for member in members {
+                let member = member.get(self.endian) as usize;
+                if member == 0 || member >= self.sections.len() {
+                    bail!("{}: group section {}: member section index {} does not exist", self.name, index.0, member);
+                }
+                if let Some((sid, _)) = self.loaded[member] {
+                    members_loaded.push(sid);
+                }
+            }
+            self.graph.comdats.push(Comdat { signature: text(signature).into(), sections: members_loaded });
         }
-        if sh_type != elf::SHT_RELA {
-            continue;
-        }
-        let target_index = section.sh_info(endian) as usize;
-        if target_index >= sections.len() {
-            bail!("{}: relocation section {}: target section index {} is out of range", name, index.0, target_index);
-        }
-        let Some((sid, block)) = loaded[target_index] else {
-            continue;
-        };
-        let sec_name = graph.sections[sid as usize].name.as_str();
-        let (relocs, link) = section
-            .rela(endian, data)
-            .map_err(|e| err(&format_args!("section {}: relocations: {}", sec_name, e)))?
-            .expect("SHT_RELA checked above");
-        if link != symtab.section() && !(link == SectionIndex(0) && relocs.is_empty()) {
-            bail!(
-                "{}: section {}: relocations refer to section {} which is not the symbol table",
-                name,
-                sec_name,
-                link.0
-            );
-        }
-        let block_size = graph.blocks[block as usize].size;
-        let table_start = relocs.as_ptr() as usize - data.as_ptr() as usize;
-        let table = table_start..table_start + std::mem::size_of_val(relocs);
-        let symbol_count = graph.symbols.len();
-        let is_zero_fill = matches!(graph.blocks[block as usize].content, Content::Zero);
-        let block_ref = &mut graph.blocks[block as usize];
-        // A mapped object's relocations stay in its file and are decoded,
-        // with every check, where they are read (planning, fixups), and
-        // only for the blocks that load, as ld checks them: a large program
-        // has hundreds of thousands, which would take 24 bytes each in
-        // fresh memory here. `.eh_frame`'s (read by offset while pruning),
-        // zero-fill sections' (which must have none) and small read-in
-        // objects' are decoded now.
-        let lazy = matches!(*input, InputData::Mapped(..))
-            && graph.sections[sid as usize].kind != SectionKind::EhFrame
-            && !is_zero_fill
-            && block_ref.elf_relocations.is_none();
-        if lazy {
-            block_ref.elf_relocations = Some(table);
-            continue;
-        }
-        let mut edges = Vec::new();
-        decode_relocations(cpu, &data[table], block_size, symbol_count, &mut edges)
-            .map_err(|problem| problem.into_error(name, sec_name))?;
-        if is_zero_fill && !edges.is_empty() {
-            bail!("{}: section {}: zero-fill section has relocations", name, sec_name);
-        }
-        if block_ref.edges.is_empty() {
-            block_ref.edges = edges; // no second copy of a large table
-        } else {
-            block_ref.edges.extend(edges);
-        }
+
+        Ok(())
     }
-    crate::graph::ehframe::check(&graph)?;
-    graph.keep_only_contents();
-    Ok(graph)
+
+    /// Symbols, keeping their ELF index so that relocations map one to one.
+    fn add_symbols(&mut self) -> Result<()> {
+        // Symbols keep their ELF index, so relocations map one to one. Their
+        // names go into one buffer, shared once every symbol is read.
+        self.graph.symbols.reserve(self.symtab.len());
+        let strings =
+            self.sections.section(self.symtab.string_section()).ok().and_then(|s| s.data(self.endian, self.data).ok());
+        let mut names = NameBuffer::with_capacity(strings.map_or(0, <[u8]>::len));
+        // The string table checked as UTF-8 once, not name by name: a name in
+        // it (NUL-delimited) is then valid too.
+        let strings_text = strings.and_then(|bytes| std::str::from_utf8(bytes).ok());
+        let mut name_spans: Vec<Option<NameSpan>> = Vec::with_capacity(self.symtab.len());
+        for (index, sym) in self.symtab.enumerate() {
+            let sym_name = self
+                .symtab
+                .symbol_name(self.endian, sym)
+                .map_err(|e| self.err(&format_args!("symbol {}: name: {}", index.0, e)))?;
+            if sym_name == b"__gnu_lto_slim" {
+                bail!(
+                    "{}: a GCC LTO object with no machine code (built with -flto); rebuild with -ffat-lto-objects or without -flto",
+                    self.name
+                );
+            }
+            let st_type = sym.st_type();
+            let kind = match st_type {
+                elf::STT_GNU_IFUNC if sym.st_shndx(self.endian) != elf::SHN_UNDEF => SymbolKind::Ifunc,
+                elf::STT_FUNC | elf::STT_GNU_IFUNC => SymbolKind::Function,
+                elf::STT_OBJECT | elf::STT_COMMON => SymbolKind::Data,
+                elf::STT_TLS => SymbolKind::Tls,
+                elf::STT_SECTION => SymbolKind::Section,
+                _ => SymbolKind::Unknown,
+            };
+            let scope = if sym.st_bind() == elf::STB_LOCAL { Scope::Local } else { Scope::Global };
+            let linkage = if sym.st_bind() == elf::STB_WEAK { Linkage::Weak } else { Linkage::Strong };
+            let shndx = sym.st_shndx(self.endian);
+            let def = match shndx {
+                elf::SHN_UNDEF => SymbolDef::Undefined,
+                elf::SHN_ABS => SymbolDef::Absolute(sym.st_value(self.endian)),
+                elf::SHN_COMMON => {
+                    let align = sym.st_value(self.endian).max(1);
+                    if !align.is_power_of_two() || align > MAX_SECTION_ALIGN {
+                        bail!(
+                            "{}: common symbol {}: alignment {:#x} is invalid",
+                            self.name,
+                            String::from_utf8_lossy(sym_name),
+                            align
+                        );
+                    }
+                    let size = sym.st_size(self.endian);
+                    self.total_size = self.total_size.saturating_add(size.saturating_add(align));
+                    self.limits.check_image_size(
+                        &format_args!("{}: common symbol {}: the object", self.name, String::from_utf8_lossy(sym_name)),
+                        self.total_size,
+                    )?;
+                    SymbolDef::Common { size, align: align as u32 } // checked above: at most 2^24
+                }
+                _ if st_type == elf::STT_FILE => SymbolDef::NotLoaded,
+                _ => {
+                    let section_index = if shndx == elf::SHN_XINDEX {
+                        self.symtab.shndx(self.endian, index).ok_or_else(|| {
+                            self.err(&format_args!("symbol {}: missing SHT_SYMTAB_SHNDX entry", index.0))
+                        })? as usize
+                    } else if shndx >= elf::SHN_LORESERVE {
+                        bail!(
+                            "{}: symbol {}: reserved section index {:#x}",
+                            self.name,
+                            String::from_utf8_lossy(sym_name),
+                            shndx
+                        );
+                    } else {
+                        shndx as usize
+                    };
+                    if section_index >= self.sections.len() {
+                        bail!(
+                            "{}: symbol {}: section index {} is out of range ({} sections)",
+                            self.name,
+                            String::from_utf8_lossy(sym_name),
+                            section_index,
+                            self.sections.len()
+                        );
+                    }
+                    match self.loaded[section_index] {
+                        Some((_, block)) => {
+                            let offset = sym.st_value(self.endian);
+                            let block_size = self.graph.blocks[block as usize].size;
+                            if offset > block_size {
+                                bail!(
+                                    "{}: symbol {}: value {:#x} is past the end of its section {} ({:#x} bytes)",
+                                    self.name,
+                                    String::from_utf8_lossy(sym_name),
+                                    offset,
+                                    self.graph.sections[self.graph.blocks[block as usize].section as usize].name,
+                                    block_size
+                                );
+                            }
+                            SymbolDef::Defined { block, offset }
+                        }
+                        None => SymbolDef::NotLoaded,
+                    }
+                }
+            };
+            let visibility = sym.st_other() & 0x3;
+            if scope == Scope::Global && matches!(visibility, elf::STV_HIDDEN | elf::STV_INTERNAL) {
+                self.graph.hidden.push(self.graph.symbols.len() as SymbolId);
+            }
+            let named = !sym_name.is_empty() && st_type != elf::STT_SECTION;
+            name_spans.push(if named { names.add(&symbol_text(strings_text, sym_name)) } else { None });
+            self.graph.symbols.push(Symbol { name: None, def, scope, linkage, kind, size: sym.st_size(self.endian) });
+        }
+        let names = names.finish();
+        for (sym, span) in self.graph.symbols.iter_mut().zip(name_spans) {
+            sym.name = span.map(|span| NameBuffer::name(&names, span));
+        }
+
+        Ok(())
+    }
+
+    /// Relocations become edges (or, in a mapped file, stay there to be
+    /// decoded where they are read).
+    fn add_relocations(&mut self) -> Result<()> {
+        // Relocations → edges.
+        for (index, section) in self.sections.enumerate() {
+            let sh_type = section.sh_type(self.endian);
+            if sh_type == elf::SHT_REL {
+                if let Some((_, block)) = self.loaded.get(section.sh_info(self.endian) as usize).copied().flatten() {
+                    let target = &self.graph.sections[self.graph.blocks[block as usize].section as usize].name;
+                    bail!(
+                        "{}: section {}: SHT_REL relocations are not used on {} (expected SHT_RELA)",
+                        self.name,
+                        target,
+                        self.graph.cpu
+                    );
+                }
+                continue;
+            }
+            if sh_type != elf::SHT_RELA {
+                continue;
+            }
+            let target_index = section.sh_info(self.endian) as usize;
+            if target_index >= self.sections.len() {
+                bail!(
+                    "{}: relocation section {}: target section index {} is out of range",
+                    self.name,
+                    index.0,
+                    target_index
+                );
+            }
+            let Some((sid, block)) = self.loaded[target_index] else {
+                continue;
+            };
+            let sec_name = self.graph.sections[sid as usize].name.as_str();
+            let (relocs, link) = section
+                .rela(self.endian, self.data)
+                .map_err(|e| self.err(&format_args!("section {}: relocations: {}", sec_name, e)))?
+                .expect("SHT_RELA checked above");
+            if link != self.symtab.section() && !(link == SectionIndex(0) && relocs.is_empty()) {
+                bail!(
+                    "{}: section {}: relocations refer to section {} which is not the symbol table",
+                    self.name,
+                    sec_name,
+                    link.0
+                );
+            }
+            let block_size = self.graph.blocks[block as usize].size;
+            let table_start = relocs.as_ptr() as usize - self.data.as_ptr() as usize;
+            let table = table_start..table_start + std::mem::size_of_val(relocs);
+            let symbol_count = self.graph.symbols.len();
+            let is_zero_fill = matches!(self.graph.blocks[block as usize].content, Content::Zero);
+            let block_ref = &mut self.graph.blocks[block as usize];
+            // A mapped object's relocations stay in its file and are decoded,
+            // with every check, where they are read (planning, fixups), and
+            // only for the blocks that load, as ld checks them: a large program
+            // has hundreds of thousands, which would take 24 bytes each in
+            // fresh memory here. `.eh_frame`'s (read by offset while pruning),
+            // zero-fill sections' (which must have none) and small read-in
+            // objects' are decoded now.
+            let lazy = matches!(**self.input, InputData::Mapped(..))
+                && self.graph.sections[sid as usize].kind != SectionKind::EhFrame
+                && !is_zero_fill
+                && block_ref.elf_relocations.is_none();
+            if lazy {
+                block_ref.elf_relocations = Some(table);
+                continue;
+            }
+            let mut edges = Vec::new();
+            decode_relocations(self.graph.cpu, &self.data[table], block_size, symbol_count, &mut edges)
+                .map_err(|problem| problem.into_error(self.name, sec_name))?;
+            if is_zero_fill && !edges.is_empty() {
+                bail!("{}: section {}: zero-fill section has relocations", self.name, sec_name);
+            }
+            if block_ref.edges.is_empty() {
+                block_ref.edges = edges; // no second copy of a large table
+            } else {
+                block_ref.edges.extend(edges);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Why one `Elf64_Rela` entry cannot be used, at what section offset.
