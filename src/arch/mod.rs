@@ -222,6 +222,65 @@ impl Cpu {
         }
     }
 
+    /// What a relocation number of a linked file (a shared library's
+    /// `DT_RELA` and `DT_JMPREL` tables) is, among those jitrun reads or
+    /// writes.
+    pub fn dynamic_relocation(self, r_type: u32) -> Option<DynamicRelocation> {
+        DynamicRelocation::ALL.into_iter().find(|&kind| self.dynamic_relocation_number(kind) == r_type)
+    }
+
+    /// The number of a dynamic relocation on this CPU.
+    pub fn dynamic_relocation_number(self, kind: DynamicRelocation) -> u32 {
+        use object::elf::*;
+        use DynamicRelocation::*;
+        match (self, kind) {
+            (_, None) => R_X86_64_NONE,
+            (Cpu::X86_64, Absolute64) => R_X86_64_64,
+            (Cpu::X86_64, GlobalData) => R_X86_64_GLOB_DAT,
+            (Cpu::X86_64, JumpSlot) => R_X86_64_JUMP_SLOT,
+            (Cpu::X86_64, Copy) => R_X86_64_COPY,
+            (Cpu::X86_64, TpOffset64) => R_X86_64_TPOFF64,
+            (Cpu::X86_64, DtpModule64) => R_X86_64_DTPMOD64,
+            (Cpu::X86_64, DtpOffset64) => R_X86_64_DTPOFF64,
+            (Cpu::Aarch64, Absolute64) => R_AARCH64_ABS64,
+            (Cpu::Aarch64, GlobalData) => R_AARCH64_GLOB_DAT,
+            (Cpu::Aarch64, JumpSlot) => R_AARCH64_JUMP_SLOT,
+            (Cpu::Aarch64, Copy) => R_AARCH64_COPY,
+            (Cpu::Aarch64, TpOffset64) => R_AARCH64_TLS_TPREL,
+            (Cpu::Aarch64, DtpModule64) => R_AARCH64_TLS_DTPMOD,
+            (Cpu::Aarch64, DtpOffset64) => R_AARCH64_TLS_DTPREL,
+        }
+    }
+
+    /// The width of an absolute address an object's relocation number
+    /// writes (`R_X86_64_64`, `R_AARCH64_ABS32`, ...): what relocating
+    /// debug information needs; `None` for every other number.
+    pub fn absolute_data_width(self, r_type: u32) -> Option<usize> {
+        use object::elf::*;
+        match (self, r_type) {
+            (Cpu::X86_64, R_X86_64_64) | (Cpu::Aarch64, R_AARCH64_ABS64) => Some(8),
+            (Cpu::X86_64, R_X86_64_32 | R_X86_64_32S) | (Cpu::Aarch64, R_AARCH64_ABS32) => Some(4),
+            _ => Option::None,
+        }
+    }
+
+    /// How many bytes before a return address a call instruction may start.
+    pub const fn call_lookback(self) -> usize {
+        match self {
+            Cpu::X86_64 => 6,
+            Cpu::Aarch64 => 4,
+        }
+    }
+
+    /// Whether `before`, the [`Cpu::call_lookback`] bytes before a return
+    /// address, end with a call (for a crash report's scan of the stack).
+    pub fn follows_call(self, before: &[u8]) -> bool {
+        match self {
+            Cpu::X86_64 => x86_64::decode::follows_call(before),
+            Cpu::Aarch64 => aarch64::follows_call(before),
+        }
+    }
+
     /// The machine code of jitrun's runtime pieces for this CPU.
     pub fn runtime(self) -> &'static runtime::RuntimeCode {
         match self {
@@ -255,6 +314,37 @@ impl fmt::Display for Cpu {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// The relocations of linked files (shared libraries) jitrun reads (GOT
+/// entries of loaded libraries) or writes (its generated TLS module).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DynamicRelocation {
+    None,
+    /// `S + A` in a word (`R_X86_64_64`, `R_AARCH64_ABS64`).
+    Absolute64,
+    /// A GOT entry for data (`GLOB_DAT`).
+    GlobalData,
+    /// A GOT entry of a PLT entry (`JUMP_SLOT`).
+    JumpSlot,
+    /// A copy of a library's variable (`COPY`).
+    Copy,
+    TpOffset64,
+    DtpModule64,
+    DtpOffset64,
+}
+
+impl DynamicRelocation {
+    const ALL: [DynamicRelocation; 8] = [
+        DynamicRelocation::None,
+        DynamicRelocation::Absolute64,
+        DynamicRelocation::GlobalData,
+        DynamicRelocation::JumpSlot,
+        DynamicRelocation::Copy,
+        DynamicRelocation::TpOffset64,
+        DynamicRelocation::DtpModule64,
+        DynamicRelocation::DtpOffset64,
+    ];
 }
 
 /// An operand of an instruction, decoded for `--check`.

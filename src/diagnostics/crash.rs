@@ -178,8 +178,14 @@ fn build_ranges(info: &LinkInfo) -> Ranges {
     if !info.stubs.is_empty() {
         let place = out.add_place("<linker tables>", ".plt");
         for stub in &info.stubs {
-            let size = crate::arch::x86_64::STUB_SIZE;
-            out.push(stub.address, size, stub.address + size, &format!("stub for {}", stub.target), place, true);
+            out.push(
+                stub.address,
+                stub.size,
+                stub.address + stub.size,
+                &format!("stub for {}", stub.target),
+                place,
+                true,
+            );
         }
     }
     out.finish();
@@ -703,7 +709,8 @@ fn scan_stack(table: &CrashTable, rsp: u64, first: usize) {
     while at + 8 <= end && printed < 64 {
         // SAFETY: [rsp, stack_top) is this thread's live stack.
         let word = unsafe { std::ptr::read_volatile(at as *const u64) };
-        if table.in_code(word) && table.in_code(word.wrapping_sub(6)) && follows_call(word) {
+        let before = word.wrapping_sub(CALL_LOOKBACK as u64);
+        if table.in_code(word) && table.in_code(before) && follows_call(word) {
             let mut line = StderrLine::new();
             let _ = write!(line, "jitrun:   #{} ? ", printed);
             table.describe(&mut line, word, word - 1);
@@ -715,24 +722,20 @@ fn scan_stack(table: &CrashTable, rsp: u64, first: usize) {
     }
 }
 
-/// Whether the bytes before `ret` end a call: `call rel32`, `call *%reg`,
-/// `call *disp8(%reg)`, `call *disp32(%reg)` or `call *disp32(%rip)`.
+/// Bytes before a return address that may hold the call (this CPU's).
+const CALL_LOOKBACK: usize = crate::arch::HOST.call_lookback();
+
+/// Whether the instruction before `ret` is a call (see `arch::Cpu::follows_call`).
 fn follows_call(ret: u64) -> bool {
-    // SAFETY: the caller checked that ret-6..ret lies in the image's code.
-    let b = unsafe { std::ptr::read_unaligned((ret - 6) as *const [u8; 6]) };
-    let is_call_modrm = |modrm: u8, mode: u8| (modrm >> 3) & 7 == 2 && modrm >> 6 == mode && modrm & 7 != 4;
-    b[1] == 0xe8
-        || (b[4] == 0xff && is_call_modrm(b[5], 3))
-        || (b[3] == 0xff && is_call_modrm(b[4], 1))
-        || (b[0] == 0xff && (b[1] == 0x15 || is_call_modrm(b[1], 2)))
+    // SAFETY: the caller checked that ret-CALL_LOOKBACK..ret lies in the
+    // image's code.
+    let before = unsafe { std::ptr::read_unaligned((ret - CALL_LOOKBACK as u64) as *const [u8; CALL_LOOKBACK]) };
+    crate::arch::HOST.follows_call(&before)
 }
 
 extern "C" fn handle_signal(sig: c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
     // SAFETY: the kernel passes a valid ucontext_t for SA_SIGINFO handlers.
-    let (pc, rsp) = unsafe {
-        let uc = &*(context as *const libc::ucontext_t);
-        (uc.uc_mcontext.gregs[libc::REG_RIP as usize] as u64, uc.uc_mcontext.gregs[libc::REG_RSP as usize] as u64)
-    };
+    let (pc, rsp) = unsafe { crate::support::machine::signal_pc_and_sp(context) };
     // SAFETY: getpid has no preconditions (and is async-signal-safe).
     if unsafe { libc::getpid() } != REPORTING_PROCESS.load(Ordering::Relaxed) {
         return die_from(sig);

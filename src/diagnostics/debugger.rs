@@ -358,16 +358,15 @@ pub fn wanted() -> bool {
 }
 
 /// Whether a debugger listens: GDB and LLDB plant a software breakpoint
-/// (`int3`, 0xCC) on `__jit_debug_register_code` as soon as they see it, so
-/// its first byte says so. One load instead of parsing /proc/self/status
+/// (`int3` on x86-64, `brk #0` on aarch64) on `__jit_debug_register_code`
+/// as soon as they see it, so its first instruction says so. One load instead of parsing /proc/self/status
 /// (TracerPid), which cost ~40 µs of every run; it also ignores tracers
 /// that are not debuggers (strace).
 fn debugger_attached() -> bool {
-    const INT3: u8 = 0xcc;
     let code = __jit_debug_register_code as *const () as *const u8;
-    // SAFETY: the first byte of a function of ours, in mapped, readable
-    // text; volatile because a debugger may change it behind our back.
-    unsafe { std::ptr::read_volatile(code) == INT3 }
+    // SAFETY: the first instruction of a function of ours, in mapped,
+    // readable text.
+    unsafe { crate::support::machine::is_breakpoint(code) }
 }
 
 /// A symbol file with object `graph`'s DWARF, for source lines and
@@ -449,11 +448,8 @@ pub(crate) fn relocated_debug_sections(
                 let (offset, r_sym, r_type, addend) = crate::graph::format::elf::rela_fields(entry);
                 let target = debug_offset(r_sym).or_else(|| address_of(r_sym));
                 let value = target.unwrap_or(0).wrapping_add(addend as u64);
-                let width = match r_type {
-                    elf::R_X86_64_64 => 8,
-                    elf::R_X86_64_32 | elf::R_X86_64_32S => 4,
-                    _ => continue, // TLS offsets and the like: left as they are
-                };
+                // TLS offsets and the like are left as they are.
+                let Some(width) = graph.cpu.absolute_data_width(r_type) else { continue };
                 let Some(field) = usize::try_from(offset).ok().and_then(|o| bytes.get_mut(o..o + width)) else {
                     continue;
                 };

@@ -97,7 +97,7 @@ pub fn write_perf_map(info: &LinkInfo, path: &Path) -> Result<()> {
         let _ = writeln!(out, "{:x} {:x} {}", f.address, f.size.max(1), f.name);
     }
     for s in &info.stubs {
-        let _ = writeln!(out, "{:x} {:x} stub for {}", s.address, crate::arch::x86_64::STUB_SIZE, s.target);
+        let _ = writeln!(out, "{:x} {:x} stub for {}", s.address, s.size, s.target);
     }
     std::fs::write(path, out).with_context(|| format!("{}: cannot write the perf map", path.display()))
 }

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 const MAGIC: &[u8] = b"glibc-ld.so.cache1.1";
 const HEADER: usize = 48;
 const ENTRY: usize = 24;
-/// `FLAG_ELF_LIBC6 | FLAG_X8664_LIB64`.
-const X86_64_LIBC6: i32 = 0x0303;
+/// The flags of this machine's libraries (`FLAG_ELF_LIBC6` and its CPU's).
+const THIS_MACHINES_LIBRARIES: i32 = crate::support::machine::LD_CACHE_FLAGS;
 
 /// Path of the first cached library whose name is `prefix` followed by a
 /// version (`libz.so` → `libz.so.1`).
@@ -40,7 +40,7 @@ fn lookup_in(data: &[u8], prefix: &str) -> Option<PathBuf> {
     for i in 0..nlibs {
         let entry = HEADER + i * ENTRY;
         let flags = u32_at(entry)? as i32;
-        if flags & 0xffff != X86_64_LIBC6 {
+        if flags & 0xffff != THIS_MACHINES_LIBRARIES {
             continue;
         }
         let key = c_str(u32_at(entry + 4)? as usize)?;

@@ -7,22 +7,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 
-/// ld's default search path on Debian/Ubuntu x86-64 (`ld --verbose`).
-pub const DEFAULT_DIRS: &[&str] = &[
-    "/usr/local/lib/x86_64-linux-gnu",
-    "/lib/x86_64-linux-gnu",
-    "/usr/lib/x86_64-linux-gnu",
-    "/usr/local/lib64",
-    "/lib64",
-    "/usr/lib64",
-    "/usr/local/lib",
-    "/lib",
-    "/usr/lib",
-];
-
-/// Where GCC keeps its own libraries, per target triple and version.
-const GCC_LIBRARY_DIRS: &[&str] =
-    &["/usr/lib/gcc/x86_64-linux-gnu", "/usr/lib/gcc/x86_64-pc-linux-gnu", "/usr/lib64/gcc/x86_64-pc-linux-gnu"];
+use crate::support::machine::GCC_LIBRARY_DIRS;
+/// ld's default search path on Debian and Ubuntu (`ld --verbose`).
+pub use crate::support::machine::LIBRARY_DIRS as DEFAULT_DIRS;
 
 /// GCC's static runtime, `libgcc.a`, which `cc` links into every program
 /// (`-lgcc`): of the newest GCC version installed.

@@ -112,6 +112,8 @@ pub struct GotEntryInfo {
 #[derive(Clone, Debug, Serialize)]
 pub struct StubInfo {
     pub address: u64,
+    /// Bytes of the stub (the CPU's stub size).
+    pub size: u64,
     pub target: String,
     pub target_object: Option<String>,
     pub target_address: u64,
@@ -388,6 +390,7 @@ pub(crate) fn collect(
             let (name, object) = names.name(target, addrs);
             StubInfo {
                 address: addrs.stub(target).unwrap_or(0),
+                size: addrs.cpu.stub_size(),
                 target: name,
                 target_object: object,
                 target_address: addrs.address(target).unwrap_or(0),

@@ -2,7 +2,7 @@
 //!
 //! Code built with `-fno-pic` (and gcc's `-fPIE`) reads a library variable
 //! such as `stdout` or `optind` with a 32-bit displacement. A native link
-//! satisfies that with `R_X86_64_COPY`: the variable gets a copy inside the
+//! satisfies that with a copy relocation (`R_X86_64_COPY`): the variable gets a copy inside the
 //! executable and every library's GOT entry for it is bound to the copy.
 //! When the image cannot reach the library's variable we do the same: copy
 //! its current value into the image, re-point the GOT entries of every
@@ -138,7 +138,7 @@ pub(crate) fn write_protected_word(addr: u64, value: u64) -> bool {
     true
 }
 
-/// GOT entries (`R_X86_64_GLOB_DAT` / `R_X86_64_64` with no addend) of every
+/// GOT entries (`GLOB_DAT` / an absolute word with no addend) of every
 /// loaded module that currently hold `original`, whatever name (the
 /// variable's or an alias's) their relocation uses.
 fn got_slots_for(original: u64) -> Vec<u64> {
@@ -160,10 +160,11 @@ fn got_slots_for(original: u64) -> Vec<u64> {
 unsafe fn module_got_slots(bias: u64, phdrs: &[libc::Elf64_Phdr], original: u64, found: &mut Vec<u64>) {
     // SAFETY: the caller's contract.
     let Some(tables) = (unsafe { crate::host::loader::dynamic_tables(bias, phdrs) }) else { return };
-    // A variable's entries are GLOB_DAT or R_X86_64_64.
-    let holds_original = |slot: u64, kind: u32, _| {
+    // A variable's entries are GLOB_DAT or an absolute word.
+    let holds_original = |slot: u64, kind: crate::arch::DynamicRelocation, _| {
         // SAFETY: r_offset of a loaded module's dynamic relocation is mapped.
-        if kind != object::elf::R_X86_64_JUMP_SLOT && unsafe { std::ptr::read_volatile(slot as *const u64) } == original
+        if kind != crate::arch::DynamicRelocation::JumpSlot
+            && unsafe { std::ptr::read_volatile(slot as *const u64) } == original
         {
             found.push(slot);
         }

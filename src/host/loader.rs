@@ -1,6 +1,7 @@
 //! The host process's dynamic loader: symbol lookup with `dlsym`, shared
 //! libraries with `dlopen`, symbol facts with `dladdr1`.
 
+use crate::arch::DynamicRelocation;
 use crate::graph::resolve::{ExternalSymbolInfo, ExternalSymbols, ProgramDefinition, ProgramDefinitions};
 use crate::support::FileIdentity;
 use std::ffi::{CStr, CString};
@@ -550,14 +551,14 @@ impl DynamicTables {
 
     /// Calls `visit(slot, kind, symbol)` for each address-sized entry the
     /// module's dynamic relocations fill with a symbol's address and no
-    /// addend (`GLOB_DAT`, `JUMP_SLOT`, `R_X86_64_64`; `DT_RELA`, then
+    /// addend (`GLOB_DAT`, `JUMP_SLOT`, an absolute word; `DT_RELA`, then
     /// `DT_JMPREL`): its GOT entries, which copy relocations and allocator
     /// interposition re-point.
     ///
     /// # Safety
     /// The tables are those of a module loaded at `bias` in this process,
     /// which the loader does not unload meanwhile.
-    pub(crate) unsafe fn for_each_got_entry(&self, bias: u64, mut visit: impl FnMut(u64, u32, usize)) {
+    pub(crate) unsafe fn for_each_got_entry(&self, bias: u64, mut visit: impl FnMut(u64, DynamicRelocation, usize)) {
         for (table, size) in [(self.rela, self.relasz), (self.jmprel, self.pltrelsz)] {
             if table == 0 {
                 continue;
@@ -566,12 +567,13 @@ impl DynamicTables {
             // SAFETY: the module's mapped relocation table of `size` bytes.
             let relas = unsafe { std::slice::from_raw_parts(table as *const libc::Elf64_Rela, count) };
             for r in relas {
-                let (kind, symbol) = ((r.r_info & 0xffff_ffff) as u32, (r.r_info >> 32) as usize);
+                let (r_type, symbol) = ((r.r_info & 0xffff_ffff) as u32, (r.r_info >> 32) as usize);
+                let kind = crate::arch::HOST.dynamic_relocation(r_type);
                 let address_sized = matches!(
                     kind,
-                    object::elf::R_X86_64_GLOB_DAT | object::elf::R_X86_64_JUMP_SLOT | object::elf::R_X86_64_64
+                    Some(DynamicRelocation::GlobalData | DynamicRelocation::JumpSlot | DynamicRelocation::Absolute64)
                 );
-                if address_sized && r.r_addend == 0 {
+                if let (Some(kind), true, 0) = (kind, address_sized, r.r_addend) {
                     visit(bias + r.r_offset, kind, symbol);
                 }
             }
@@ -715,7 +717,7 @@ pub(crate) fn got_values_of(addr: u64, name: &CStr) -> Vec<u64> {
         unsafe {
             let Some(tables) = dynamic_tables(object.bias, object.headers) else { return };
             tables.for_each_got_entry(object.bias, |slot, kind, symbol| {
-                if kind != object::elf::R_X86_64_JUMP_SLOT && tables.symbol_name(symbol) == Some(name) {
+                if kind != DynamicRelocation::JumpSlot && tables.symbol_name(symbol) == Some(name) {
                     values.push(std::ptr::read_volatile(slot as *const u64));
                 }
             });

@@ -16,14 +16,16 @@
 //! `execl`, `execlp` and `execle` take variable arguments, which Rust
 //! cannot define: small assembly trampolines gather them into an argv.
 
-// The trampolines: the return address is taken off the stack and the
-// register arguments after the path (rsi, rdx, rcx, r8, r9) pushed in its
-// place, so they lie in order right below those the caller passed on the
-// stack: one array, arg0, arg1, ..., NULL (then execle's envp).
+// The trampolines: the register arguments after the path go right below
+// those the caller passed on the stack, so that all lie in order: one
+// array, arg0, arg1, ..., NULL (then execle's envp).
 // jitrun_exec_list(path, array, kind) runs it; if the exec fails, the
-// stack is put back as it was and its -1 returned.
+// stack is put back as it was and its -1 returned. On x86-64 the return
+// address is taken off the stack and rsi, rdx, rcx, r8, r9 pushed in its
+// place.
+#[cfg(target_arch = "x86_64")]
 std::arch::global_asm!(
-    ".pushsection .text.jitrun_exec_list, \"ax\", @progbits",
+    ".pushsection .text.jitrun_exec_list, \"ax\", %progbits",
     ".globl jitrun_execl, jitrun_execlp, jitrun_execle",
     ".hidden jitrun_execl, jitrun_execlp, jitrun_execle",
     ".p2align 4",
@@ -53,6 +55,42 @@ std::arch::global_asm!(
     "pop rbx",
     "add rsp, 40",
     "push r11",
+    "ret",
+    ".popsection",
+    exec_list = sym jitrun_exec_list,
+);
+
+// On aarch64, x1..x7 are stored in the 56 bytes right below the caller's
+// stack arguments, under a frame record.
+#[cfg(target_arch = "aarch64")]
+std::arch::global_asm!(
+    ".pushsection .text.jitrun_exec_list, \"ax\", %progbits",
+    ".globl jitrun_execl, jitrun_execlp, jitrun_execle",
+    ".hidden jitrun_execl, jitrun_execlp, jitrun_execle",
+    ".p2align 4",
+    "jitrun_execl:",
+    "mov w9, #0",
+    "b 2f",
+    ".p2align 4",
+    "jitrun_execlp:",
+    "mov w9, #1",
+    "b 2f",
+    ".p2align 4",
+    "jitrun_execle:",
+    "mov w9, #2",
+    "2:",
+    "sub sp, sp, #80",
+    "stp x29, x30, [sp]",
+    "mov x29, sp",
+    "stp x1, x2, [sp, #24]",
+    "stp x3, x4, [sp, #40]",
+    "stp x5, x6, [sp, #56]",
+    "str x7, [sp, #72]",
+    "add x1, sp, #24",
+    "mov w2, w9",
+    "bl {exec_list}",
+    "ldp x29, x30, [sp]",
+    "add sp, sp, #80",
     "ret",
     ".popsection",
     exec_list = sym jitrun_exec_list,

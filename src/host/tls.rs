@@ -19,6 +19,7 @@
 //! When it is exhausted, `dlopen` fails and [`TlsExhausted`] tells the CLI to
 //! re-run itself with a larger `glibc.rtld.optional_static_tls` tunable.
 
+use crate::arch::DynamicRelocation;
 use crate::graph::fixups::{ExternalTls, TlsPlacement};
 use std::ffi::CString;
 use std::io::Write;
@@ -206,7 +207,7 @@ fn plan_object(layout: &TlsLayout, externals: &[ExternalTlsRequest], needed: Opt
 
 /// Builds the shared object that carries the template and asks the loader,
 /// through dynamic relocations, for the TLS facts jitrun cannot compute:
-/// one `R_X86_64_TPOFF64` against the module itself (which also forces its
+/// one `TPOFF64` relocation against the module itself (which also forces its
 /// block into static TLS), and per external variable `TPOFF64`,
 /// `DTPMOD64` and `DTPOFF64` against its name.
 fn build_tls_object(
@@ -222,7 +223,7 @@ fn build_tls_object(
     // ELF header.
     w.put(0, &[0x7f, b'E', b'L', b'F', ELFCLASS64, ELFDATA2LSB, EV_CURRENT, 0]);
     w.u16(16, ET_DYN);
-    w.u16(18, EM_X86_64);
+    w.u16(18, crate::arch::HOST.elf_machine());
     w.u32(20, 1);
     w.u64(32, 64); // e_phoff
     w.u16(52, 64); // e_ehsize
@@ -264,7 +265,8 @@ fn build_tls_object(
     }
     // Relocations: externals first, so the self entry can be left out.
     let mut rela = plan.rela;
-    let mut reloc = |w: &mut Writer, offset: u64, sym: u64, r_type: u32| {
+    let mut reloc = |w: &mut Writer, offset: u64, sym: u64, kind: DynamicRelocation| {
+        let r_type = crate::arch::HOST.dynamic_relocation_number(kind);
         w.u64(rela, offset);
         w.u64(rela + 8, (sym << 32) | u64::from(r_type));
         w.u64(rela + 16, 0);
@@ -281,16 +283,16 @@ fn build_tls_object(
         let words = plan.results + 8 * (1 + RESULT_WORDS_PER_EXTERNAL * i as u64);
         // A TP offset forces the library's block into static TLS; only ask
         // for it when the code needs one.
-        let tp_type = if ext.needs_tp_offset { R_X86_64_TPOFF64 } else { R_X86_64_NONE };
+        let tp_type = if ext.needs_tp_offset { DynamicRelocation::TpOffset64 } else { DynamicRelocation::None };
         reloc(&mut w, words, sym, tp_type);
-        reloc(&mut w, words + 8, sym, R_X86_64_DTPMOD64);
-        reloc(&mut w, words + 16, sym, R_X86_64_DTPOFF64);
+        reloc(&mut w, words + 8, sym, DynamicRelocation::DtpModule64);
+        reloc(&mut w, words + 16, sym, DynamicRelocation::DtpOffset64);
     }
     if let Some(needed) = needed {
         w.put(needed_name, needed.as_bytes());
     }
     if has_own_tls {
-        reloc(&mut w, plan.results, 0, R_X86_64_TPOFF64);
+        reloc(&mut w, plan.results, 0, DynamicRelocation::TpOffset64);
         w.put(plan.tls_image, &template[..layout.size as usize]);
     }
     (w.0, plan)
@@ -481,14 +483,7 @@ pub fn action(module: TlsModule) -> ActionPair {
     ActionPair { name: "TLS module", finalize: Box::new(|| Ok(())), dealloc: Box::new(move || drop(module)) }
 }
 
-/// The thread pointer (`%fs:0`), from which static TLS offsets count.
-pub fn thread_pointer() -> u64 {
-    let tp: u64;
-    // SAFETY: on x86-64 Linux %fs:0 holds the thread control block's own
-    // address (the thread pointer); reading it has no side effects.
-    unsafe { std::arch::asm!("mov {}, fs:0", out(reg) tp, options(nostack, readonly, preserves_flags)) };
-    tp
-}
+pub use crate::support::machine::thread_pointer;
 
 #[cfg(test)]
 mod tests {

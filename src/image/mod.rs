@@ -382,7 +382,7 @@ impl Image {
         let stack = unsafe { process_entry_stack(argc, argv, environ, entry.entry) };
         // SAFETY: the entry is the image's `_start`, which expects exactly
         // this stack and never returns.
-        unsafe { enter_like_the_kernel(entry.entry, &stack) }
+        unsafe { crate::support::machine::enter_like_the_kernel(entry.entry, &stack) }
     }
 
     /// Ends the process the way returning from `main` does: `exit(status)`
@@ -482,36 +482,6 @@ unsafe fn process_entry_stack(argc: c_int, argv: *mut *mut c_char, envp: *mut *m
     words
 }
 
-/// Copies `stack` (see [`process_entry_stack`]) below the current stack
-/// pointer, 16-byte aligned at `argc` as the psABI says a process starts,
-/// and jumps to `entry` with `%rdx` 0 (no function for `atexit`) and no
-/// frame above it. jitrun's own frames stay above, never returned to.
-///
-/// # Safety
-/// `entry` must be code that expects a process's initial stack and never
-/// returns (it ends with `exit` or the `exit` system call).
-unsafe fn enter_like_the_kernel(entry: u64, stack: &[u64]) -> ! {
-    // SAFETY: the stack below %rsp is this thread's, unused; the copy goes
-    // there and nothing of Rust's runs after the jump.
-    unsafe {
-        std::arch::asm!(
-            "lea rax, [rcx * 8]",
-            "sub rsp, rax",
-            "and rsp, -16",
-            "mov rdi, rsp",
-            "cld",
-            "rep movsq",
-            "xor edx, edx",
-            "xor ebp, ebp",
-            "jmp r8",
-            in("rcx") stack.len(),
-            in("rsi") stack.as_ptr(),
-            in("r8") entry,
-            options(noreturn)
-        )
-    }
-}
-
 extern "C" {
     // glibc's profiling (`-pg`), which gcrt1.o starts natively.
     fn __monstartup(lowpc: libc::c_ulong, highpc: libc::c_ulong);
@@ -546,23 +516,7 @@ fn start_profiling((low, high): (u64, u64)) {
 fn thread_state_of_a_new_process() {
     // SAFETY: __errno_location returns this thread's errno.
     unsafe { *libc::__errno_location() = 0 };
-    reset_floating_point_environment();
-}
-
-/// Gives the thread the floating-point environment a new process starts
-/// with (no exception flags raised, round to nearest, every exception
-/// masked): jitrun's own arithmetic (its timings) leaves the inexact flag
-/// set, which a program's `fetestexcept` would see (fmt's tests do).
-fn reset_floating_point_environment() {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // What the kernel loads at exec: the default x87 control word
-        // (0x37f, which FNINIT sets) and MXCSR.
-        const MXCSR_AT_EXEC: u32 = 0x1f80;
-        // SAFETY: FNINIT and LDMXCSR change only the floating-point state,
-        // and no floating-point value lives across this call.
-        unsafe { std::arch::asm!("fninit", "ldmxcsr [{}]", in(reg) &MXCSR_AT_EXEC, options(nostack)) };
-    }
+    crate::support::machine::reset_floating_point_environment();
 }
 
 /// A C `argv`: the strings and the null-terminated pointer array, and the

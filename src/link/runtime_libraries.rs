@@ -17,7 +17,7 @@ use crate::support::input::InputData;
 /// The profiling runtime the compiler driver links for code built with
 /// `--coverage` (or `-fprofile-arcs`), found by the calls such code makes:
 /// `__gcov_*` for GCC's libgcov.a (beside libgcc.a), `llvm_gcda_*` and
-/// `llvm_gcov_init` for clang's `libclang_rt.profile-x86_64.a`. Code built
+/// `llvm_gcov_init` for clang's `libclang_rt.profile-<cpu>.a`. Code built
 /// with clang's `-fprofile-instr-generate` calls nothing: it has counter
 /// sections, and the driver adds `-u __llvm_profile_runtime` (the member
 /// that writes `default.profraw` at exit), returned here as a root. The
@@ -33,7 +33,8 @@ pub(super) fn profiling_runtime(table: &SymbolTable, graphs: &[LinkGraph]) -> (V
         graphs.iter().any(|graph| graph.sections.iter().any(|section| section.name == "__llvm_prf_cnts"));
     clang |= instrumented;
     let gcov = || crate::graph::libsearch::static_compiler_runtime().map(|libgcc| libgcc.with_file_name("libgcov.a"));
-    let clang_profile = || crate::host::driver_runtime::clang_runtime_library("libclang_rt.profile-x86_64.a");
+    let clang_profile =
+        || crate::host::driver_runtime::clang_runtime_library(crate::support::machine::clang_runtime!("profile", ".a"));
     let paths = [gcc.then(gcov).flatten(), clang.then(clang_profile).flatten()];
     let archives = paths
         .into_iter()

@@ -61,7 +61,8 @@ impl InProcessMapper {
     }
 }
 
-/// Low addresses tried for `Low32` when `MAP_32BIT` is full; 4 MiB is where
+/// Low addresses tried for `Low32` when `MAP_32BIT` is full (or the CPU has
+/// none); 4 MiB is where
 /// a native non-PIE executable starts.
 const LOW_CANDIDATES: [u64; 8] =
     [0x40_0000, 0x1000_0000, 0x2000_0000, 0x3000_0000, 0x4000_0000, 0x5000_0000, 0x6000_0000, 0x7000_0000];
@@ -157,8 +158,9 @@ impl MemoryMapper for InProcessMapper {
                 ptr as u64
             }
             Placement::Low32 => {
-                let found =
-                    mmap_none(0, map_len, libc::MAP_32BIT).filter(|&a| a + map_len as u64 <= LOW_LIMIT).or_else(|| {
+                let found = mmap_none(0, map_len, crate::support::machine::MAP_LOW_2GIB)
+                    .filter(|&a| a + map_len as u64 <= LOW_LIMIT)
+                    .or_else(|| {
                         LOW_CANDIDATES.iter().filter(|&&hint| hint + map_len as u64 <= LOW_LIMIT).find_map(|&hint| {
                             mmap_none(hint, map_len, libc::MAP_FIXED_NOREPLACE).filter(|&a| a == hint)
                         })
@@ -227,6 +229,13 @@ impl MemoryMapper for InProcessMapper {
     }
 
     fn initialize(&mut self, alloc: AllocInfo) -> Result<InitKey> {
+        // Instruction cache coherence, a step of its own: the code just
+        // written must be what every core fetches (on aarch64 its lines
+        // are cleaned and the instruction cache invalidated; x86-64's
+        // caches are coherent).
+        for seg in alloc.segments.iter().filter(|s| s.protection.contains(region::Protection::EXECUTE)) {
+            crate::support::machine::make_code_visible(seg.addr, seg.size);
+        }
         // One mprotect per run of adjacent segments that get the same
         // protection, none for writable ones already so (each call ~5 µs).
         let mut pending: Option<(u64, u64, region::Protection)> = None;

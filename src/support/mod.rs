@@ -5,6 +5,7 @@
 pub mod fixed_buffer;
 pub mod heap;
 pub mod input;
+pub mod machine;
 pub mod parallel;
 pub mod threads;
 

@@ -61,6 +61,12 @@ pub fn decode_operand_at(code: &[u8], pc: u64, index: u64) -> Result<DecodedOper
     Ok(DecodedOperand { value: value as u64, next_pc: pc + 4 })
 }
 
+/// Whether the 4 bytes `before` a return address are a call: `bl` or `blr`.
+pub fn follows_call(before: &[u8]) -> bool {
+    let Ok(word) = <[u8; 4]>::try_from(before).map(u32::from_le_bytes) else { return false };
+    word & 0xfc00_0000 == 0x9400_0000 || word & 0xffff_fc1f == 0xd63f_0000
+}
+
 /// `R_AARCH64_PLT32`, which `object` 0.36 does not name.
 const R_AARCH64_PLT32: u32 = 314;
 /// Withdrawn by the psABI: "treat as `R_AARCH64_NONE`".

@@ -869,3 +869,12 @@ fn tls_local_exec_offsets_are_positive_past_the_tcb() {
     let error = FixupError::OutOfRange { value: -0x58, lo: 0, hi: 1 << 12 };
     assert_eq!(patch(Kind::TlsLeAddTpRelLo12, 0x91000000, &negative), Err(error));
 }
+
+#[test]
+fn calls_before_return_addresses_are_recognized() {
+    assert!(follows_call(&0x9400_0010u32.to_le_bytes())); // bl .+0x40
+    assert!(follows_call(&0xd63f_0200u32.to_le_bytes())); // blr x16
+    assert!(!follows_call(&0x1400_0010u32.to_le_bytes())); // b .+0x40
+    assert!(!follows_call(&0xd61f_0200u32.to_le_bytes())); // br x16
+    assert!(!follows_call(&[0x10, 0, 0]));
+}

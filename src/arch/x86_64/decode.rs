@@ -62,6 +62,18 @@ pub fn next_pc(code: &[u8], pc: u64) -> Result<u64, String> {
     Ok(instruction.next_ip())
 }
 
+/// Whether the 6 bytes `before` a return address end a call: `call
+/// rel32`, `call *%reg`, `call *disp8(%reg)`, `call *disp32(%reg)` or
+/// `call *disp32(%rip)`.
+pub fn follows_call(before: &[u8]) -> bool {
+    let Ok(b) = <[u8; 6]>::try_from(before) else { return false };
+    let is_call_modrm = |modrm: u8, mode: u8| (modrm >> 3) & 7 == 2 && modrm >> 6 == mode && modrm & 7 != 4;
+    b[1] == 0xe8
+        || (b[4] == 0xff && is_call_modrm(b[5], 3))
+        || (b[3] == 0xff && is_call_modrm(b[4], 1))
+        || (b[0] == 0xff && (b[1] == 0x15 || is_call_modrm(b[1], 2)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +91,15 @@ mod tests {
         assert!(decode_operand(&load, 0x2000, 9).unwrap_err().contains("has 6 operands"));
         assert_eq!(next_pc(&load, 0x2000), Ok(0x2007));
         assert!(decode_operand(&[0x0f, 0xff], 0, 0).is_err());
+    }
+
+    #[test]
+    fn calls_before_return_addresses_are_recognized() {
+        assert!(follows_call(&[0x90, 0xe8, 0, 0, 0, 0])); // call rel32
+        assert!(follows_call(&[0, 0, 0, 0, 0xff, 0xd0])); // call *%rax
+        assert!(follows_call(&[0xff, 0x15, 0, 0, 0, 0])); // call *disp32(%rip)
+        assert!(!follows_call(&[0x90, 0xe9, 0, 0, 0, 0])); // jmp rel32
+        assert!(!follows_call(&[0, 0, 0, 0, 0xff, 0xe0])); // jmp *%rax
+        assert!(!follows_call(&[0xe8]));
     }
 }
