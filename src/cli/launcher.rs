@@ -237,6 +237,11 @@ fn write_launcher(output: &Path, link: Vec<LinkWord>, link_check: LinkCheck) -> 
     check_line.extend(arguments.iter().cloned());
     let (cli, inputs) = Cli::parse_ordered(check_line).map_err(|e| LinkFailed(clap_message(&e)))?;
     if let Err(e) = link_check(&cli, &inputs) {
+        // As ld does: no output from a failed link, so that no older one
+        // looks current.
+        if std::fs::symlink_metadata(output).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(output);
+        }
         return Err(match e.downcast_ref::<UnresolvedSymbols>() {
             Some(missing) => anyhow!(LinkFailed(ld_style_report(missing, output))),
             None => e,
