@@ -180,7 +180,7 @@ const COMPILE_ONLY: [&str; 9] = ["-pipe", "-w", "-MD", "-MMD", "-MP", "-fopenmp"
 /// Options that only shape the executable a linker writes, or what the
 /// driver links by default (jitrun always has libc and the compiler's
 /// runtime at hand): ignored.
-const LINK_ONLY_IGNORED: [&str; 14] = [
+const LINK_ONLY_IGNORED: [&str; 13] = [
     "-pie",
     "-no-pie",
     "-static-libgcc",
@@ -194,7 +194,6 @@ const LINK_ONLY_IGNORED: [&str; 14] = [
     "-nodefaultlibs",
     "-nolibc",
     "-no-canonical-prefixes",
-    "-Wl,--fatal-warnings",
 ];
 
 /// Compile options whose value is the next word.
@@ -288,9 +287,7 @@ fn read_words(args: &[OsString], line: &mut DriverLine) -> Result<(), String> {
             if let Some(item) = linker.split(',').find(|item| LINKER_NOT_AN_EXECUTABLE.contains(item)) {
                 line.not_for_jitrun.get_or_insert(format!("-Wl,{} (not an executable)", item));
             }
-            if !LINK_ONLY_IGNORED.contains(&word) {
-                line.link.push(LinkWord::Option(arg.clone()));
-            }
+            line.link.push(LinkWord::Option(arg.clone()));
         } else if word == "-z" {
             let keyword = value_of(word)?.into_string().map_err(|v| format!("-z {:?} is not UTF-8", v))?;
             line.link.push(LinkWord::Option(format!("-Wl,-z,{}", keyword).into()));

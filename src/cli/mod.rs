@@ -534,8 +534,19 @@ fn linker_options(arg: &str) -> Option<Vec<String>> {
         ("--no-whole-archive", "--no-whole-archive"),
         ("--no-as-needed", "--no-as-needed"),
     ];
-    const NOTHING: [&str; 11] = [
+    const NOTHING: [&str; 19] = [
         "--as-needed",
+        // How a shared library's own undefined names are judged, what ld
+        // warns about and how it records run paths: jitrun leaves libraries
+        // to the dynamic loader, and writes no file.
+        "--allow-shlib-undefined",
+        "--no-allow-shlib-undefined",
+        "--fatal-warnings",
+        "--no-fatal-warnings",
+        "--warn-common",
+        "--enable-new-dtags",
+        "--disable-new-dtags",
+        "--no-copy-dt-needed-entries",
         "--start-group",
         "--end-group",
         "-(",
