@@ -413,20 +413,30 @@ fn content_hash(bytes: &[u8]) -> u64 {
 /// executable loads those as they are when it runs); a thin archive's
 /// members are recorded with it, being its contents.
 fn stamp_input(path: &Path, made_at: std::time::SystemTime, stamps: &mut Vec<Stamp>) -> Result<()> {
-    let metadata = std::fs::metadata(path).with_context(|| format!("{}: cannot read it", path.display()))?;
-    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read it", path.display()))?;
-    if is_shared_library(&bytes) {
+    let cannot_read = || format!("{}: cannot read it", path.display());
+    let mut file = std::fs::File::open(path).with_context(cannot_read)?;
+    let metadata = file.metadata().with_context(cannot_read)?;
+    let mut head = Vec::with_capacity(64);
+    std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, 64), &mut head).with_context(cannot_read)?;
+    if is_shared_library(&head) {
         return Ok(());
     }
     let mut stamp = Stamp::of(path, &metadata);
     let made_at_ns = made_at.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
     let modified_ns = stamp.modified.0 as i128 * 1_000_000_000 + stamp.modified.1 as i128;
     let racy = if stamp.modified.1 == 0 { RACY_NANOSECONDS_COARSE } else { RACY_NANOSECONDS };
+    let thin = head.starts_with(b"!<thin>\n");
+    // The whole file only when its contents are needed.
+    let bytes = if made_at_ns - modified_ns < racy || thin {
+        std::fs::read(path).with_context(cannot_read)?
+    } else {
+        Vec::new()
+    };
     if made_at_ns - modified_ns < racy {
         stamp.content = Some(content_hash(&bytes));
     }
     stamps.push(stamp);
-    if bytes.starts_with(b"!<thin>\n") {
+    if thin {
         let archive = object::read::archive::ArchiveFile::parse(&*bytes)
             .with_context(|| format!("{}: malformed thin archive", path.display()))?;
         let dir = path.parent().unwrap_or(Path::new("/"));
