@@ -85,6 +85,9 @@ profile 3cxx "$WORK/exceptions.o"
 profile 4interp "$WORK"/interp_*.o
 profile 5many "$WORK"/many*.o
 profile 6big "$WORK/big.o" -lm
+# A launcher written by --link-launcher, as a build's tests run it.
+"$JITRUN" --link-launcher "$WORK/hello-launcher" "$WORK/hello.o"
+profile 7launcher --run-launcher "$WORK/hello-launcher"
 
 mkdir -p "$(dirname "$OUT")"
 # Functions that ran instructions of their own in jitrun's binary (`ob=`

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::cli::{relaunch, sanitizer_hooks, Cli, Input};
+use crate::cli::{launcher, relaunch, sanitizer_hooks, Cli, Input};
 use crate::diagnostics::check::CheckedImage;
 use crate::graph::resolve::UnresolvedSymbols;
 use crate::graph::Limits;
@@ -54,7 +54,20 @@ fn main_after_start() {
     if sanitizer_preloaded {
         crate::host::driver_runtime::note_sanitizer_preloaded();
     }
-    let (cli, linked) = parse_and_link();
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match launcher::Mode::of(&args) {
+        launcher::Mode::Run => {}
+        launcher::Mode::LinkLauncher => link_like_a_linker(&args, launcher::link_launcher),
+        launcher::Mode::CcDriver => link_like_a_linker(&args, launcher::cc_driver),
+        launcher::Mode::RunLauncher => match launcher::run_arguments(&args) {
+            Ok(command) => args = command,
+            Err(e) => {
+                eprintln!("jitrun: error: {}", one_line(&format!("{:#}", e)));
+                std::process::exit(EXIT_JITRUN_ERROR);
+            }
+        },
+    }
+    let (cli, linked) = parse_and_link(args);
     // What the program's runs need to show their own command line.
     crate::image::prepare_argument_area();
     // SAFETY: the link's helper threads were joined.
@@ -65,26 +78,8 @@ fn main_after_start() {
     });
     match result {
         Ok(code) => std::process::exit(code),
-        Err(mut e) => {
-            let tls = e.downcast_ref::<crate::host::tls::TlsExhausted>().map(|exhausted| exhausted.needed);
-            let first_library = e.downcast_ref::<crate::host::driver_runtime::RuntimeMustComeFirst>();
-            let over_aligned = e.downcast_ref::<crate::host::tls::TlsOverAligned>().map(|o| o.align);
-            if tls.is_some() || first_library.is_some() || over_aligned.is_some() {
-                // A restart reads the inputs again: a pipe's bytes are gone.
-                match input_not_from_a_file(&cli) {
-                    Some(pipe) => {
-                        e = e.context(format!(
-                            "jitrun would have to start again, and cannot read {} a second time (a pipe, not a file)",
-                            pipe.display()
-                        ))
-                    }
-                    None => {
-                        tls.into_iter().for_each(relaunch::reexec_with_more_static_tls);
-                        over_aligned.into_iter().for_each(relaunch::reexec_with_aligned_static_tls);
-                        first_library.into_iter().for_each(relaunch::reexec_with_preloaded_runtime);
-                    }
-                }
-            }
+        Err(e) => {
+            let e = restart_if_needed(e, &cli);
             let message = one_line(&format!("{:#}", e));
             if let Some(path) = &cli.report {
                 if let Err(report_error) = crate::diagnostics::report::write_error(path, &message) {
@@ -97,9 +92,75 @@ fn main_after_start() {
     }
 }
 
+/// Starts jitrun again when the link needs what only a new process gets
+/// (more static TLS, a runtime loaded first, aligned TLS); returns the
+/// error when that was tried already or cannot be done.
+fn restart_if_needed(mut e: anyhow::Error, cli: &Cli) -> anyhow::Error {
+    let tls = e.downcast_ref::<crate::host::tls::TlsExhausted>().map(|exhausted| exhausted.needed);
+    let first_library = e.downcast_ref::<crate::host::driver_runtime::RuntimeMustComeFirst>();
+    let over_aligned = e.downcast_ref::<crate::host::tls::TlsOverAligned>().map(|o| o.align);
+    if tls.is_some() || first_library.is_some() || over_aligned.is_some() {
+        // A restart reads the inputs again: a pipe's bytes are gone.
+        match input_not_from_a_file(cli) {
+            Some(pipe) => {
+                e = e.context(format!(
+                    "jitrun would have to start again, and cannot read {} a second time (a pipe, not a file)",
+                    pipe.display()
+                ))
+            }
+            None => {
+                tls.into_iter().for_each(relaunch::reexec_with_more_static_tls);
+                over_aligned.into_iter().for_each(relaunch::reexec_with_aligned_static_tls);
+                first_library.into_iter().for_each(relaunch::reexec_with_preloaded_runtime);
+            }
+        }
+    }
+    e
+}
+
+/// `--link-launcher` and `--cc-driver`: link without running and write a
+/// launcher, failing as a linker fails (its messages, exit status 1).
+fn link_like_a_linker(
+    args: &[std::ffi::OsString],
+    mode: fn(&[std::ffi::OsString], launcher::LinkCheck) -> Result<()>,
+) -> ! {
+    init_logging(0);
+    let checked = |cli: &Cli, inputs: &[Input]| -> Result<()> {
+        match link(cli, inputs) {
+            Ok(Linked::Done(0)) => Ok(()),
+            Ok(_) => anyhow::bail!("the link check did not complete"),
+            Err(e) => Err(restart_if_needed(e, cli)),
+        }
+    };
+    match mode(args, &checked) {
+        Ok(()) => std::process::exit(0),
+        Err(e) => {
+            match e.downcast_ref::<launcher::LinkFailed>() {
+                // Several lines, as ld prints them; each kept to one.
+                Some(failed) => {
+                    let lines: Vec<&str> = failed.0.lines().collect();
+                    for line in &lines[..lines.len().saturating_sub(1)] {
+                        eprintln!("{}", one_line(line));
+                    }
+                    eprintln!("jitrun: error: {}", one_line(lines.last().copied().unwrap_or_default()));
+                }
+                None => eprintln!("jitrun: error: {}", one_line(&format!("{:#}", e))),
+            }
+            std::process::exit(1);
+        }
+    }
+}
+
+/// `--completions SHELL`: the script clap generates from the options.
+fn print_completions(shell: clap_complete::Shell) -> ! {
+    let mut command = Cli::command();
+    clap_complete::generate(shell, &mut command, "jitrun", &mut std::io::stdout());
+    std::process::exit(0);
+}
+
 /// Parses the command line and links.
-fn parse_and_link() -> (Cli, Result<Linked>) {
-    let (cli, inputs) = match Cli::parse_ordered(std::env::args_os()) {
+fn parse_and_link(args: Vec<std::ffi::OsString>) -> (Cli, Result<Linked>) {
+    let (cli, inputs) = match Cli::parse_ordered(args) {
         Ok(parsed) => parsed,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_JITRUN_ERROR } else { 0 };
@@ -107,6 +168,18 @@ fn parse_and_link() -> (Cli, Result<Linked>) {
             std::process::exit(code);
         }
     };
+    if let Some(shell) = cli.completions {
+        print_completions(shell);
+    }
+    let misplaced = [
+        (cli.link_launcher.is_some(), launcher::LINK_LAUNCHER),
+        (cli.run_launcher.is_some(), launcher::RUN_LAUNCHER),
+        (cli.cc_driver.is_some(), launcher::CC_DRIVER),
+    ];
+    if let Some((_, option)) = misplaced.iter().find(|(given, _)| *given) {
+        eprintln!("jitrun: error: {} must be jitrun's first argument", option);
+        std::process::exit(EXIT_JITRUN_ERROR);
+    }
     init_logging(cli.verbose);
     let mut linked = link(&cli, &inputs);
     // The link model, from which a crash builds its table (most runs

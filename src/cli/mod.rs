@@ -2,6 +2,8 @@
 //! man page (`man/jitrun.1`, generated from it and checked by a test).
 
 pub mod app;
+pub mod cc_line;
+pub mod launcher;
 pub mod relaunch;
 pub mod sanitizer_hooks;
 
@@ -153,7 +155,7 @@ EXAMPLES:
 )]
 pub struct Cli {
     /// Relocatable objects (.o), static archives (.a), shared libraries (.so) and linker scripts to load, in order
-    #[arg(value_name = "INPUT", required = true)]
+    #[arg(value_name = "INPUT", required_unless_present = "completions")]
     pub inputs: Vec<PathBuf>,
 
     /// Link against library NAME (libNAME.so, else libNAME.a), searched in -L directories then the system ones
@@ -322,6 +324,29 @@ pub struct Cli {
     #[arg(long, value_name = "PATH")]
     pub self_exe: Option<PathBuf>,
 
+    /// First argument only: act as the linker of a build. The rest is a cc link command line (-o, objects,
+    /// archives, -l, -L, -Wl,..., -Xlinker, -pthread, -rdynamic, -fsanitize=, @response files; compile
+    /// options, -pie, -no-pie, -static-lib*, -s, -fuse-ld= ignored). jitrun checks in-process that it links
+    /// (missing symbols fail as ld fails, exit status 1) and writes OUT, an executable that runs jitrun on
+    /// the same inputs as OUT (see LAUNCHERS). -shared, -r and -static links go to $JITRUN_CC (default cc)
+    #[arg(long, value_name = "OUT")]
+    pub link_launcher: Option<PathBuf>,
+
+    /// First argument only: what a launcher's #! line runs. Checks that the launcher's inputs and jitrun
+    /// are unchanged, then runs its program with the arguments that follow
+    #[arg(long, value_name = "LAUNCHER")]
+    pub run_launcher: Option<PathBuf>,
+
+    /// First argument only: be a compiler driver for build systems that link through $(CC) (Make, Meson):
+    /// links of executables compile their sources with COMPILER and write launchers as --link-launcher
+    /// does; everything else (compiling, -shared, --version) is COMPILER's
+    #[arg(long, value_name = "COMPILER")]
+    pub cc_driver: Option<std::ffi::OsString>,
+
+    /// Print a completion script for SHELL on stdout and exit
+    #[arg(long, value_name = "SHELL", exclusive = true)]
+    pub completions: Option<clap_complete::Shell>,
+
     /// Arguments for the program, after `--`; argv[0] is the first input's path (see --argv0)
     #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<std::ffi::OsString>,
@@ -344,10 +369,25 @@ RUNNING MANY TIMES:
     flight (their process groups), gives them 2 seconds to end (at once on a
     second signal), kills what is left and dies of the same signal.";
 
-/// `--help` shows the exit codes, the runs and the batch schema; `-h` only
-/// the first.
+const LAUNCHERS: &str = "\
+LAUNCHERS (jitrun as the linker of test executables):
+    jitrun --link-launcher OUT <cc link line> checks that the inputs link and writes OUT, a
+    file that starts with `#!/path/to/jitrun --run-launcher`: running OUT runs jitrun on the
+    same inputs (absolute paths) in the same process, as OUT (argv[0] is the path OUT was run
+    by, /proc/self/exe is OUT), with the arguments, stdin, exit status and signals of a native
+    run. OUT records the size and modification time of every object and archive (and a hash
+    of those modified just before the link) and of jitrun itself: if any of them changed, OUT
+    says which and exits 125 instead of running; the build relinks it. Shared libraries are
+    loaded as they are at run time, as natively. -shared, -r and -static links are handed to
+    $JITRUN_CC (default cc) unchanged.
+        cmake -DCMAKE_C_LINK_EXECUTABLE='jitrun --link-launcher <TARGET> <FLAGS> <LINK_FLAGS> <OBJECTS> <LINK_LIBRARIES>'
+        make LINK.o='jitrun --link-launcher $@'
+        CC='jitrun --cc-driver cc' meson setup build";
+
+/// `--help` shows the exit codes, the runs, the batch schema and
+/// launchers; `-h` only the first.
 fn after_long_help() -> String {
-    format!("{}\n\n{}\n\n{}", AFTER_HELP, RUNNING_MANY_TIMES, crate::image::batch::SCHEMA_HELP)
+    format!("{}\n\n{}\n\n{}\n\n{}", AFTER_HELP, RUNNING_MANY_TIMES, crate::image::batch::SCHEMA_HELP, LAUNCHERS)
 }
 
 /// Parses a duration: a number with unit `ms`, `s`, `m` or `h` (seconds
@@ -494,8 +534,19 @@ fn linker_options(arg: &str) -> Option<Vec<String>> {
         ("--no-whole-archive", "--no-whole-archive"),
         ("--no-as-needed", "--no-as-needed"),
     ];
-    const NOTHING: [&str; 11] = [
+    const NOTHING: [&str; 19] = [
         "--as-needed",
+        // How a shared library's own undefined names are judged, what ld
+        // warns about and how it records run paths: jitrun leaves libraries
+        // to the dynamic loader, and writes no file.
+        "--allow-shlib-undefined",
+        "--no-allow-shlib-undefined",
+        "--fatal-warnings",
+        "--no-fatal-warnings",
+        "--warn-common",
+        "--enable-new-dtags",
+        "--disable-new-dtags",
+        "--no-copy-dt-needed-entries",
         "--start-group",
         "--end-group",
         "-(",
@@ -648,6 +699,10 @@ impl Cli {
             verbose: 0,
             argv0: None,
             self_exe: None,
+            link_launcher: None,
+            run_launcher: None,
+            cc_driver: None,
+            completions: None,
             args: program_args,
         };
         Some((cli, inputs))
