@@ -316,7 +316,7 @@ fn the_command_line_and_environment_are_laid_out_as_natively() {
     let dir = common::scratch("reuse-cmdline");
     let object = common::compile(&[common::testdata().join("reuse/cmdline_environ.c")], "-O2", &[], &dir).remove(0);
     let native = dir.join("cmdline_environ");
-    let linked = Command::new("cc").arg(&object).arg("-o").arg(&native).status().unwrap();
+    let linked = common::cc().arg(&object).arg("-o").arg(&native).status().unwrap();
     assert!(linked.success());
     let env = [("JITRUN_TEST_A", "1"), ("JITRUN_TEST_B", "two words")];
     let run = |command: &mut Command| {

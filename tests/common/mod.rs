@@ -27,12 +27,32 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// The flag sets every differential test runs under.
+#[cfg(target_arch = "x86_64")]
 pub const C_FLAG_SETS: &[&str] = &["-O0", "-O2", "-O2 -fPIC", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large"];
 
 /// The flag sets for clang: the same models, plus what clang does
 /// differently from gcc at `-O0 -fno-pic` (absolute `mov stdout, %rdi`).
+#[cfg(target_arch = "x86_64")]
 pub const CLANG_FLAG_SETS: &[&str] =
     &["-O0", "-O2", "-O2 -fPIC", "-O0 -fno-pic -fno-pie", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large"];
+
+/// On aarch64: the small model (the default, PIE), PIC, position-dependent,
+/// the large model (absolute MOVZ/MOVK addresses; it is position-dependent
+/// only) and the tiny one (everything within ±1 MiB).
+#[cfg(target_arch = "aarch64")]
+pub const C_FLAG_SETS: &[&str] = &[
+    "-O0",
+    "-O2",
+    "-O2 -fPIC",
+    "-O2 -fno-pic -fno-pie",
+    "-O2 -mcmodel=large -fno-pic -fno-pie",
+    "-O2 -mcmodel=tiny",
+];
+
+/// The same models for clang on aarch64.
+#[cfg(target_arch = "aarch64")]
+pub const CLANG_FLAG_SETS: &[&str] =
+    &["-O0", "-O2", "-O2 -fPIC", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large -fno-pic -fno-pie", "-O2 -mcmodel=tiny"];
 
 /// The compiler that builds the objects; the native link always uses `cc`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,12 +62,12 @@ pub enum Toolchain {
 }
 
 impl Toolchain {
-    pub fn compiler(self, cxx: bool) -> &'static str {
+    /// The compiler driver for C (or C++), for the tests' target.
+    pub fn compiler(self, cxx: bool) -> Command {
         match (self, cxx) {
-            (Toolchain::Gcc, false) => "cc",
-            (Toolchain::Gcc, true) => "g++",
-            (Toolchain::Clang, false) => "clang-14",
-            (Toolchain::Clang, true) => "clang++-14",
+            (Toolchain::Gcc, false) => cc(),
+            (Toolchain::Gcc, true) => cxx_compiler(),
+            (Toolchain::Clang, cxx) => clang(cxx),
         }
     }
 
@@ -60,8 +80,54 @@ impl Toolchain {
 
     /// Whether the compiler can be run here.
     pub fn available(self) -> bool {
-        Command::new(self.compiler(false)).arg("--version").output().is_ok_and(|o| o.status.success())
+        self.compiler(false).arg("--version").output().is_ok_and(|o| o.status.success())
     }
+}
+
+/// The GNU triple of the CPU the tests build programs for: the one this
+/// test binary (and the jitrun under test) was built for.
+pub fn target_triple() -> &'static str {
+    if cfg!(target_arch = "aarch64") {
+        "aarch64-linux-gnu"
+    } else {
+        "x86_64-linux-gnu"
+    }
+}
+
+/// Whether the system's `cc` builds for another CPU than the tests': an
+/// aarch64 build of jitrun tested under qemu on an x86-64 machine. The
+/// cross compilers (`aarch64-linux-gnu-gcc`, clang's `--target`) build the
+/// programs then, and the native ones run under emulation too.
+pub fn cross_testing() -> bool {
+    static CROSS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CROSS.get_or_init(|| {
+        let machine = Command::new("cc").arg("-dumpmachine").output().map(|o| o.stdout).unwrap_or_default();
+        !String::from_utf8_lossy(&machine).starts_with(target_triple().split('-').next().unwrap())
+    })
+}
+
+/// `cc` for the tests' target.
+pub fn cc() -> Command {
+    Command::new(if cross_testing() { format!("{}-gcc", target_triple()) } else { "cc".to_string() })
+}
+
+/// `g++` for the tests' target.
+pub fn cxx_compiler() -> Command {
+    Command::new(if cross_testing() { format!("{}-g++", target_triple()) } else { "g++".to_string() })
+}
+
+/// clang 14 (`clang++-14` for C++) for the tests' target.
+pub fn clang(cxx: bool) -> Command {
+    let mut command = Command::new(if cxx { "clang++-14" } else { "clang-14" });
+    if cross_testing() {
+        command.arg(format!("--target={}", target_triple()));
+    }
+    command
+}
+
+/// `ar` for the tests' target (GNU ar reads every target's objects).
+pub fn ar() -> Command {
+    Command::new("ar")
 }
 
 pub fn jitrun_bin() -> PathBuf {
@@ -178,7 +244,8 @@ pub fn compile_with(
         .map(|src| {
             let obj = dir.join(src.file_stem().unwrap()).with_extension("o");
             run_checked(
-                Command::new(toolchain.compiler(is_cxx(src)))
+                toolchain
+                    .compiler(is_cxx(src))
                     .arg("-c")
                     .args(flags.split_whitespace())
                     .args(extra)
@@ -193,8 +260,7 @@ pub fn compile_with(
 
 /// Links natively the way a user of `cc` would for these flags.
 pub fn link_native(objects: &[PathBuf], flags: &str, cxx: bool, libs: &[String], extra: &[String], out: &Path) {
-    let driver = if cxx { "g++" } else { "cc" };
-    let mut cmd = Command::new(driver);
+    let mut cmd = if cxx { cxx_compiler() } else { cc() };
     if flags.contains("-fno-pic") {
         cmd.arg("-no-pie");
     }
