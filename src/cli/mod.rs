@@ -2,6 +2,7 @@
 //! man page (`man/jitrun.1`, generated from it and checked by a test).
 
 pub mod app;
+pub mod contained;
 pub mod relaunch;
 pub mod sanitizer_hooks;
 
@@ -16,6 +17,8 @@ const AFTER_HELP: &str = r#"EXIT STATUS:
     The program's own exit status when it returns from its entry point or calls exit().
     128+N when the program dies from signal N: jitrun dies from the same signal, so the shell
     sees it as for a native executable.
+    124 when an isolated run outlives --timeout; 137, 152 or 153 when a limit stops it
+    (--max-memory or --max-processes, --cpu-time, --max-file-size; see LIMITS).
     125 for jitrun's own failures: usage, I/O, malformed objects, unresolved symbols,
     relocation errors. jitrun then prints one line starting with 'jitrun: error:'.
 
@@ -268,6 +271,9 @@ pub struct Cli {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: Option<u64>,
 
+    #[command(flatten)]
+    pub contained: contained::ContainedOptions,
+
     /// Bytes kept of each run's stdout and of its stderr in a batch; the rest is dropped and reported
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_OUTPUT_LIMIT as u64, value_parser = parse_address)]
     pub max_output: u64,
@@ -347,7 +353,13 @@ RUNNING MANY TIMES:
 /// `--help` shows the exit codes, the runs and the batch schema; `-h` only
 /// the first.
 fn after_long_help() -> String {
-    format!("{}\n\n{}\n\n{}", AFTER_HELP, RUNNING_MANY_TIMES, crate::image::batch::SCHEMA_HELP)
+    format!(
+        "{}\n\n{}\n\n{}\n\n{}",
+        AFTER_HELP,
+        RUNNING_MANY_TIMES,
+        contained::CONTAINED_HELP,
+        crate::image::batch::SCHEMA_HELP
+    )
 }
 
 /// Parses a duration: a number with unit `ms`, `s`, `m` or `h` (seconds
@@ -637,6 +649,7 @@ impl Cli {
             timeout: None,
             batch: None,
             jobs: None,
+            contained: Default::default(),
             max_output: DEFAULT_OUTPUT_LIMIT as u64,
             set: Vec::new(),
             no_crash_handler: false,
@@ -675,7 +688,7 @@ impl Cli {
 
     /// Whether runs are forked children of the linked image.
     pub fn isolated(&self) -> bool {
-        self.isolate || self.timeout.is_some() || self.batch.is_some()
+        self.isolate || self.timeout.is_some() || self.batch.is_some() || self.contained.need_isolation()
     }
 
     /// `--set` values, in order.
