@@ -470,6 +470,7 @@ fn run_batch(
         progress: std::io::stderr().is_terminal() && !cli.contained.stats,
         shard: cli.contained.shard,
         resume: cli.contained.resume.clone(),
+        resume_is_output: cli.contained.resume.as_deref().is_some_and(is_stdout),
     };
     let mut out = std::io::stdout().lock();
     let stats = cli.contained.stats;
@@ -480,6 +481,16 @@ fn run_batch(
     })
     .map_err(die_if_interrupted)?;
     Ok(0)
+}
+
+/// Whether `path` is the file stdout writes to (`--resume FILE >> FILE`).
+fn is_stdout(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(file) = std::fs::metadata(path) else { return false };
+    // SAFETY: fstat fills a zeroed stat for descriptor 1.
+    let mut out: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    (unsafe { libc::fstat(1, &mut out) } == 0) && out.st_dev == file.dev() && out.st_ino == file.ino()
 }
 
 /// After the runs in flight were killed, die of the signal that stopped us.

@@ -217,6 +217,10 @@ pub struct BatchOptions {
     pub shard: Option<Shard>,
     /// A results file whose ids are done.
     pub resume: Option<PathBuf>,
+    /// The results go to the `resume` file itself (stdout appends to it):
+    /// an incomplete last line, which only a kill in the middle of a write
+    /// leaves, may then be cut off before the runs append theirs.
+    pub resume_is_output: bool,
 }
 
 /// How a batch went, for the caller's exit status and summary.
@@ -447,15 +451,47 @@ fn read_results(path: &Path, mut each: impl FnMut(usize, ResultKey, &str) -> Res
         }
         if !line.ends_with('\n') {
             bail!(
-                "{}:{}: the last line is incomplete (no newline at its end); remove it and resume",
+                "{}:{}: the last line is incomplete (no newline at its end: a batch killed while writing it); \
+                 resume with the output appended to this file (`>> {}`), which removes it, or remove it yourself",
                 path.display(),
-                number
+                number,
+                path.display()
             );
         }
         let key: ResultKey = serde_json::from_str(line.trim_end())
             .with_context(|| format!("{}:{}: not a result line", path.display(), number))?;
         each(number, key, line.trim_end())?;
     }
+}
+
+/// Cuts an incomplete last line off `path` (a write cut short by SIGKILL:
+/// the kernel stops a write to a file between pages when a fatal signal
+/// is pending). Returns the bytes removed.
+pub fn cut_incomplete_last_line(path: &Path) -> Result<u64> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("{}: cannot open the results", path.display()))?;
+    let len = file.metadata().with_context(|| format!("{}: cannot read the results", path.display()))?.len();
+    // Read back in blocks until the last newline.
+    let mut end = len;
+    let mut block = vec![0u8; 1 << 16];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let chunk = &mut block[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start)).and_then(|_| file.read_exact(chunk)).context("cannot read the results")?;
+        if let Some(at) = chunk.iter().rposition(|&b| b == b'\n') {
+            end = start + at as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    if end < len {
+        file.set_len(end).with_context(|| format!("{}: cannot cut its incomplete last line", path.display()))?;
+    }
+    Ok(len - end)
 }
 
 /// The ids a results file has a final result for.
@@ -485,7 +521,19 @@ pub fn run_plan(
     let require_ids = options.shard.is_some() || options.resume.is_some();
     let selected = check_plan_ids(&source, plan, require_ids, options.shard)?;
     let done = match &options.resume {
-        Some(results) => finished_ids(results)?,
+        Some(results) => {
+            if options.resume_is_output {
+                let cut = cut_incomplete_last_line(results)?;
+                if cut > 0 {
+                    eprintln!(
+                        "jitrun: {}: removed an incomplete last line ({} bytes) that an interrupted batch left",
+                        results.display(),
+                        cut
+                    );
+                }
+            }
+            finished_ids(results)?
+        }
         None => HashSet::new(),
     };
     let mut summary = BatchSummary::default();
@@ -705,6 +753,9 @@ mod tests {
         let cut = temp_file("cut.jsonl", "{\"id\":\"a\",\"status\":\"exited\"}\n{\"id\":\"b\",\"sta");
         let message = format!("{:#}", finished_ids(&cut).unwrap_err());
         assert!(message.contains("cut.jsonl:2") && message.contains("incomplete"), "{}", message);
+        assert_eq!(cut_incomplete_last_line(&cut).unwrap(), 15);
+        assert_eq!(finished_ids(&cut).unwrap().len(), 1);
+        assert_eq!(cut_incomplete_last_line(&cut).unwrap(), 0, "whole lines stay");
         let junk = temp_file("junk.jsonl", "{\"id\":\"a\",\"status\":\"exited\"}\nhello\n");
         assert!(format!("{:#}", finished_ids(&junk).unwrap_err()).contains("junk.jsonl:2"));
     }
