@@ -753,7 +753,7 @@ mod tests {
         let cut = temp_file("cut.jsonl", "{\"id\":\"a\",\"status\":\"exited\"}\n{\"id\":\"b\",\"sta");
         let message = format!("{:#}", finished_ids(&cut).unwrap_err());
         assert!(message.contains("cut.jsonl:2") && message.contains("incomplete"), "{}", message);
-        assert_eq!(cut_incomplete_last_line(&cut).unwrap(), 15);
+        assert_eq!(cut_incomplete_last_line(&cut).unwrap(), r#"{"id":"b","sta"#.len() as u64);
         assert_eq!(finished_ids(&cut).unwrap().len(), 1);
         assert_eq!(cut_incomplete_last_line(&cut).unwrap(), 0, "whole lines stay");
         let junk = temp_file("junk.jsonl", "{\"id\":\"a\",\"status\":\"exited\"}\nhello\n");
