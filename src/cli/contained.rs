@@ -66,7 +66,8 @@ pub struct ContainedOptions {
     pub no_network: bool,
 
     /// Print what each isolated run cost on stderr: user and system CPU
-    /// time, wall time, peak RSS, page faults, context switches
+    /// time, wall time, peak RSS, page faults, context switches (from
+    /// wait4). Implies --isolate
     #[arg(long)]
     pub stats: bool,
 
@@ -114,7 +115,7 @@ impl ContainedOptions {
     /// Whether these options need runs to be isolated.
     pub fn need_isolation(&self) -> bool {
         let limits = self.limits();
-        limits != RunLimits::default() || self.sandbox.is_some()
+        limits != RunLimits::default() || self.sandbox.is_some() || self.stats
     }
 }
 

@@ -105,8 +105,10 @@ RUN REPORT (--report FILE), schema 1:
      null when unknown: "fini" when the program called exit() itself, "run" then includes the
      exit handlers), "peak_rss_kib",
      "outcome": {"status": "exited", "exit_code"} | {"status": "signal", "signal", "signal_name",
-     "exit_code"} | {"status": "timeout", "timeout_ms", "exit_code": 124} | {"status": "noexec"} |
-     {"status": "error", "message"} | {"status": "running"}}
+     "exit_code"} | {"status": "timeout", "timeout_ms", "exit_code": 124} | {"status": "limit",
+     "limit", "exit_code"} | {"status": "noexec"} | {"status": "error", "message"} |
+     {"status": "running"},
+     "resources" (isolated runs: what the deciding run cost, as in a batch result line)}
     The file says "running" from the moment the entry is called until the process ends (by
     exit, _exit, _Exit or quick_exit, all recorded); a process killed by a signal jitrun does
     not handle (SIGKILL, or with --no-crash-handler) or ending with a raw exit_group system

@@ -705,7 +705,11 @@ impl Image {
 /// outlives it. An error when a limit cannot be enforced at all.
 fn plan_enforcement(spec: &RunSpec) -> Result<(Option<GroupUse>, bool, bool)> {
     let limits = &spec.limits;
-    let memory_problem = limits.memory.and(crate::image::cgroups::controller_problem(Controller::Memory));
+    if !limits.needs_cgroups() && spec.sandbox.is_none() {
+        // Plain isolated runs leave the cgroups alone (not even a look).
+        return Ok((None, false, false));
+    }
+    let memory_problem = limits.memory.and_then(|_| crate::image::cgroups::controller_problem(Controller::Memory));
     let pids_problem = crate::image::cgroups::controller_problem(Controller::Pids);
     let memory_as_address_space = memory_problem.is_some();
     if let Some(problem) = &memory_problem {
