@@ -556,3 +556,25 @@ fn a_long_plan_streams_in_flat_memory() {
     assert_eq!(line_count(&results), LINES);
     assert!(samples[1] <= samples[0] + 1024, "RSS grew from {} KiB to {} KiB over 16,000 runs", samples[0], samples[1]);
 }
+
+/// The library gives the same: a limit is a status, every isolated run
+/// its cost.
+#[test]
+fn the_library_reports_limits_and_costs() {
+    use jitrun::image::limits::{LimitKind, RunLimits};
+    use jitrun::{GlobalValue, RunSpec, RunStatus};
+    let dir = common::scratch("contained-library");
+    let object = build_hostile(&dir);
+    let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
+    linker.add_file(&object).unwrap();
+    let image = linker.link().unwrap();
+    let limits = RunLimits { memory: Some(32 << 20), ..Default::default() };
+    let outcome = image.run_isolated(&RunSpec::captured().set("mode", GlobalValue::Int(1)).limits(limits)).unwrap();
+    assert_eq!(outcome.status, RunStatus::Limit(LimitKind::Memory));
+    assert_eq!(outcome.shell_status(), 137);
+    let outcome = image.run_isolated(&RunSpec::captured().set("mode", GlobalValue::Int(0))).unwrap();
+    assert_eq!(outcome.status, RunStatus::Exited(0));
+    let resources = outcome.resources.expect("an isolated run's cost");
+    assert!(resources.max_rss_kib > 0 && resources.minor_faults > 0);
+    assert_eq!(resources.peak_memory_kib, None, "no memory cgroup without a memory limit");
+}

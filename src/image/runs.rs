@@ -258,6 +258,18 @@ impl RunSpec {
         self.timeout = Some(timeout);
         self
     }
+
+    /// Runs under `limits` (see [`crate::image::limits`]).
+    pub fn limits(mut self, limits: RunLimits) -> RunSpec {
+        self.limits = limits;
+        self
+    }
+
+    /// Runs in `sandbox` (see [`crate::image::sandbox`]).
+    pub fn sandbox(mut self, sandbox: SandboxSpec) -> RunSpec {
+        self.sandbox = Some(sandbox);
+        self
+    }
 }
 
 /// How a run ended.

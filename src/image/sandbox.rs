@@ -219,13 +219,31 @@ const REFUSED_SYSTEM_CALLS: [libc::c_long; 23] = [
     libc::SYS_swapoff,
 ];
 
+/// The numbers the filter refuses. On x86-64 the same calls are also
+/// reachable through the x32 ABI (the number with bit 30 set, on kernels
+/// built with it), which shares the architecture value the filter checks;
+/// libc has no x32 numbers, so they are derived here: most are the x86-64
+/// number with that bit, `ptrace` and `process_vm_readv`/`writev` have x32
+/// numbers of their own (521, 539, 540). 32-bit calls (`int 0x80`) carry
+/// another architecture value, which the filter answers by killing.
+fn refused_numbers() -> Vec<i64> {
+    let mut numbers: Vec<i64> = REFUSED_SYSTEM_CALLS.to_vec();
+    #[cfg(target_arch = "x86_64")]
+    {
+        const X32_SYSCALL_BIT: i64 = 0x4000_0000;
+        let x32 = numbers.iter().map(|nr| nr | X32_SYSCALL_BIT).chain([521, 539, 540].map(|nr| nr | X32_SYSCALL_BIT));
+        numbers.extend(x32.collect::<Vec<_>>());
+    }
+    numbers
+}
+
 /// The seccomp program, compiled once.
 fn seccomp_program() -> Result<&'static seccompiler::BpfProgram, String> {
     static PROGRAM: OnceLock<Result<seccompiler::BpfProgram, String>> = OnceLock::new();
     PROGRAM
         .get_or_init(|| {
             let arch = seccompiler::TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
-            let rules = REFUSED_SYSTEM_CALLS.iter().map(|&nr| (nr, Vec::new())).collect();
+            let rules = refused_numbers().into_iter().map(|nr| (nr, Vec::new())).collect();
             let filter = seccompiler::SeccompFilter::new(
                 rules,
                 seccompiler::SeccompAction::Allow,
@@ -414,6 +432,8 @@ mod tests {
     fn the_seccomp_program_compiles_for_this_architecture() {
         let program = seccomp_program().unwrap();
         assert!(program.len() > REFUSED_SYSTEM_CALLS.len());
+        let numbers = refused_numbers();
+        assert!(numbers.contains(&libc::SYS_ptrace) && numbers.contains(&libc::SYS_bpf));
     }
 
     #[test]
