@@ -162,21 +162,6 @@ fn hostile_runs_are_stopped_by_their_limits_and_leave_nothing_behind() {
         available_before,
         available_after
     );
-    // jitrun's cgroups are gone with it.
-    for root in ["/sys/fs/cgroup/pids", "/sys/fs/cgroup"] {
-        if let Ok(entries) = std::fs::read_dir(root) {
-            let mine: Vec<_> =
-                entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("jitrun-")).collect();
-            for entry in mine {
-                let pid = entry.file_name().to_string_lossy().trim_start_matches("jitrun-").to_string();
-                assert!(
-                    Path::new(&format!("/proc/{}", pid)).exists(),
-                    "cgroup {:?} of a finished jitrun",
-                    entry.path()
-                );
-            }
-        }
-    }
 }
 
 /// On the command line, a limit's exit status is that of a native run
@@ -577,4 +562,45 @@ fn the_library_reports_limits_and_costs() {
     let resources = outcome.resources.expect("an isolated run's cost");
     assert!(resources.max_rss_kib > 0 && resources.minor_faults > 0);
     assert_eq!(resources.peak_memory_kib, None, "no memory cgroup without a memory limit");
+}
+
+/// A jitrun killed with SIGKILL leaves its runs in their cgroups; the next
+/// jitrun that uses cgroups kills them and removes the groups.
+#[test]
+fn runs_left_by_a_killed_jitrun_are_ended_by_the_next() {
+    let dir = common::scratch("contained-stale");
+    let object = build_hostile(&dir);
+    let marker = format!("stale-{}", std::process::id());
+    let mut killed = Command::new(common::jitrun_bin())
+        .arg(&object)
+        .args(["--set", "mode=7", "--max-processes", "4", "--argv0", &marker])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The run has started once it says so.
+    let mut said = [0u8; 17];
+    std::io::Read::read_exact(killed.stdout.as_mut().unwrap(), &mut said).unwrap();
+    assert_eq!(&said, b"ignoring SIGTERM\n");
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    let orphans = processes_named(&marker);
+    assert_eq!(orphans.len(), 1, "the run outlives a jitrun killed with SIGKILL");
+    let next = Command::new(common::jitrun_bin())
+        .arg(&object)
+        .args(["--set", "mode=0", "--max-processes", "4"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let next_pid = next.id();
+    let out = next.wait_with_output().unwrap();
+    assert_eq!(common::shell_status(&out), 0);
+    let left = wait_until_none_named(&marker);
+    assert!(left.is_empty(), "{:?} outlived the next jitrun", left);
+    // Neither the killed jitrun's groups nor the next one's are left.
+    for pid in [killed.id(), next_pid] {
+        for root in ["/sys/fs/cgroup/pids", "/sys/fs/cgroup"] {
+            let group = Path::new(root).join(format!("jitrun-{}", pid));
+            assert!(!group.exists(), "{} was left", group.display());
+        }
+    }
 }

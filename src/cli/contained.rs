@@ -132,8 +132,9 @@ LIMITS:
     (<own>/jitrun-PID/run-SLOT), cgroup v1 or v2. Without a usable memory controller,
     memory falls back to RLIMIT_AS per process, and a run that reaches it is reported
     by what it then does; without a pids controller, processes fall back to
-    RLIMIT_NPROC (all of the user's processes), and as root --max-processes is
-    refused. A run stopped by a limit has status limit in a batch, with which limit,
+    RLIMIT_NPROC (all of the user's processes; a refused fork is then the program's
+    to handle, and the run is reported by what it does), and as root
+    --max-processes is refused. A run stopped by a limit has status limit in a batch, with which limit,
     and exits 128 plus the signal a native run gets under the same limit: 137 for
     memory (the OOM killer's SIGKILL) and processes (jitrun kills the run), 152 for
     CPU time (SIGXCPU), 153 for file size (SIGXFSZ). Whatever a run started is killed

@@ -454,7 +454,8 @@ impl Drop for RunGroups {
     }
 }
 
-/// Removes the groups of jitruns that are gone (killed before they could).
+/// Removes the groups of jitruns that are gone (killed before they could),
+/// killing first what their runs left in them: nobody is left to.
 fn remove_stale_groups(own_group: &Path) {
     let Ok(entries) = std::fs::read_dir(own_group) else { return };
     for entry in entries.flatten() {
@@ -468,6 +469,18 @@ fn remove_stale_groups(own_group: &Path) {
         }
         if let Ok(slots) = std::fs::read_dir(entry.path()) {
             for slot in slots.flatten().filter(|s| s.path().is_dir()) {
+                for _ in 0..100 {
+                    let members = std::fs::read_to_string(slot.path().join("cgroup.procs")).unwrap_or_default();
+                    let pids: Vec<libc::pid_t> = members.lines().filter_map(|l| l.trim().parse().ok()).collect();
+                    if pids.is_empty() {
+                        break;
+                    }
+                    for pid in pids {
+                        // SAFETY: kill() of a process left in a dead jitrun's run group.
+                        unsafe { libc::kill(pid, libc::SIGKILL) };
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
                 let _ = std::fs::remove_dir(slot.path());
             }
         }

@@ -745,7 +745,7 @@ fn plan_enforcement(spec: &RunSpec) -> Result<(Option<GroupUse>, bool, bool)> {
         WARNED.call_once(|| {
             eprintln!(
                 "jitrun: warning: --max-processes is enforced as RLIMIT_NPROC, which counts all of this user's \
-                 processes: no pids cgroup ({})",
+                 processes, and a run that reaches it is reported by what it then does: no pids cgroup ({})",
                 problem
             )
         });
