@@ -683,7 +683,8 @@ fn cxx_statics_are_shared_with_a_library_as_natively() {
             let dir = scratch(&format!("archives-shared-statics-{:?}{}", toolchain, flags));
             let flags = format!("-std=c++17 {}", flags);
             run_checked(
-                toolchain.compiler(true)
+                toolchain
+                    .compiler(true)
                     .args(flags.split_whitespace())
                     .args(["-shared", "-fPIC", "-o"])
                     .arg(dir.join("libshared_statics.so"))

@@ -84,9 +84,7 @@ fn assert_same(native: (&Path, &Output), launcher: (&Path, &Output)) {
 fn a_launcher_behaves_as_the_executable_cc_links() {
     let built = build("behaves");
     let native = built.dir.join("native");
-    run_checked(
-        common::cc().arg(&built.main).arg("-L").arg(&built.dir).args(["-lhelper", "-lm", "-o"]).arg(&native),
-    );
+    run_checked(common::cc().arg(&built.main).arg("-L").arg(&built.dir).args(["-lhelper", "-lm", "-o"]).arg(&native));
     let launcher = built.dir.join("launcher");
     let made = link_launcher(
         &launcher,
@@ -286,9 +284,7 @@ fn shared_libraries_are_linked_by_the_real_linker() {
     assert!(std::fs::read(&shared).unwrap().starts_with(b"\x7fELF"), "a real shared library");
     let main = compile_source(&dir, "main.c", PROGRAM, "-O1");
     let native = dir.join("native");
-    run_checked(
-        common::cc().arg(&main).arg(&shared).args(["-lm", "-Wl,-rpath"]).arg(&dir).arg("-o").arg(&native),
-    );
+    run_checked(common::cc().arg(&main).arg(&shared).args(["-lm", "-Wl,-rpath"]).arg(&dir).arg("-o").arg(&native));
     let launcher = dir.join("launcher");
     let made = link_launcher(&launcher, &[main.as_os_str(), shared.as_os_str(), "-lm".as_ref()]);
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));

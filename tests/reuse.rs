@@ -68,7 +68,7 @@ fn batch_reports_every_outcome_and_runs_do_not_affect_each_other() {
     let mut results: HashMap<String, Value> = HashMap::new();
     for line in stdout.lines() {
         let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{}: {}", line, e));
-        assert_eq!(v["schema"], 1, "{}", line);
+        assert_eq!(v["schema"], 2, "{}", line);
         let id = match &v["id"] {
             Value::String(s) => s.clone(),
             other => other.to_string(),

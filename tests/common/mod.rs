@@ -40,14 +40,8 @@ pub const CLANG_FLAG_SETS: &[&str] =
 /// the large model (absolute MOVZ/MOVK addresses; it is position-dependent
 /// only) and the tiny one (everything within ±1 MiB).
 #[cfg(target_arch = "aarch64")]
-pub const C_FLAG_SETS: &[&str] = &[
-    "-O0",
-    "-O2",
-    "-O2 -fPIC",
-    "-O2 -fno-pic -fno-pie",
-    "-O2 -mcmodel=large -fno-pic -fno-pie",
-    "-O2 -mcmodel=tiny",
-];
+pub const C_FLAG_SETS: &[&str] =
+    &["-O0", "-O2", "-O2 -fPIC", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large -fno-pic -fno-pie", "-O2 -mcmodel=tiny"];
 
 /// The same models for clang on aarch64.
 #[cfg(target_arch = "aarch64")]
