@@ -227,14 +227,14 @@ const REFUSED_SYSTEM_CALLS: [libc::c_long; 23] = [
 /// numbers of their own (521, 539, 540). 32-bit calls (`int 0x80`) carry
 /// another architecture value, which the filter answers by killing.
 fn refused_numbers() -> Vec<i64> {
-    let mut numbers: Vec<i64> = REFUSED_SYSTEM_CALLS.to_vec();
-    #[cfg(target_arch = "x86_64")]
-    {
+    let numbers: Vec<i64> = REFUSED_SYSTEM_CALLS.to_vec();
+    if cfg!(target_arch = "x86_64") {
         const X32_SYSCALL_BIT: i64 = 0x4000_0000;
-        let x32 = numbers.iter().map(|nr| nr | X32_SYSCALL_BIT).chain([521, 539, 540].map(|nr| nr | X32_SYSCALL_BIT));
-        numbers.extend(x32.collect::<Vec<_>>());
+        let x32 = numbers.iter().chain(&[521, 539, 540]).map(|nr| nr | X32_SYSCALL_BIT);
+        numbers.iter().copied().chain(x32).collect()
+    } else {
+        numbers
     }
-    numbers
 }
 
 /// The seccomp program, compiled once.

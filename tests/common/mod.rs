@@ -14,6 +14,7 @@
 //! // jitrun-test: cflags=-pthread   extra compile flags for every flag set
 //! // jitrun-test: gcc-cflags=-mtls-dialect=gnu2   extra flags for gcc only
 //! // jitrun-test: clang-cflags=-fno-builtin       extra flags for clang only
+//! // jitrun-test: x86_64:gcc-cflags=-mtls-dialect=gnu2   only on that CPU
 //! ```
 //!
 //! Programs are compiled by a [`Toolchain`]: the system `cc`/`g++` (gcc),
@@ -170,6 +171,12 @@ pub fn read_directives(source: &Path) -> Directives {
             continue;
         };
         let (key, value) = rest.trim().split_once('=').unwrap_or((rest.trim(), ""));
+        // `CPU:key` counts only on that CPU (`x86_64`, `aarch64`).
+        let key = match key.split_once(':') {
+            Some((cpu, key)) if cpu == std::env::consts::ARCH => key,
+            Some(_) => continue,
+            None => key,
+        };
         match key {
             "args" => d.args = value.split_whitespace().map(str::to_string).collect(),
             "stdin" => d.stdin = value.replace("\\n", "\n").replace("\\t", "\t").into_bytes(),
@@ -254,12 +261,25 @@ pub fn compile_with(
 
 /// Links natively the way a user of `cc` would for these flags.
 pub fn link_native(objects: &[PathBuf], flags: &str, cxx: bool, libs: &[String], extra: &[String], out: &Path) {
+    let out = try_link_native(objects, flags, cxx, libs, extra, out);
+    assert!(out.status.success(), "native link failed:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// [`link_native`], returning the linker's output whether it succeeds or not.
+pub fn try_link_native(
+    objects: &[PathBuf],
+    flags: &str,
+    cxx: bool,
+    libs: &[String],
+    extra: &[String],
+    out: &Path,
+) -> Output {
     let mut cmd = if cxx { cxx_compiler() } else { cc() };
     if flags.contains("-fno-pic") {
         cmd.arg("-no-pie");
     }
     cmd.args(extra.iter().filter(|f| matches!(f.as_str(), "-pthread" | "-rdynamic")));
-    run_checked(cmd.args(objects).args(libs).arg("-o").arg(out));
+    cmd.args(objects).args(libs).arg("-o").arg(out).output().unwrap_or_else(|e| panic!("{:?}: {}", cmd, e))
 }
 
 /// Runs a command with stdin and a timeout; a hang is a test failure.
@@ -350,7 +370,14 @@ pub fn differential_with(
     let cflags = directives.cflags_for(toolchain);
     let objects = compile_with(toolchain, &srcs, flags, &cflags, scratch_dir);
     let exe = scratch_dir.join("a.out");
-    link_native(&objects, flags, cxx, &directives.libs, &cflags, &exe);
+    let name = format!("{} [{} {}]", program.file_name().unwrap().to_string_lossy(), toolchain.name(), flags);
+    let linked = try_link_native(&objects, flags, cxx, &directives.libs, &cflags, &exe);
+    if !linked.status.success() {
+        // A program the native linker cannot link under these flags (more
+        // than the tiny code model's megabyte, say) is refused by jitrun
+        // too, with its one-line error.
+        return refused_as_natively(&name, &linked, &objects, &directives);
+    }
     let objects = match jit_objects {
         Some(build) => build(&srcs, &directives),
         None => objects,
@@ -368,8 +395,25 @@ pub fn differential_with(
     jit.args(&objects).args(&directives.libs).arg("--").args(&directives.args).envs(directives.env.iter().cloned());
     let jit = run_with(&mut jit, &directives.stdin, timeout);
 
-    let name = format!("{} [{} {}]", program.file_name().unwrap().to_string_lossy(), toolchain.name(), flags);
     output_diffs(&name, &native, &jit)
+}
+
+/// For a program the native link refused (`native_link`): jitrun refuses
+/// it too, one line, status 125, and names a relocation out of range when
+/// the linker did. The differences, if any.
+fn refused_as_natively(name: &str, native_link: &Output, objects: &[PathBuf], directives: &Directives) -> Vec<String> {
+    let jit = run_with(Command::new(jitrun_bin()).args(objects).args(&directives.libs), b"", Duration::from_secs(20));
+    let (linker, ours) = (String::from_utf8_lossy(&native_link.stderr), String::from_utf8_lossy(&jit.stderr));
+    let mut diffs = Vec::new();
+    if shell_status(&jit) != 125 || !jit.stdout.is_empty() || ours.lines().count() != 1 {
+        diffs.push(format!(
+            "{}: the native link failed, jitrun did not refuse it:\n{}\n--- jitrun\n{}",
+            name, linker, ours
+        ));
+    } else if linker.contains("relocation truncated to fit") && !ours.contains("out of range") {
+        diffs.push(format!("{}: the linker found a relocation out of range, jitrun said\n{}", name, ours));
+    }
+    diffs
 }
 
 /// Every difference between a native run and a jitrun run (empty when
