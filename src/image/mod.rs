@@ -99,23 +99,31 @@ pub struct Image {
     pub(crate) got_interposition: Option<crate::host::interpose::GotInterposition>,
 }
 
+/// What the linker hands over to make an [`Image`]: the mapped memory and
+/// what the runs need to find in it.
+pub(crate) struct MappedProgram {
+    pub mapper: Box<dyn MemoryMapper>,
+    pub base: u64,
+    pub size: u64,
+    pub key: InitKey,
+    pub symbols: SymbolMap,
+    pub initializers: Initializers,
+    pub finalizers: Finalizers,
+    /// The address of `__dso_handle`, which `atexit` and C++ statics name.
+    pub dso_handle: u64,
+    /// Libraries the program uses, kept loaded as long as the image.
+    pub libraries: Vec<SharedLibrary>,
+}
+
 // SAFETY: the image's memory belongs to the process, not to a thread; the
 // raw argv pointers point into `argv`, owned by the image, or into the
 // process's argument area.
 unsafe impl Send for Image {}
 
 impl Image {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(
-        mapper: Box<dyn MemoryMapper>,
-        base: u64,
-        size: u64,
-        key: InitKey,
-        symbols: SymbolMap,
-        (initializers, finalizers): (Initializers, Finalizers),
-        dso_handle: u64,
-        libraries: Vec<SharedLibrary>,
-    ) -> Image {
+    pub(crate) fn new(mapped: MappedProgram) -> Image {
+        let MappedProgram { mapper, base, size, key, symbols, initializers, finalizers, dso_handle, libraries } =
+            mapped;
         Image {
             mapper,
             base,

@@ -1319,16 +1319,8 @@ impl<'a> Pool<'a> {
             let original_cpus = self.pin.as_ref().map(|p| &p.original);
             let report_failure = |message: &str| self.setup_errors.report(slot, message);
             let contained = Containment { grouped: grouped.as_ref(), sandboxed: sandboxed.as_ref() };
-            child_main(
-                self.image,
-                &run,
-                ends,
-                parent_fds,
-                &self.sigpipe.original_mask,
-                original_cpus,
-                contained,
-                &report_failure,
-            );
+            let undo = ParentState { fds: parent_fds, signal_mask: &self.sigpipe.original_mask, cpus: original_cpus };
+            child_main(self.image, &run, ends, undo, contained, &report_failure);
         }
         // The child has its copies of the cgroup.procs descriptors.
         let grouped = grouped.map(|mut g| {
@@ -1627,16 +1619,22 @@ struct Containment<'a> {
     sandboxed: Option<&'a SandboxedRun>,
 }
 
+/// What a forked child inherits from jitrun's parent process and must
+/// undo before the program runs: the parent's descriptors (closed), the
+/// signal mask and the CPUs as jitrun was started with (restored).
+struct ParentState<'a> {
+    fds: &'a [RawFd],
+    signal_mask: &'a libc::sigset_t,
+    cpus: Option<&'a libc::cpu_set_t>,
+}
+
 /// The child: set up stdio, process group, signals, environment and
 /// globals with system calls only, then run the program and exit.
-#[allow(clippy::too_many_arguments)]
 fn child_main(
     image: &Image,
     run: &PreparedRun,
     ends: ChildEnds,
-    parent_fds: &[RawFd],
-    mask: &libc::sigset_t,
-    original_cpus: Option<&libc::cpu_set_t>,
+    parent: ParentState,
     contained: Containment,
     report_failure: &dyn Fn(&str),
 ) -> ! {
@@ -1651,14 +1649,14 @@ fn child_main(
         // SAFETY: leaving without running any atexit handler of the parent's.
         unsafe { libc::_exit(crate::support::EXIT_JITRUN_ERROR) };
     }
-    if let Some(cpus) = original_cpus {
+    if let Some(cpus) = parent.cpus {
         CpuPin::restore(cpus);
     }
     // Before the run's environment: libc allocates it, and the program
     // (if it replaces malloc) reallocates it with its own allocator.
     image.install_got_interposition();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        child_setup(run, &ends, parent_fds, mask, contained.sandboxed)
+        child_setup(run, &ends, parent.fds, parent.signal_mask, contained.sandboxed)
     }));
     let failure = match result {
         Ok(Ok(())) => None,
