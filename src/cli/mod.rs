@@ -194,7 +194,10 @@ pub struct Cli {
     #[arg(long, short = 'e', value_name = "SYMBOL", default_value = "main")]
     pub entry: String,
 
-    /// Load and link only: report problems, run nothing
+    /// Load and link only: report problems, run nothing. The image is linked in a buffer at
+    /// --base (or an address jitrun picks), never mapped in this process, so objects of
+    /// another CPU link too (aarch64 objects on x86-64 and the reverse, for --map and --check);
+    /// those resolve only against --define
     #[arg(long)]
     pub noexec: bool,
 
@@ -243,7 +246,8 @@ pub struct Cli {
     #[arg(long, action = ArgAction::Append, num_args = 0, default_missing_value = "true")]
     pub no_whole_archive: Vec<bool>,
 
-    /// Lay the image out at ADDRESS (fails if the range is taken)
+    /// Lay the image out at ADDRESS (fails if the range is taken; under --noexec nothing is
+    /// mapped there)
     #[arg(long, value_name = "ADDRESS", value_parser = parse_address)]
     pub base: Option<u64>,
 

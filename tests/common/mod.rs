@@ -348,7 +348,24 @@ pub fn run_with(cmd: &mut Command, stdin: &[u8], timeout: Duration) -> Output {
         std::thread::sleep(Duration::from_millis(2));
     };
     let _ = writer.join();
-    Output { status, stdout: out_handle.join().unwrap(), stderr: err_handle.join().unwrap() }
+    Output { status, stdout: out_handle.join().unwrap(), stderr: without_emulator_notes(err_handle.join().unwrap()) }
+}
+
+/// Drops what qemu-user itself writes to stderr when the emulated process
+/// dies from a signal ("qemu: uncaught target signal 11 (Segmentation
+/// fault) - core dumped"): a native run prints nothing then.
+pub fn without_emulator_notes(stderr: Vec<u8>) -> Vec<u8> {
+    const NOTE: &[u8] = b"qemu: uncaught target signal ";
+    if !cross_testing() || !stderr.windows(NOTE.len()).any(|w| w == NOTE) {
+        return stderr;
+    }
+    let mut kept = Vec::with_capacity(stderr.len());
+    for line in stderr.split_inclusive(|&b| b == b'\n') {
+        if !line.starts_with(NOTE) {
+            kept.extend_from_slice(line);
+        }
+    }
+    kept
 }
 
 /// Exit status as a shell would report it: code, or 128 + signal.
