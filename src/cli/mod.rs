@@ -94,8 +94,9 @@ CRASH REPORTS:
 
 LINK MAP (--map):
     Segments with protections, output and input sections, every defined symbol (address, size,
-    kind, scope, object, section), GOT entries and stubs with their targets, and the library
-    that satisfied each external. --map=json or --map-format json gives the same as JSON.
+    kind, scope, object, section), thread-local symbols with their offset in the image's TLS
+    block, GOT entries and stubs with their targets, and the library that satisfied each
+    external. --map=json or --map-format json gives the same as JSON.
     Without =FILE it goes to stdout under --noexec and to stderr otherwise. Layout is
     deterministic: the same inputs at the same --base give the same addresses.
 
@@ -135,6 +136,11 @@ CHECKS (--check FILE):
     names, *{N}ADDR memory reads, got_addr(file, sym), stub_addr(file, sym),
     section_addr(file, sec), next_pc(label), decode_operand(label, N), + - & | << >>, (),
     EXPR[HI:LO]. Each failing line is printed with both values; then jitrun fails with 125.
+    decode_operand and next_pc take any expression for the instruction's address (label + 8).
+    A thread-local symbol's value is its offset in the image's TLS block (llvm-jitlink gives
+    the address of its initial data). got_addr finds a symbol's address entry, else its
+    initial-exec slot (offset from the thread pointer), TLS descriptor or tls_index; a third
+    argument picks one: got_addr(file, sym, tp-offset | tls-descriptor | tls-index).
     llvm-jitlink spellings are accepted: -noexec, -check, -abs and -define-abs (= --define), -entry,
     -slab-address (= --base); -slab-allocate and -slab-page-size are ignored.
 
