@@ -49,7 +49,11 @@ references first, NAME to __wrap_NAME and __real_NAME to NAME, as ld does):
        that is not loaded yet loads for a strong reference to a name it exports,
        and an unused one never loads (cc's --as-needed; see --no-as-needed)
        (objects using C++ runtime symbols also get libstdc++, libm and libgcc_s;
-       as the compiler driver links them, code built with -fopenmp gets libgomp
+       objects compiled from C++ (the source file name in their symbol table
+       ends in .cpp, .cc, .cxx, .C, .c++, .ii, ...; or they define or call a
+       mangled _Z name) get libstdc++ and libm named last, as g++ names them,
+       even if they call only C functions such as sqrt; as the compiler driver
+       links them, code built with -fopenmp gets libgomp
        (clang's: libomp), with --coverage libgcov.a (clang's, and for
        -fprofile-instr-generate: libclang_rt.profile; loaded with the
        archives), with

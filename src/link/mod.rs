@@ -440,6 +440,18 @@ impl Linker {
                 built_by_clang,
                 &options.sanitize,
             )?;
+            // As g++ links C++ objects, even those calling only C functions.
+            let from_cxx = |g: &LinkGraph| {
+                g.built_from_cxx
+                    // The Mach-O front-end has no source name to go by.
+                    || (matches!(object_format, Some((FileKind::MachO, _)))
+                        && g.symbols.iter().any(|s| {
+                            s.name.as_deref().is_some_and(|n| n.starts_with("_Z") || n == "__gxx_personality_v0")
+                        }))
+            };
+            if graphs.iter().any(from_cxx) {
+                runtime_libraries::name_cxx_runtime(&mut host, &libraries, !options.no_as_needed);
+            }
             if !matches!(object_format, Some((FileKind::MachO, _))) {
                 let mut static_runtime = runtime_libraries::StaticRuntime {
                     table: &mut table,
