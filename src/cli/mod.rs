@@ -73,6 +73,14 @@ references first, NAME to __wrap_NAME and __real_NAME to NAME, as ld does):
    10. undefined weak references become 0 (strong ones too with --allow-unresolved)
     Use -v to see what satisfied each name and why each archive member was loaded.
 
+SYMBOL NAMES ON THE COMMAND LINE:
+    --define, --alias, --wrap, -u, --set, --entry, a batch line's "set" and --check
+    expressions name symbols as the objects do. ELF names are exact: _foo and foo are two
+    symbols. Mach-O spells C's foo as _foo (as nm shows it on macOS); for Mach-O objects
+    both foo and _foo name it. The exact name comes first: _foo means the C name _foo when
+    the objects (or archive members, or --define) have a symbol of that name, and C's foo
+    only otherwise; so __wrap_foo, __real_foo and _start keep their C names.
+
 UNRESOLVED SYMBOLS:
     --print-unresolved prints one line per missing symbol and referencing object
     (archive members as libfoo.a(bar.o)), tab-separated, sorted by symbol:

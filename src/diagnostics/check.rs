@@ -47,6 +47,9 @@ pub trait CheckedImage {
     fn link_info(&self) -> &LinkInfo;
     /// The address of a global symbol of the image.
     fn lookup(&self, name: &str) -> Option<u64>;
+    /// The image is of Mach-O objects: a check may name `_foo` for the
+    /// image's `foo` (see [`crate::graph::resolve::command_line_symbol`]).
+    fn macho_names(&self) -> bool;
     /// The image's bytes from `addr`: up to `len` of them, fewer where the
     /// image ends; `None` when `addr` is outside it.
     fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]>;
@@ -159,38 +162,37 @@ impl Checker<'_> {
         Ok(value)
     }
 
-    /// `target` names the symbol a check calls `name`, allowing for the C
-    /// underscore the Mach-O front-end drops.
-    fn same_symbol(target: &str, name: &str) -> bool {
-        target == name || name.strip_prefix('_') == Some(target)
+    /// The names a check's `name` may have in the image, in order: exact,
+    /// then, for Mach-O objects, without the C underscore the front-end
+    /// drops (see [`crate::graph::resolve::command_line_symbol`]).
+    fn spellings<'n>(&self, name: &'n str) -> impl Iterator<Item = &'n str> {
+        let c_name = name.strip_prefix('_').filter(|c| self.image.macho_names() && !c.is_empty());
+        std::iter::once(name).chain(c_name)
     }
 
+    /// A symbol's value; the Mach-O front-end drops the C underscore that
+    /// checks written for llvm-jitlink keep (`_main` is `main` there), while
+    /// ELF names are exact.
     fn symbol(&self, name: &str) -> Eval<u64> {
-        if let Some(addr) = self.image.lookup(name) {
-            return Ok(addr);
-        }
-        if name == "_GLOBAL_OFFSET_TABLE_" {
+        if name == "_GLOBAL_OFFSET_TABLE_" && self.image.lookup(name).is_none() {
             return self.info.got_base.ok_or_else(|| "the image has no GOT".to_string());
         }
+        self.spellings(name).find_map(|n| self.exact_symbol(n)).ok_or_else(|| format!("no symbol `{}`", name))
+    }
+
+    fn exact_symbol(&self, name: &str) -> Option<u64> {
+        if let Some(addr) = self.image.lookup(name) {
+            return Some(addr);
+        }
         if let Some(sym) = self.info.symbols.iter().find(|s| s.name == name) {
-            return Ok(sym.address);
+            return Some(sym.address);
         }
         // A thread-local symbol has no address in the image: its value is
         // its offset in the image's TLS block.
         if let Some(tls) = self.info.thread_locals.iter().find(|t| t.name == name) {
-            return Ok(tls.offset);
+            return Some(tls.offset);
         }
-        if let Some(ext) = self.info.externals.iter().find(|e| e.name == name) {
-            return Ok(ext.address);
-        }
-        // The Mach-O front-end drops the C underscore that checks written
-        // for llvm-jitlink keep (`_main` is `main` here).
-        if let Some(c_name) = name.strip_prefix('_') {
-            if let Ok(addr) = self.symbol(c_name) {
-                return Ok(addr);
-            }
-        }
-        Err(format!("no symbol `{}`", name))
+        self.info.externals.iter().find(|e| e.name == name).map(|e| e.address)
     }
 
     fn read(&self, addr: u64, size: u64) -> Eval<u64> {
@@ -264,12 +266,12 @@ impl Checker<'_> {
                     }
                     None => GOT_KINDS,
                 };
-                kinds
-                    .iter()
-                    .find_map(|kind| {
+                self.spellings(sym)
+                    .flat_map(|name| kinds.iter().map(move |kind| (name, kind)))
+                    .find_map(|(name, kind)| {
                         self.info.got.iter().find(|g| {
                             g.kind == *kind
-                                && Self::same_symbol(&g.target, sym)
+                                && g.target == name
                                 && g.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file))
                         })
                     })
@@ -285,12 +287,11 @@ impl Checker<'_> {
                 let is_section = |a: &str| a.starts_with('.') || a.starts_with("__");
                 let sym = if args.len() == 3 && is_section(args[1]) { args[2] } else { args[1] };
                 let file = args[0];
-                self.info
-                    .stubs
-                    .iter()
-                    .find(|s| {
-                        Self::same_symbol(&s.target, sym)
-                            && s.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file))
+                self.spellings(sym)
+                    .find_map(|name| {
+                        self.info.stubs.iter().find(|s| {
+                            s.target == name && s.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file))
+                        })
                     })
                     .map(|s| s.address)
                     .ok_or_else(|| format!("no stub for `{}` (from {})", sym, file))
