@@ -386,6 +386,9 @@ fn mach_o_symbols_are_named_with_or_without_the_c_underscore() {
         "int __real_helper_add(int, int);\nint __wrap_helper_add(int a, int b) { return __real_helper_add(a, b) * 10; }\n",
     )
     .unwrap();
+    let main_wrapper = dir.join("main_wrapper.c");
+    std::fs::write(&main_wrapper, "int __real_main(void);\nint __wrap_main(void) { return __real_main() + 1; }\n")
+        .unwrap();
     let objects = common::compile_macho(
         &[
             src.join("main.c"),
@@ -393,12 +396,13 @@ fn mach_o_symbols_are_named_with_or_without_the_c_underscore() {
             src.join("unused.c"),
             wrapper,
             common::testdata().join("reuse/mutants.c"),
+            main_wrapper,
         ],
         "-O2",
         &[],
         &dir,
     );
-    let [main, helper, unused, wrapper, mutants] = [0, 1, 2, 3, 4].map(|i| objects[i].as_os_str());
+    let [main, helper, unused, wrapper, mutants, main_wrapper] = [0, 1, 2, 3, 4, 5].map(|i| objects[i].as_os_str());
     let archive = dir.join("libhelper.a");
     let _ = std::fs::remove_file(&archive);
     assert!(Command::new("llvm-ar-14").arg("rc").arg(&archive).args([helper, unused]).status().unwrap().success());
@@ -433,6 +437,9 @@ fn mach_o_symbols_are_named_with_or_without_the_c_underscore() {
         // --wrap: the call goes to __wrap_helper_add (times 10).
         let (status, out, err) = run(&[os("--wrap"), &name("helper_add"), main, helper, wrapper]);
         assert_eq!((status, out.as_str()), (Some(20), "from a Mach-O archive member 50\n"), "{}", err);
+        // --wrap of the entry point: called as __wrap_main.
+        let (status, out, err) = run(&[os("--wrap"), &name("main"), main, helper, main_wrapper]);
+        assert_eq!((status, out.as_str()), (Some(3), "from a Mach-O archive member 5\n"), "{}", err);
         // -u: loads the archive member defining unused_fn (and its constructor runs).
         let (status, out, err) = run(&[os("-u"), &name("unused_fn"), main, archive]);
         assert!(out.starts_with("unused member must not load\n") && status == Some(2), "{}{}", out, err);
