@@ -343,8 +343,22 @@ fn inspect(cli: &Cli, info: &crate::graph::linkinfo::LinkInfo, image: &dyn Check
     Ok(())
 }
 
+/// `--wrap` of the entry point spelled another way than `--entry` (Mach-O
+/// `--wrap _main` for `main`, see `SYMBOL NAMES ON THE COMMAND LINE`): the
+/// options with the entry called as `__wrap_ENTRY`, as crt1.o's call is.
+/// (The same spelling was settled when the command line was parsed.)
+fn wrapped_macho_entry(cli: &Cli, image: &Image) -> Option<Cli> {
+    let entry = image.command_line_name(&cli.entry);
+    if entry.starts_with("__wrap_") || !cli.wrap.iter().any(|w| image.command_line_name(w) == entry) {
+        return None;
+    }
+    Some(Cli { entry: format!("__wrap_{}", entry), ..cli.clone() })
+}
+
 /// Runs the linked program on the main thread, like a native process.
 fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
+    let wrapped = wrapped_macho_entry(cli, &image);
+    let cli = wrapped.as_ref().unwrap_or(cli);
     // Dropped before the image (a parameter): a hook must not call into
     // unmapped code, as LeakSanitizer's check at the exit of an isolated
     // runs' parent would.

@@ -175,6 +175,10 @@ pub struct LinkGraph {
     /// Clang compiled it (its `.comment` says so): code built with
     /// `-fsanitize=...` or `-fopenmp` gets clang's runtimes, as clang links.
     pub built_by_clang: bool,
+    /// It was compiled from C++ (see `format::elf::is_cxx_source`): linked
+    /// as `g++` links, with libstdc++ and libm even when it calls neither
+    /// through a C++ name.
+    pub built_from_cxx: bool,
 }
 
 /// What a section is for; decides which segment its blocks land in.
@@ -394,6 +398,7 @@ impl LinkGraph {
             hidden: Vec::new(),
             has_line_info: false,
             built_by_clang: false,
+            built_from_cxx: false,
         }
     }
 

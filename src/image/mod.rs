@@ -175,6 +175,13 @@ impl Image {
         Some(unsafe { CStr::from_ptr(returned) }.to_bytes().to_vec())
     }
 
+    /// The image's name for a global named on the command line: exact, or
+    /// for Mach-O objects, `_foo` for `foo` (see
+    /// [`crate::graph::resolve::command_line_symbol`]).
+    pub fn command_line_name<'a>(&self, name: &'a str) -> &'a str {
+        self.symbols.command_line_name(name)
+    }
+
     /// Size in bytes of a global symbol defined by the image, when its
     /// object recorded one (`st_size`).
     pub fn symbol_size(&self, name: &str) -> Option<u64> {
@@ -230,7 +237,7 @@ impl Image {
 
     /// The objects' own `_start`, if running `entry` means entering it.
     fn own_start(&self, entry: &str) -> Option<u64> {
-        matches!(entry, "main" | "_start").then(|| self.lookup("_start")).flatten()
+        matches!(self.symbols.command_line_name(entry), "main" | "_start").then(|| self.lookup("_start")).flatten()
     }
 
     /// Whether running `entry` enters the objects' own `_start` (see
@@ -250,7 +257,8 @@ impl Image {
 
     /// Address of `entry`, or an error saying it is missing.
     pub(crate) fn entry_address(&self, entry: &str) -> Result<u64> {
-        self.lookup(entry).with_context(|| format!("entry point `{}` is not defined by the loaded objects", entry))
+        self.lookup(self.symbols.command_line_name(entry))
+            .with_context(|| format!("entry point `{}` is not defined by the loaded objects", entry))
     }
 
     /// Runs the initializers and calls `entry(argc, argv, envp)`; returns
@@ -913,6 +921,10 @@ impl crate::diagnostics::check::CheckedImage for Image {
         Image::lookup(self, name)
     }
 
+    fn macho_names(&self) -> bool {
+        self.symbols.macho_names
+    }
+
     fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]> {
         let image = self.range();
         if !image.contains(&addr) {
@@ -1119,6 +1131,9 @@ pub(crate) struct SymbolMap {
     names: String,
     /// Entry numbers by `hash & (len - 1)`, linear probing; `EMPTY` is free.
     index: Vec<u32>,
+    /// The image is of Mach-O objects: a name from the command line may
+    /// carry the C underscore (see [`SymbolMap::command_line_name`]).
+    pub(crate) macho_names: bool,
 }
 
 struct SymbolEntry {
@@ -1192,6 +1207,13 @@ impl SymbolMap {
 
     pub(crate) fn address(&self, name: &str) -> Option<u64> {
         self.find(name).map(|e| e.address)
+    }
+
+    /// The image's name for a global named on the command line (`--entry`,
+    /// `--set`, a batch line's `set`): exact, or for Mach-O objects without
+    /// the C underscore (see [`crate::graph::resolve::command_line_symbol`]).
+    pub(crate) fn command_line_name<'a>(&self, name: &'a str) -> &'a str {
+        crate::graph::resolve::command_line_symbol(name, self.macho_names, |n| self.find(n).is_some())
     }
 
     pub(crate) fn size(&self, name: &str) -> Option<u64> {

@@ -435,8 +435,10 @@ impl Image {
     /// by the image, the value fits it, and it lies in writable memory
     /// (data or bss; code, constants and relocated read-only data refuse).
     fn plan_global_write(&self, name: &str, value: &GlobalValue) -> Result<(u64, Vec<u8>)> {
-        let addr = self.lookup(name).with_context(|| format!("cannot set `{}`: no such global in the image", name))?;
-        let bytes = value.encode(name, self.symbol_size(name)).context("cannot set a global")?;
+        let symbol = self.command_line_name(name);
+        let addr =
+            self.lookup(symbol).with_context(|| format!("cannot set `{}`: no such global in the image", name))?;
+        let bytes = value.encode(name, self.symbol_size(symbol)).context("cannot set a global")?;
         let range = self.range();
         let end = addr.saturating_add(bytes.len() as u64);
         if addr < range.start || end > range.end {

@@ -60,6 +60,10 @@ impl CheckedImage for BufferImage {
         BufferImage::lookup(self, name)
     }
 
+    fn macho_names(&self) -> bool {
+        self.symbols.macho_names
+    }
+
     fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]> {
         let start = addr.checked_sub(self.mapper.base())? as usize;
         let bytes = self.mapper.bytes().get(start..)?;

@@ -288,6 +288,7 @@ impl<'a> Translation<'a> {
                 );
             }
             let st_type = sym.st_type();
+            self.graph.built_from_cxx |= names_cxx(sym_name, st_type);
             let kind = match st_type {
                 elf::STT_GNU_IFUNC if sym.st_shndx(self.endian) != elf::SHN_UNDEF => SymbolKind::Ifunc,
                 elf::STT_FUNC | elf::STT_GNU_IFUNC => SymbolKind::Function,
@@ -602,6 +603,30 @@ pub(crate) fn decode_relocations(
 /// check; anything else is replaced lossily for messages.
 /// `name`, a slice of the string table, as text: borrowed from the table's
 /// text when the whole table is valid UTF-8, else checked on its own.
+/// Whether a symbol of an object says the object was compiled from C++:
+/// the source file's name (`STT_FILE`, which gcc and clang write for every
+/// object, `-g` or not) ends as GCC's C++ sources do, or the object defines
+/// or calls a mangled (`_Z`) name, or uses the C++ personality routine.
+/// (Not `.comment`: cc1 and cc1plus write the same one, and clang too. Not
+/// `.gcc_except_table`: C with `-fexceptions` has it. Not DWARF's
+/// `DW_AT_language`: only with `-g`, where `STT_FILE` is there too.)
+fn names_cxx(name: &[u8], st_type: u8) -> bool {
+    if st_type == elf::STT_FILE {
+        return is_cxx_source(name);
+    }
+    name.starts_with(b"_Z") || name == b"__gxx_personality_v0"
+}
+
+/// A C++ source (or preprocessed, or module interface) file name, by the
+/// suffixes `g++` and `clang++` compile as C++.
+pub(crate) fn is_cxx_source(name: &[u8]) -> bool {
+    const SUFFIXES: [&[u8]; 13] = [
+        b".cc", b".cp", b".cxx", b".cpp", b".CPP", b".c++", b".C", b".ii", b".cppm", b".ixx", b".ccm", b".cxxm",
+        b".c++m",
+    ];
+    SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
+}
+
 fn symbol_text<'a>(table: Option<&'a str>, name: &'a [u8]) -> std::borrow::Cow<'a, str> {
     let within = table.and_then(|t| {
         let offset = (name.as_ptr() as usize).checked_sub(t.as_ptr() as usize)?;
@@ -715,6 +740,25 @@ mod tests {
         let result = parse("slim.o", input, &crate::graph::Limits::default());
         let _ = std::fs::remove_dir_all(&dir);
         result
+    }
+
+    #[test]
+    fn objects_compiled_from_cxx_are_told_by_their_source_name_or_mangled_names() {
+        for name in ["x.cpp", "dir/x.cc", "x.cxx", "x.C", "x.c++", "x.ii", "x.cppm"] {
+            assert!(names_cxx(name.as_bytes(), elf::STT_FILE), "{}", name);
+        }
+        for name in ["x.c", "x.s", "x.S", "x.i", "x.f90", "x.rs", "cc", ""] {
+            assert!(!names_cxx(name.as_bytes(), elf::STT_FILE), "{}", name);
+        }
+        assert!(names_cxx(b"_ZL6helperv", elf::STT_FUNC));
+        assert!(names_cxx(b"_ZSt4cout", elf::STT_NOTYPE));
+        assert!(names_cxx(b"__gxx_personality_v0", elf::STT_NOTYPE));
+        // C's own, however C++-like: the personality of C cleanups, libc's atexit.
+        assert!(!names_cxx(b"__gcc_personality_v0", elf::STT_NOTYPE));
+        assert!(!names_cxx(b"__cxa_atexit", elf::STT_NOTYPE));
+        assert!(!names_cxx(b"main", elf::STT_FUNC));
+        // A file symbol is its source name, nothing else.
+        assert!(!names_cxx(b"_Zfile.c", elf::STT_FILE));
     }
 
     #[test]
