@@ -312,10 +312,12 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
     if cli.noexec {
         // Nothing runs: the image is written into a buffer, for any CPU.
         let image = linker.link_into_buffer()?;
-        let info = image.link_info();
-        inspect(cli, info, &image)?;
+        // The link info is collected only if something reads it.
+        if cli.map_request().is_some() || !cli.check.is_empty() || cli.perf_map {
+            inspect(cli, image.link_info(), &image)?;
+        }
         if let Some(path) = &cli.report {
-            let head = crate::diagnostics::report::head(info);
+            let head = crate::diagnostics::report::head(image.link_info());
             crate::diagnostics::report::write(path, &head, crate::diagnostics::report::Outcome::NoExec)?;
         }
         return Ok(Linked::Done(0));
