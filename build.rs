@@ -34,8 +34,19 @@ fn main() {
         println!("cargo:rustc-link-arg-bins=-Wl,--export-dynamic-symbol={hook}");
     }
     place_hot_functions_together();
-    println!("cargo:rerun-if-env-changed=CC");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    // The target's C compiler knows where the target's libgcc_eh.a is: for
+    // a cross build, `CC_<target>` (as the cc crate names it) or TARGET_CC.
+    let target = std::env::var("TARGET").unwrap_or_default();
+    let target_cc = format!("CC_{}", target.replace('-', "_"));
+    for variable in [target_cc.as_str(), "TARGET_CC", "CC"] {
+        println!("cargo:rerun-if-env-changed={variable}");
+    }
+    let cross = std::env::var("HOST").is_ok_and(|host| host != target);
+    let cc = [target_cc.as_str(), "TARGET_CC"]
+        .iter()
+        .find_map(|variable| std::env::var(variable).ok())
+        .or_else(|| (!cross).then(|| std::env::var("CC").ok()).flatten())
+        .unwrap_or_else(|| if cross { format!("{}-gcc", gnu_triple(&target)) } else { "cc".into() });
     let Ok(out) = Command::new(&cc).arg("-print-file-name=libgcc_eh.a").output() else {
         println!("cargo:warning=`{cc}` not found: jitrun will load libgcc_s.so at start-up");
         return;
@@ -85,4 +96,10 @@ fn place_hot_functions_together() {
         println!("cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}", list.display());
         println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
     }
+}
+
+/// The GNU triple of a Rust target (`aarch64-unknown-linux-gnu` is
+/// `aarch64-linux-gnu`), as Debian names its cross compilers.
+fn gnu_triple(target: &str) -> String {
+    target.replace("-unknown-", "-")
 }

@@ -60,7 +60,7 @@ impl Fixture {
         let geo = compile(&sources("geo"), flags, &[], &geo_dir);
         let fmt = compile(&sources("fmt"), flags, &[], &fmt_dir);
         run_checked(
-            Command::new("cc")
+            common::cc()
                 .args(["-shared", "-fPIC", "-O2"])
                 .arg(source("shout.c"))
                 .arg("-o")
@@ -384,7 +384,7 @@ fn alias_and_define_steer_resolution() {
     let exe = dir.join("a.out");
     // ld's --defsym in a non-PIE executable is what --alias and --define do.
     run_checked(
-        Command::new("cc")
+        common::cc()
             .arg("-no-pie")
             .args(&objs)
             .args(["-Wl,--defsym=compute=square", "-Wl,--defsym=marker=0x401000", "-o"])
@@ -683,7 +683,8 @@ fn cxx_statics_are_shared_with_a_library_as_natively() {
             let dir = scratch(&format!("archives-shared-statics-{:?}{}", toolchain, flags));
             let flags = format!("-std=c++17 {}", flags);
             run_checked(
-                Command::new(toolchain.compiler(true))
+                toolchain
+                    .compiler(true)
                     .args(flags.split_whitespace())
                     .args(["-shared", "-fPIC", "-o"])
                     .arg(dir.join("libshared_statics.so"))
@@ -725,7 +726,7 @@ fn a_library_uses_the_programs_functions_and_variables() {
     for flags in ["-O0", "-O2", "-O2 -fno-pic -fno-pie"] {
         let dir = scratch(&format!("archives-program-symbols{}", flags.replace(' ', "")));
         run_checked(
-            Command::new("cc")
+            common::cc()
                 .args(["-shared", "-fPIC", "-O2", "-o"])
                 .arg(dir.join("libprogram_symbols.so"))
                 .arg(source("program_symbols_lib.c")),
@@ -764,7 +765,7 @@ fn a_library_uses_the_programs_functions_and_variables() {
 /// Builds `source` (of testdata/archives) into the shared library `dir/name`.
 fn shared_library(dir: &Path, name: &str, source_name: &str) -> PathBuf {
     let library = dir.join(name);
-    run_checked(Command::new("cc").args(["-shared", "-fPIC", "-O2", "-o"]).arg(&library).arg(source(source_name)));
+    run_checked(common::cc().args(["-shared", "-fPIC", "-O2", "-o"]).arg(&library).arg(source(source_name)));
     library
 }
 
@@ -781,8 +782,7 @@ fn coverage_counters_are_written_as_natively() {
         let dir = scratch(&format!("archives-coverage-{:?}", toolchain));
         let obj = common::compile_with(toolchain, &[source("coverage.c")], "-O0 --coverage", &[], &dir).remove(0);
         let exe = dir.join("coverage");
-        let driver = if toolchain == common::Toolchain::Gcc { "cc" } else { "clang-14" };
-        run_checked(Command::new(driver).arg("--coverage").arg(&obj).arg("-o").arg(&exe));
+        run_checked(toolchain.compiler(false).arg("--coverage").arg(&obj).arg("-o").arg(&exe));
         let counters = obj.with_extension("gcda");
         let counted = |run: &mut dyn FnMut()| {
             let _ = std::fs::remove_file(&counters);
@@ -822,7 +822,7 @@ fn instrumented_profiles_count_as_natively() {
     )
     .remove(0);
     let exe = dir.join("profiled");
-    run_checked(Command::new("clang-14").arg("-fprofile-instr-generate").arg(&obj).arg("-o").arg(&exe));
+    run_checked(common::clang(false).arg("-fprofile-instr-generate").arg(&obj).arg("-o").arg(&exe));
     let counts = |name: &str, run: &mut Command| {
         let raw = dir.join(name);
         let _ = std::fs::remove_file(&raw);
@@ -852,7 +852,7 @@ fn an_executable_among_the_inputs_is_refused() {
     );
     for (name, flag) in [("pie", "-pie"), ("no_pie", "-no-pie")] {
         let executable = dir.join(name);
-        run_checked(Command::new("cc").arg(&object).arg(flag).arg("-o").arg(&executable));
+        run_checked(common::cc().arg(&object).arg(flag).arg("-o").arg(&executable));
         let out = jitrun(&[object.as_os_str(), executable.as_os_str()]);
         let stderr = stderr_of(&out);
         assert_eq!(out.status.code(), Some(125), "{}: {}", name, stderr);

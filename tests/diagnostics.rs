@@ -147,7 +147,7 @@ fn an_ignored_sigpipe_stays_ignored_as_across_exec() {
     let dir = scratch("diag-sigpipe");
     let obj = build("sigpipe_disposition.c", "-O2", &dir);
     let exe = dir.join("a.out");
-    common::run_checked(Command::new("cc").arg(&obj).arg("-o").arg(&exe));
+    common::run_checked(common::cc().arg(&obj).arg("-o").arg(&exe));
     // `trap '' PIPE` ignores SIGPIPE for what the shell then runs.
     for ignore in ["", "trap '' PIPE; "] {
         let script = |command: String| format!("{}exec {}", ignore, command);

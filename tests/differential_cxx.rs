@@ -4,7 +4,11 @@
 
 mod common;
 
+#[cfg(target_arch = "x86_64")]
 const CXX_FLAG_SETS: &[&str] = &["-O0", "-O2", "-O2 -fPIC", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large"];
+#[cfg(target_arch = "aarch64")]
+const CXX_FLAG_SETS: &[&str] =
+    &["-O0", "-O2", "-O2 -fPIC", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large -fno-pic -fno-pie", "-O2 -mcmodel=tiny"];
 
 macro_rules! cxx_programs {
     ($($test:ident => $file:literal,)*) => {

@@ -84,9 +84,7 @@ fn assert_same(native: (&Path, &Output), launcher: (&Path, &Output)) {
 fn a_launcher_behaves_as_the_executable_cc_links() {
     let built = build("behaves");
     let native = built.dir.join("native");
-    run_checked(
-        Command::new("cc").arg(&built.main).arg("-L").arg(&built.dir).args(["-lhelper", "-lm", "-o"]).arg(&native),
-    );
+    run_checked(common::cc().arg(&built.main).arg("-L").arg(&built.dir).args(["-lhelper", "-lm", "-o"]).arg(&native));
     let launcher = built.dir.join("launcher");
     let made = link_launcher(
         &launcher,
@@ -119,7 +117,7 @@ fn a_launcher_behaves_as_the_executable_cc_links() {
 fn crashes_and_signals_reach_the_caller_as_natively() {
     let built = build("signals");
     let native = built.dir.join("native");
-    run_checked(Command::new("cc").arg(&built.main).arg(&built.archive).args(["-lm", "-o"]).arg(&native));
+    run_checked(common::cc().arg(&built.main).arg(&built.archive).args(["-lm", "-o"]).arg(&native));
     let launcher = built.dir.join("launcher");
     let made = link_launcher(&launcher, &[built.main.as_os_str(), built.archive.as_os_str(), "-lm".as_ref()]);
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
@@ -260,7 +258,7 @@ fn build_system_spellings_link_as_cc_links_them() {
         "-fuse-ld=gold",
     ];
     let native = built.dir.join("native");
-    run_checked(Command::new("cc").args(line).arg(format!("@{}", rsp.display())).arg("-o").arg(&native));
+    run_checked(common::cc().args(line).arg(format!("@{}", rsp.display())).arg("-o").arg(&native));
     let launcher = built.dir.join("launcher");
     let mut args: Vec<std::ffi::OsString> = line.iter().map(Into::into).collect();
     args.extend([format!("@{}", rsp.display()).into(), "-o".into(), launcher.clone().into()]);
@@ -286,9 +284,7 @@ fn shared_libraries_are_linked_by_the_real_linker() {
     assert!(std::fs::read(&shared).unwrap().starts_with(b"\x7fELF"), "a real shared library");
     let main = compile_source(&dir, "main.c", PROGRAM, "-O1");
     let native = dir.join("native");
-    run_checked(
-        Command::new("cc").arg(&main).arg(&shared).args(["-lm", "-Wl,-rpath"]).arg(&dir).arg("-o").arg(&native),
-    );
+    run_checked(common::cc().arg(&main).arg(&shared).args(["-lm", "-Wl,-rpath"]).arg(&dir).arg("-o").arg(&native));
     let launcher = dir.join("launcher");
     let made = link_launcher(&launcher, &[main.as_os_str(), shared.as_os_str(), "-lm".as_ref()]);
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
@@ -309,12 +305,12 @@ fn the_cc_driver_compiles_sources_and_passes_compilations_on() {
     driver(&["-O1", "-c", "helper.c", "-o", "helper.o"]);
     assert!(dir.join("helper.o").exists());
     driver(&["-O1", "main.c", "helper.o", "-lm", "-o", "prog"]);
-    run_checked(Command::new("cc").args(["-O1", "main.c", "helper.c", "-lm", "-o", "native"]).current_dir(&dir));
+    run_checked(common::cc().args(["-O1", "main.c", "helper.c", "-lm", "-o", "native"]).current_dir(&dir));
     let (native, launcher) = (dir.join("native"), dir.join("prog"));
     assert!(std::fs::read(&launcher).unwrap().starts_with(b"#!"));
     assert_same((&native, &run(&native, &["c"], b"")), (&launcher, &run(&launcher, &["c"], b"")));
     let version = Command::new(jitrun_bin()).args(["--cc-driver", "cc", "--version"]).output().unwrap();
-    let cc_version = Command::new("cc").arg("--version").output().unwrap();
+    let cc_version = common::cc().arg("--version").output().unwrap();
     assert_eq!(version.stdout, cc_version.stdout);
 }
 

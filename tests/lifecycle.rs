@@ -11,7 +11,7 @@ fn load_run_unload_twice_runs_each_pair_twice() {
     let dir = common::scratch("lifecycle");
     let obj = dir.join("counted.o");
     let src = common::testdata().join("lifecycle/counted.cpp");
-    let status = Command::new("g++").args(["-c", "-O2", "-fPIC"]).arg(&src).arg("-o").arg(&obj).status().unwrap();
+    let status = common::cxx_compiler().args(["-c", "-O2", "-fPIC"]).arg(&src).arg("-o").arg(&obj).status().unwrap();
     assert!(status.success());
     let log = dir.join("log.txt");
     std::env::set_var("LIFECYCLE_LOG", &log);
@@ -34,7 +34,7 @@ fn load_run_unload_twice_runs_each_pair_twice() {
     )
     .unwrap();
     let exe = dir.join("native");
-    let status = Command::new("g++").arg(&main_src).arg(&obj).arg("-o").arg(&exe).status().unwrap();
+    let status = common::cxx_compiler().arg(&main_src).arg(&obj).arg("-o").arg(&exe).status().unwrap();
     assert!(status.success());
     let native_log = dir.join("native.txt");
     let status = Command::new(&exe).env("LIFECYCLE_LOG", &native_log).status().unwrap();
@@ -185,7 +185,7 @@ fn the_program_sees_no_alternate_signal_stack_until_it_installs_one() {
         "-O2",
     );
     let native = dir.join("native");
-    common::run_checked(Command::new("cc").arg(&object).arg("-o").arg(&native));
+    common::run_checked(common::cc().arg(&object).arg("-o").arg(&native));
     let expected = Command::new(&native).output().unwrap();
     let ours = Command::new(common::jitrun_bin()).arg(&object).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&expected.stdout));

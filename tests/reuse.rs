@@ -68,7 +68,7 @@ fn batch_reports_every_outcome_and_runs_do_not_affect_each_other() {
     let mut results: HashMap<String, Value> = HashMap::new();
     for line in stdout.lines() {
         let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{}: {}", line, e));
-        assert_eq!(v["schema"], 1, "{}", line);
+        assert_eq!(v["schema"], 2, "{}", line);
         let id = match &v["id"] {
             Value::String(s) => s.clone(),
             other => other.to_string(),
@@ -316,7 +316,7 @@ fn the_command_line_and_environment_are_laid_out_as_natively() {
     let dir = common::scratch("reuse-cmdline");
     let object = common::compile(&[common::testdata().join("reuse/cmdline_environ.c")], "-O2", &[], &dir).remove(0);
     let native = dir.join("cmdline_environ");
-    let linked = Command::new("cc").arg(&object).arg("-o").arg(&native).status().unwrap();
+    let linked = common::cc().arg(&object).arg("-o").arg(&native).status().unwrap();
     assert!(linked.success());
     let env = [("JITRUN_TEST_A", "1"), ("JITRUN_TEST_B", "two words")];
     let run = |command: &mut Command| {

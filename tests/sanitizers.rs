@@ -31,13 +31,8 @@ fn build_from(toolchain: Toolchain, suite: &str, name: &str, flags: &str) -> (Pa
     let source = testdata().join(suite).join(name);
     let object = compile_with(toolchain, &[source], &format!("-g {}", flags), &[], &dir).remove(0);
     let exe = dir.join("a.out");
-    let driver = match (toolchain, name.ends_with(".cpp")) {
-        (Toolchain::Gcc, false) => "cc",
-        (Toolchain::Gcc, true) => "g++",
-        (Toolchain::Clang, false) => "clang-14",
-        (Toolchain::Clang, true) => "clang++-14",
-    };
-    run_checked(Command::new(driver).args(flags.split_whitespace()).arg(&object).arg("-o").arg(&exe));
+    let mut driver = toolchain.compiler(name.ends_with(".cpp"));
+    run_checked(driver.args(flags.split_whitespace()).arg(&object).arg("-o").arg(&exe));
     (exe, object)
 }
 
@@ -276,8 +271,7 @@ fn address_sanitizer_frames_name_source_lines_across_objects() {
         let sources = ["asan_lines_main.c", "asan_lines_sum.c"].map(|name| testdata().join("sanitizers").join(name));
         let objects = compile_with(toolchain, &sources, flags, &[], &dir);
         let exe = dir.join("a.out");
-        let driver = if toolchain == Toolchain::Gcc { "cc" } else { "clang-14" };
-        run_checked(Command::new(driver).args(flags.split_whitespace()).args(&objects).arg("-o").arg(&exe));
+        run_checked(toolchain.compiler(false).args(flags.split_whitespace()).args(&objects).arg("-o").arg(&exe));
         let jit = run(Command::new(jitrun_bin()).args(&objects).args(["--", "overflow"]));
         let native = native(&exe, &["overflow"]);
         assert_eq!(jit.status.code(), Some(1), "{}", text(&jit.stderr));
@@ -469,13 +463,13 @@ fn thread_sanitizer_sees_a_race_through_an_uninstrumented_library() {
         "#include <string.h>\nvoid copy_bytes(char *to, const char *from, int n) { memcpy(to, from, n); }\n",
     )
     .unwrap();
-    run_checked(Command::new("cc").args(["-shared", "-fPIC", "-O1"]).arg(&copy).arg("-o").arg(&library));
+    run_checked(common::cc().args(["-shared", "-fPIC", "-O1"]).arg(&copy).arg("-o").arg(&library));
     let object =
         compile(&[testdata().join("sanitizers/tsan_library_race.c")], "-g -O1 -fsanitize=thread", &[], &dir).remove(0);
     let exe = dir.join("a.out");
     let rpath = format!("-Wl,-rpath,{}", dir.display());
     run_checked(
-        Command::new("cc")
+        common::cc()
             .arg("-fsanitize=thread")
             .arg(&object)
             .arg("-L")

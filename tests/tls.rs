@@ -4,6 +4,7 @@
 
 mod common;
 
+#[cfg(target_arch = "x86_64")]
 const TLS_FLAG_SETS: &[&str] = &[
     "-O0",
     "-O2",
@@ -18,6 +19,23 @@ const TLS_FLAG_SETS: &[&str] = &[
     "-O2 -fPIC -mtls-dialect=gnu2",
     "-O2 -fPIC -mtls-dialect=gnu2 -ftls-model=local-dynamic",
     "-O2 -mcmodel=large",
+];
+
+/// On aarch64: every model in both dialects (TLS descriptors are gcc's
+/// default there, `trad` the general- and local-dynamic calls of
+/// `__tls_get_addr`), and the tiny and large code models.
+#[cfg(target_arch = "aarch64")]
+const TLS_FLAG_SETS: &[&str] = &[
+    "-O0",
+    "-O2",
+    "-O2 -fno-pic -fno-pie -ftls-model=local-exec",
+    "-O2 -ftls-model=initial-exec",
+    "-O2 -fPIC -ftls-model=global-dynamic",
+    "-O2 -fPIC -ftls-model=local-dynamic",
+    "-O2 -fPIC -mtls-dialect=trad -ftls-model=global-dynamic",
+    "-O0 -fPIC -mtls-dialect=trad -ftls-model=local-dynamic",
+    "-O2 -mcmodel=tiny",
+    "-O2 -mcmodel=large -fno-pic -fno-pie",
 ];
 
 #[test]

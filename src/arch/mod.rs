@@ -234,6 +234,13 @@ impl Cpu {
         }
     }
 
+    /// Whether its executables keep read-only data in the code's segment,
+    /// as GNU ld lays them out by default (x86-64's default is a segment of
+    /// its own, `-z separate-code`).
+    pub fn read_only_data_with_code(self) -> bool {
+        self == Cpu::Aarch64
+    }
+
     /// The largest page size the CPU's Linux kernels use: a layout for
     /// another machine aligns segments to it, as `ld`'s max-page-size.
     pub fn max_page_size(self) -> u64 {
@@ -486,6 +493,27 @@ impl EdgeKind {
         match self {
             EdgeKind::X86_64(kind) => kind.far_reference(),
             EdgeKind::Aarch64(kind) => kind.far_reference(),
+        }
+    }
+
+    /// The farthest the kind reaches its target from the patched place,
+    /// in bytes either way; `None` when distance does not limit it.
+    pub fn reach(self) -> Option<u64> {
+        match self {
+            EdgeKind::X86_64(kind) => kind.reach(),
+            EdgeKind::Aarch64(kind) => kind.reach(),
+        }
+    }
+
+    /// Whether every reference of this kind to one function must see one
+    /// address: the halves of an aarch64 `ADRP` + `ADD`/`LDR` pair each
+    /// compute it, so a function outside the image that such code takes the
+    /// address of gets its stub as its address everywhere (a canonical PLT
+    /// entry, as in a native position-dependent executable).
+    pub fn needs_canonical_address(self) -> bool {
+        match self {
+            EdgeKind::X86_64(_) => false,
+            EdgeKind::Aarch64(kind) => kind.far_reference() == FarReference::StubOrCopy,
         }
     }
 

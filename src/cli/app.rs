@@ -5,13 +5,13 @@
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::cli::{launcher, relaunch, sanitizer_hooks, Cli, Input};
 use crate::diagnostics::check::CheckedImage;
 use crate::graph::resolve::UnresolvedSymbols;
 use crate::graph::Limits;
-use crate::image::batch::{self, BatchDefaults};
+use crate::image::batch::{self, BatchDefaults, BatchOptions};
 use crate::image::runs::{self as run, GlobalValue, RunOutcome, RunSpec, RunStatus, StdinSource};
 use crate::image::Image;
 use crate::link::{LinkOptions, Linker};
@@ -181,6 +181,9 @@ fn parse_and_link(args: Vec<std::ffi::OsString>) -> (Cli, Result<Linked>) {
         std::process::exit(EXIT_JITRUN_ERROR);
     }
     init_logging(cli.verbose);
+    if cli.contained.merge_results {
+        std::process::exit(merge_results(&cli));
+    }
     let mut linked = link(&cli, &inputs);
     // The link model, from which a crash builds its table (most runs
     // never crash; see crash::build_table_when_needed).
@@ -423,14 +426,23 @@ fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<
         stdin,
         set,
         timeout: cli.timeout,
+        limits: cli.contained.limits(),
+        sandbox: cli.contained.sandbox(),
         ..RunSpec::default()
     };
     let rss_before = run::resident_set_kib();
     let mut first_failure: Option<RunOutcome> = None;
+    let mut deciding_resources = None;
     let jobs = cli.jobs.unwrap_or(1) as usize;
-    let result = image.run_repeated(&spec, cli.repeat as usize, jobs, |_, outcome| {
-        if !outcome.succeeded() && first_failure.is_none() {
-            first_failure = Some(outcome);
+    let result = image.run_repeated(&spec, cli.repeat as usize, jobs, |index, outcome| {
+        if cli.contained.stats {
+            print_stats(&(index + 1).to_string(), &outcome);
+        }
+        if first_failure.is_none() {
+            deciding_resources = outcome.resources.as_ref().map(|r| r.to_json(outcome.duration));
+            if !outcome.succeeded() {
+                first_failure = Some(outcome);
+            }
         }
     });
     result.map_err(die_if_interrupted)?;
@@ -442,7 +454,7 @@ fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<
         kib(run::resident_set_kib())
     );
     if cli.report.is_some() {
-        settle_report(first_failure.as_ref().map(|f| &f.status), cli.timeout)?;
+        settle_report(first_failure.as_ref().map(|f| &f.status), cli.timeout, deciding_resources)?;
     }
     let Some(failure) = first_failure else { return Ok(0) };
     match failure.status {
@@ -452,14 +464,57 @@ fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<
             eprintln!("jitrun: the program ran longer than {:?} and was killed", cli.timeout.unwrap_or_default());
             Ok(run::EXIT_TIMEOUT)
         }
+        RunStatus::Limit(kind) => {
+            eprintln!("jitrun: the program reached its {} limit ({}) and was stopped", kind.name(), kind.option());
+            Ok(run::limit_exit_status(kind))
+        }
         RunStatus::Error(message) => Err(anyhow::Error::msg(message)),
+    }
+}
+
+/// `--stats`: one line per run on stderr.
+fn print_stats(run: &str, outcome: &RunOutcome) {
+    let status = match &outcome.status {
+        RunStatus::Exited(code) => format!("exited {}", code),
+        RunStatus::Signaled(signal) => format!("signal {}", signal),
+        RunStatus::Timeout => "timeout".to_string(),
+        RunStatus::Limit(kind) => format!("limit {}", kind.name()),
+        RunStatus::Error(_) => "error".to_string(),
+    };
+    match &outcome.resources {
+        Some(resources) => eprintln!("jitrun: run {}: {}; {}", run, status, resources.summary(outcome.duration)),
+        None => eprintln!("jitrun: run {}: {}", run, status),
+    }
+}
+
+/// `--merge-results`: the exit status (0, or 125 with one error line).
+fn merge_results(cli: &Cli) -> i32 {
+    let mut out = std::io::stdout().lock();
+    match batch::merge_results(&cli.inputs, cli.batch.as_deref(), &mut out) {
+        Ok(summary) => {
+            if summary.duplicates > 0 {
+                eprintln!(
+                    "jitrun: {} results merged; {} later results of ids already merged were left out",
+                    summary.results, summary.duplicates
+                );
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("jitrun: error: {}", one_line(&format!("{:#}", e)));
+            EXIT_JITRUN_ERROR
+        }
     }
 }
 
 /// Writes the outcome of the run that decides jitrun's exit status (`None`:
 /// every run succeeded) into the `--report` file; an error is reported by
 /// the caller's error path instead.
-fn settle_report(deciding: Option<&RunStatus>, timeout: Option<std::time::Duration>) -> Result<()> {
+fn settle_report(
+    deciding: Option<&RunStatus>,
+    timeout: Option<std::time::Duration>,
+    resources: Option<serde_json::Value>,
+) -> Result<()> {
     use crate::diagnostics::report::Outcome;
     let outcome = match deciding {
         None => Outcome::Exited(0),
@@ -468,9 +523,10 @@ fn settle_report(deciding: Option<&RunStatus>, timeout: Option<std::time::Durati
         Some(RunStatus::Timeout) => {
             Outcome::Timeout(timeout.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)))
         }
+        Some(RunStatus::Limit(kind)) => Outcome::Limit(kind.name(), run::limit_exit_status(*kind)),
         Some(RunStatus::Error(_)) => return Ok(()),
     };
-    crate::diagnostics::report::settle(outcome)
+    crate::diagnostics::report::settle_with_resources(outcome, resources)
 }
 
 /// `--batch`: one JSON result line per run on stdout.
@@ -482,8 +538,6 @@ fn run_batch(
     set: Vec<(String, GlobalValue)>,
 ) -> Result<i32> {
     run::stop_runs_on_termination_signals();
-    let text =
-        std::fs::read_to_string(plan).with_context(|| format!("{}: cannot read the batch plan", plan.display()))?;
     let defaults = BatchDefaults {
         entry: cli.entry.clone(),
         argv0: program,
@@ -491,12 +545,35 @@ fn run_batch(
         set,
         timeout: cli.timeout,
         output_limit: usize::try_from(cli.max_output).unwrap_or(usize::MAX),
+        limits: cli.contained.limits(),
+        sandbox: cli.contained.sandbox(),
     };
-    let jobs = cli.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize);
-    let progress = std::io::stderr().is_terminal();
+    let options = BatchOptions {
+        jobs: cli.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |j| j as usize),
+        progress: std::io::stderr().is_terminal() && !cli.contained.stats,
+        shard: cli.contained.shard,
+        resume: cli.contained.resume.clone(),
+        resume_is_output: cli.contained.resume.as_deref().is_some_and(is_stdout),
+    };
     let mut out = std::io::stdout().lock();
-    batch::run_plan(image, &text, &defaults, jobs, progress, &mut out).map_err(die_if_interrupted)?;
+    let stats = cli.contained.stats;
+    batch::run_plan(image, plan, &defaults, &options, &mut out, |id, outcome| {
+        if stats {
+            print_stats(&id.to_string(), outcome);
+        }
+    })
+    .map_err(die_if_interrupted)?;
     Ok(0)
+}
+
+/// Whether `path` is the file stdout writes to (`--resume FILE >> FILE`).
+fn is_stdout(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(file) = std::fs::metadata(path) else { return false };
+    // SAFETY: fstat fills a zeroed stat for descriptor 1.
+    let mut out: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    (unsafe { libc::fstat(1, &mut out) } == 0) && out.st_dev == file.dev() && out.st_ino == file.ino()
 }
 
 /// After the runs in flight were killed, die of the signal that stopped us.

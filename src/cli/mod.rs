@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod cc_line;
+pub mod contained;
 pub mod launcher;
 pub mod relaunch;
 pub mod sanitizer_hooks;
@@ -18,6 +19,8 @@ const AFTER_HELP: &str = r#"EXIT STATUS:
     The program's own exit status when it returns from its entry point or calls exit().
     128+N when the program dies from signal N: jitrun dies from the same signal, so the shell
     sees it as for a native executable.
+    124 when an isolated run outlives --timeout; 137, 152 or 153 when a limit stops it
+    (--max-memory or --max-processes, --cpu-time, --max-file-size; see LIMITS).
     125 for jitrun's own failures: usage, I/O, malformed objects, unresolved symbols,
     relocation errors. jitrun then prints one line starting with 'jitrun: error:'.
 
@@ -104,8 +107,10 @@ RUN REPORT (--report FILE), schema 1:
      null when unknown: "fini" when the program called exit() itself, "run" then includes the
      exit handlers), "peak_rss_kib",
      "outcome": {"status": "exited", "exit_code"} | {"status": "signal", "signal", "signal_name",
-     "exit_code"} | {"status": "timeout", "timeout_ms", "exit_code": 124} | {"status": "noexec"} |
-     {"status": "error", "message"} | {"status": "running"}}
+     "exit_code"} | {"status": "timeout", "timeout_ms", "exit_code": 124} | {"status": "limit",
+     "limit", "exit_code"} | {"status": "noexec"} | {"status": "error", "message"} |
+     {"status": "running"},
+     "resources" (isolated runs: what the deciding run cost, as in a batch result line)}
     The file says "running" from the moment the entry is called until the process ends (by
     exit, _exit, _Exit or quick_exit, all recorded); a process killed by a signal jitrun does
     not handle (SIGKILL, or with --no-crash-handler) or ending with a raw exit_group system
@@ -270,6 +275,9 @@ pub struct Cli {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: Option<u64>,
 
+    #[command(flatten)]
+    pub contained: contained::ContainedOptions,
+
     /// Bytes kept of each run's stdout and of its stderr in a batch; the rest is dropped and reported
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_OUTPUT_LIMIT as u64, value_parser = parse_address)]
     pub max_output: u64,
@@ -387,7 +395,14 @@ LAUNCHERS (jitrun as the linker of test executables):
 /// `--help` shows the exit codes, the runs, the batch schema and
 /// launchers; `-h` only the first.
 fn after_long_help() -> String {
-    format!("{}\n\n{}\n\n{}\n\n{}", AFTER_HELP, RUNNING_MANY_TIMES, crate::image::batch::SCHEMA_HELP, LAUNCHERS)
+    format!(
+        "{}\n\n{}\n\n{}\n\n{}\n\n{}",
+        AFTER_HELP,
+        RUNNING_MANY_TIMES,
+        contained::CONTAINED_HELP,
+        crate::image::batch::SCHEMA_HELP,
+        LAUNCHERS
+    )
 }
 
 /// Parses a duration: a number with unit `ms`, `s`, `m` or `h` (seconds
@@ -688,6 +703,7 @@ impl Cli {
             timeout: None,
             batch: None,
             jobs: None,
+            contained: Default::default(),
             max_output: DEFAULT_OUTPUT_LIMIT as u64,
             set: Vec::new(),
             no_crash_handler: false,
@@ -730,7 +746,7 @@ impl Cli {
 
     /// Whether runs are forked children of the linked image.
     pub fn isolated(&self) -> bool {
-        self.isolate || self.timeout.is_some() || self.batch.is_some()
+        self.isolate || self.timeout.is_some() || self.batch.is_some() || self.contained.need_isolation()
     }
 
     /// `--set` values, in order.

@@ -110,6 +110,8 @@ pub enum Outcome {
     Signal(i32),
     /// An isolated run killed after its time limit (milliseconds).
     Timeout(u64),
+    /// An isolated run stopped by a limit: its name and the exit status.
+    Limit(&'static str, i32),
 }
 
 /// Formats the run phases, peak memory and outcome without allocating.
@@ -118,7 +120,7 @@ fn write_tail(out: &mut impl std::fmt::Write, outcome: Outcome) -> std::fmt::Res
     let load = |a: &AtomicU64| a.load(Ordering::Acquire);
     let (init, entry, end) = (load(&RUN_CLOCK.init_start), load(&RUN_CLOCK.entry_start), load(&RUN_CLOCK.entry_end));
     let seconds = |from: u64, to: u64| (to.saturating_sub(from)) as f64 / 1e9;
-    let running = matches!(outcome, Outcome::Exited(_) | Outcome::Signal(_));
+    let running = matches!(outcome, Outcome::Exited(_) | Outcome::Signal(_) | Outcome::Limit(..));
     let optional = |out: &mut dyn std::fmt::Write, name: &str, value: Option<f64>, last: bool| {
         let sep = if last { "" } else { "," };
         match value {
@@ -161,6 +163,9 @@ fn write_tail(out: &mut impl std::fmt::Write, outcome: Outcome) -> std::fmt::Res
             limit_ms,
             crate::support::EXIT_TIMEOUT
         )?,
+        Outcome::Limit(limit, exit_code) => {
+            write!(out, "{{\"status\":\"limit\",\"limit\":\"{}\",\"exit_code\":{}}}", limit, exit_code)?
+        }
     }
     writeln!(out, "}}")
 }
@@ -297,7 +302,20 @@ pub fn arm(path: &Path, info: &LinkInfo) -> Result<ReportSink> {
 /// parent of isolated runs knows how the deciding run ended (a timeout, a
 /// signal) better than its own exit status says.
 pub fn settle(outcome: Outcome) -> Result<()> {
+    settle_with_resources(outcome, None)
+}
+
+/// [`settle`], with what the deciding isolated run cost (a JSON object)
+/// as the report's `resources`.
+pub fn settle_with_resources(outcome: Outcome, resources: Option<serde_json::Value>) -> Result<()> {
     let Some(report) = EXIT_REPORT.get() else { return Ok(()) };
     SETTLED.store(true, Ordering::Release);
-    write(&report.path, &report.head, outcome)
+    let Some(resources) = resources else { return write(&report.path, &report.head, outcome) };
+    let mut tail = String::new();
+    let _ = write_tail(&mut tail, outcome);
+    // The tail ends the report's object: "...}\n".
+    let body = tail.trim_end().strip_suffix('}').unwrap_or(&tail);
+    let mut bytes = report.head.clone();
+    bytes.extend_from_slice(format!("{},\"resources\":{}}}\n", body, resources).as_bytes());
+    std::fs::write(&report.path, bytes).with_context(|| format!("--report {}: cannot write", report.path.display()))
 }

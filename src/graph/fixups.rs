@@ -522,16 +522,16 @@ pub fn write_tables(memory: &mut [u8], addrs: &Addresses) -> Result<()> {
     Ok(())
 }
 
-/// Whether each copy slot is needed: the variable is out of 32-bit reach
-/// from somewhere in the image.
+/// Whether each copy slot is needed: the variable is out of the reach of
+/// its references (see `CopySlot::reach`) from somewhere in the image.
 pub fn decide_copies(tables: &Tables, res: &ResolvedSymbols, base: u64, size: u64) -> Vec<bool> {
-    let reach = |addr: u64| {
+    let within = |addr: u64, reach: u64| {
         let lo = (base as i128) - (addr as i128);
         let hi = (base as i128 + size as i128) - (addr as i128);
-        let limit = (1i128 << 31) - 1;
+        let limit = reach as i128 - 1;
         lo.abs() < limit && hi.abs() < limit
     };
-    tables.copies.iter().map(|c| !reach(res.externals[c.external as usize].address)).collect()
+    tables.copies.iter().map(|c| !within(res.externals[c.external as usize].address, c.reach)).collect()
 }
 
 /// The final address of symbol `symbol` of graph `graph`, if it has one in

@@ -3,8 +3,10 @@
 //! maps can be diffed.
 //!
 //! Segments, each starting on a page, in this order:
-//! text (RX) · read-only (R) · relro (RW while linking, R before the entry
-//! runs: GOT, init arrays, `.data.rel.ro`) · data (RW) · bss (RW, zero).
+//! text (RX) · read-only (R; in the text segment after the code where the
+//! CPU's executables have it so, see [`SegmentRules`]) · relro (RW while
+//! linking, R before the entry runs: GOT, init arrays, `.data.rel.ro`) ·
+//! data (RW) · bss (RW, zero).
 //! Thread-local blocks are laid out separately as the TLS template.
 
 use rustc_hash::FxHashMap;
@@ -146,12 +148,25 @@ fn align_up(value: u64, align: u64) -> u64 {
     value.div_ceil(align).saturating_mul(align)
 }
 
-/// Lays out `graphs` in segments that start on `page` boundaries (the page
-/// size of the machine the image runs on).
-pub fn compute(graphs: &[LinkGraph], page: u64) -> Layout {
-    // (segment, rank, first appearance, name) → blocks with their sort keys.
+/// How the segments of an image are cut, by the machine it is for.
+#[derive(Clone, Copy, Debug)]
+pub struct SegmentRules {
+    /// Segments start on these boundaries (the machine's page size).
+    pub page: u64,
+    /// Read-only data shares the code's segment (after the code), as GNU
+    /// ld lays it out by default on aarch64 (`-z noseparate-code`); else
+    /// it has a read-only segment of its own, as on x86-64.
+    pub read_only_with_code: bool,
+}
+
+/// Lays out `graphs` in segments by `rules`.
+pub fn compute(graphs: &[LinkGraph], rules: SegmentRules) -> Layout {
+    let page = rules.page;
+    // (segment, data after code, rank, first appearance, name) → blocks
+    // with their sort keys.
     struct Pending<'a> {
         segment: SegmentKind,
+        read_only_data: bool,
         rank: u32,
         first: usize,
         name: &'a str,
@@ -168,11 +183,14 @@ pub fn compute(graphs: &[LinkGraph], page: u64) -> Layout {
                 tls_blocks.extend(section.blocks.iter().map(|&b| (is_bss, g as u32, b)));
                 continue;
             };
+            let read_only_data = segment == SegmentKind::ReadOnly;
+            let segment = if read_only_data && rules.read_only_with_code { SegmentKind::Text } else { segment };
             let next = pending.len();
             let idx = *by_name.entry((segment, out_name)).or_insert(next);
             if idx == next {
                 pending.push(Pending {
                     segment,
+                    read_only_data,
                     rank: section_rank(out_name),
                     first: next,
                     name: out_name,
@@ -182,7 +200,7 @@ pub fn compute(graphs: &[LinkGraph], page: u64) -> Layout {
             pending[idx].blocks.extend(section.blocks.iter().map(|&b| (section.priority, g as u32, b)));
         }
     }
-    pending.sort_by_key(|p| (p.segment, p.rank, p.first));
+    pending.sort_by_key(|p| (p.segment, p.read_only_data, p.rank, p.first));
 
     let mut block_offsets: Vec<Vec<u64>> = graphs.iter().map(|g| vec![NOT_PLACED; g.blocks.len()]).collect();
     let mut segments: Vec<Segment> = Vec::new();
@@ -278,6 +296,7 @@ mod tests {
     use super::*;
 
     const PAGE: u64 = 4096;
+    const RULES: SegmentRules = SegmentRules { page: PAGE, read_only_with_code: false };
 
     fn graph_with(sections: &[(&str, SectionKind, u64, u64)]) -> LinkGraph {
         let mut g = LinkGraph::new("t.o".into(), crate::arch::Cpu::X86_64, None);
@@ -305,7 +324,7 @@ mod tests {
             (".bss", SectionKind::ZeroFill, 5000, 4096),
             (".rodata", SectionKind::ReadOnly, 3, 1),
         ]);
-        let layout = compute(&[g], PAGE);
+        let layout = compute(&[g], RULES);
         let kinds: Vec<_> = layout.segments.iter().map(|s| s.kind).collect();
         assert_eq!(kinds, [SegmentKind::Text, SegmentKind::ReadOnly, SegmentKind::Data, SegmentKind::Bss]);
         for s in &layout.segments {
@@ -316,6 +335,23 @@ mod tests {
         assert!(layout.size >= layout.segment_end(&[SegmentKind::Bss]));
     }
 
+    /// Where the CPU keeps read-only data with the code (aarch64), it
+    /// follows the code in the text segment, even when it comes first.
+    #[test]
+    fn read_only_data_may_share_the_code_segment() {
+        let g = graph_with(&[
+            (".rodata", SectionKind::ReadOnly, 3, 1),
+            (".text", SectionKind::Code, 100, 16),
+            (".data", SectionKind::Data, 10, 8),
+        ]);
+        let layout = compute(&[g], SegmentRules { page: PAGE, read_only_with_code: true });
+        let kinds: Vec<_> = layout.segments.iter().map(|s| s.kind).collect();
+        assert_eq!(kinds, [SegmentKind::Text, SegmentKind::Data]);
+        assert_eq!(layout.block_offsets[0][1], 0, "code first");
+        assert_eq!(layout.block_offsets[0][0], 100, "then the read-only data, in the same page");
+        assert_eq!(layout.section(".rodata").map(|s| s.segment), Some(SegmentKind::Text));
+    }
+
     #[test]
     fn init_arrays_sort_by_priority_then_input_order() {
         let mut g = LinkGraph::new("t.o".into(), crate::arch::Cpu::X86_64, None);
@@ -324,7 +360,7 @@ mod tests {
             g.sections[s as usize].priority = prio;
             g.add_block(s, Content::Zero, 8, 8);
         }
-        let layout = compute(&[g], PAGE);
+        let layout = compute(&[g], RULES);
         let off = &layout.block_offsets[0];
         assert!(off[2] < off[1] && off[1] < off[0]);
         let init = layout.section(".init_array").unwrap();
@@ -340,7 +376,7 @@ mod tests {
         let s = g.add_section("my_numbers", SectionKind::ReadOnly);
         g.add_block(s, Content::Zero, 8, 8);
         let h = graph_with(&[("my_numbers", SectionKind::ReadOnly, 16, 16)]);
-        let layout = compute(&[g, h], PAGE);
+        let layout = compute(&[g, h], RULES);
         let section = layout.section("my_numbers").unwrap();
         assert_eq!(section.offset % 16, 0);
         assert_eq!(layout.block_offsets[0][1], section.offset);
@@ -351,7 +387,7 @@ mod tests {
     #[test]
     fn tls_template_puts_tdata_before_tbss() {
         let g = graph_with(&[(".tbss", SectionKind::TlsZeroFill, 8, 8), (".tdata", SectionKind::TlsData, 4, 4)]);
-        let layout = compute(&[g], PAGE);
+        let layout = compute(&[g], RULES);
         assert_eq!(layout.tls.offsets[0][1], 0);
         assert_eq!(layout.tls.offsets[0][0], 8);
         assert_eq!(layout.tls.init_size, 4);

@@ -20,10 +20,19 @@ pub fn lookup(prefix: &str) -> Option<PathBuf> {
 }
 
 /// Where the dynamic loader finds the system library `name` (a full
-/// soname such as `libgcc_s.so.1`): its cache entry, else the bare name
-/// for `dlopen`'s own search.
+/// soname such as `libgcc_s.so.1`): its cache entry, else the file in one
+/// of the loader's default directories (a cache without this machine's
+/// entries: an arm64 system run under emulation), else the bare name for
+/// `dlopen`'s own search.
 pub fn system_library(name: &str) -> PathBuf {
-    lookup(name).unwrap_or_else(|| PathBuf::from(name))
+    lookup(name)
+        .or_else(|| {
+            crate::support::machine::LIBRARY_DIRS
+                .iter()
+                .map(|dir| std::path::Path::new(dir).join(name))
+                .find(|path| path.is_file())
+        })
+        .unwrap_or_else(|| PathBuf::from(name))
 }
 
 fn lookup_in(data: &[u8], prefix: &str) -> Option<PathBuf> {

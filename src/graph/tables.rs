@@ -60,6 +60,9 @@ impl GotSlot {
 pub struct CopySlot {
     pub external: u32,
     pub size: u64,
+    /// The shortest reach of the references to the variable: beyond it
+    /// from the image, the copy is used.
+    pub reach: u64,
 }
 
 #[derive(Default)]
@@ -77,6 +80,8 @@ pub struct Tables {
     copy_index: FxHashMap<u32, u32>,
     /// Some fixup stores an image address in 32 bits.
     pub needs_low_image: bool,
+    /// Some code needs a library function's stub as its one address.
+    pub canonical_stubs: bool,
     /// Every edge's kind, counted, for reports.
     pub edge_counts: HashMap<&'static str, u64>,
     /// Whether any fixup uses thread-local storage.
@@ -108,9 +113,10 @@ impl Tables {
     /// In a low image (code built without -fPIC/-fPIE) a library function
     /// with a stub has the stub as its address everywhere, as a native
     /// non-PIE link makes the PLT entry the canonical address: `&puts` in
-    /// code and in data then compare equal.
+    /// code and in data then compare equal. So too where code needs one
+    /// address for it (see `EdgeKind::needs_canonical_address`).
     pub fn stubs_are_canonical(&self) -> bool {
-        self.needs_low_image
+        self.needs_low_image || self.canonical_stubs
     }
 
     /// Index of the TLV descriptor made for external `ext`, if any.
@@ -151,12 +157,14 @@ impl Tables {
         self.stubs.push((target, word));
     }
 
-    fn add_copy(&mut self, external: u32, size: u64) {
-        if self.copy_index.contains_key(&external) {
+    fn add_copy(&mut self, external: u32, size: u64, reach: u64) {
+        if let Some(&c) = self.copy_index.get(&external) {
+            let copy = &mut self.copies[c as usize];
+            copy.reach = copy.reach.min(reach);
             return;
         }
         self.copy_index.insert(external, self.copies.len() as u32);
-        self.copies.push(CopySlot { external, size });
+        self.copies.push(CopySlot { external, size, reach });
     }
 }
 
@@ -250,8 +258,14 @@ pub fn plan(graphs: &[LinkGraph], res: &ResolvedSymbols, symbol_info: SymbolInfo
                         symbol_info(external.address, &external.name)
                     });
                     match info {
-                        Some(info) if !info.is_function => tables.add_copy(ext, info.size.max(1)),
-                        _ => tables.add_stub(target),
+                        Some(info) if !info.is_function => {
+                            tables.add_copy(ext, info.size.max(1), kind.reach().unwrap_or(1 << 31))
+                        }
+                        _ => {
+                            tables.add_stub(target);
+                            // Its stub is its address wherever code needs one.
+                            tables.canonical_stubs |= kind.needs_canonical_address();
+                        }
                     }
                 }
                 // Every reference to an IFUNC is to its stub.

@@ -65,13 +65,16 @@ impl Drop for EnvironmentHidden {
 
 fn resolve_all(slots: &[IfuncSlot]) -> Result<()> {
     let _hidden = EnvironmentHidden::new();
+    let (hwcap, features) = crate::support::machine::ifunc_resolver_arguments();
     for slot in slots {
         // SAFETY: `resolver` is the code the object's IFUNC symbol points
-        // at, in the image, now executable with every fixup applied; on
-        // x86-64 resolvers take no arguments (glibc calls them so) and
-        // return the implementation's address.
-        let resolver = unsafe { std::mem::transmute::<u64, extern "C" fn() -> u64>(slot.resolver) };
-        let implementation = resolver();
+        // at, in the image, now executable with every fixup applied; it
+        // takes what glibc passes resolvers on this CPU (nothing on x86-64,
+        // which ignores the two arguments; on aarch64 the CPU's features
+        // and a pointer to more of them) and returns the implementation's
+        // address.
+        let resolver = unsafe { std::mem::transmute::<u64, extern "C" fn(u64, *const u64) -> u64>(slot.resolver) };
+        let implementation = resolver(hwcap, features.as_ptr());
         log::debug!("IFUNC {} resolved to {:#x}", slot.name, implementation);
         if !crate::host::copyreloc::write_protected_word(slot.got_slot, implementation) {
             bail!("cannot write the GOT slot of IFUNC {} at {:#x}", slot.name, slot.got_slot);

@@ -10,7 +10,10 @@
 //! dealloc actions, unmaps, and closes the libraries last.
 
 pub mod batch;
+pub mod cgroups;
+pub mod limits;
 pub mod runs;
+pub mod sandbox;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString, OsStr};
 use std::os::unix::ffi::OsStrExt;

@@ -70,6 +70,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 
+use crate::image::cgroups::{Controller, GroupedRun, RunGroups};
+use crate::image::limits::{ChildRlimits, LimitKind, ResourceUsage, RunLimits};
+use crate::image::sandbox::{SandboxSpec, SandboxedRun};
 use crate::image::{EntryCall, Image, ProcessNames, ProgramArgs};
 
 /// Default cap on the bytes kept from each of stdout and stderr of a run.
@@ -194,6 +197,12 @@ pub struct RunSpec {
     /// Wall-clock limit; the run's whole process group is killed at it.
     pub timeout: Option<Duration>,
     pub output: OutputMode,
+    /// Memory, CPU time, processes, file size, open files, core dumps
+    /// (isolated runs only; see [`crate::image::limits`]).
+    pub limits: RunLimits,
+    /// What the run may change outside itself (isolated runs only; see
+    /// [`crate::image::sandbox`]).
+    pub sandbox: Option<SandboxSpec>,
 }
 
 impl Default for RunSpec {
@@ -208,6 +217,8 @@ impl Default for RunSpec {
             set: Vec::new(),
             timeout: None,
             output: OutputMode::Inherit,
+            limits: RunLimits::default(),
+            sandbox: None,
         }
     }
 }
@@ -247,6 +258,18 @@ impl RunSpec {
         self.timeout = Some(timeout);
         self
     }
+
+    /// Runs under `limits` (see [`crate::image::limits`]).
+    pub fn limits(mut self, limits: RunLimits) -> RunSpec {
+        self.limits = limits;
+        self
+    }
+
+    /// Runs in `sandbox` (see [`crate::image::sandbox`]).
+    pub fn sandbox(mut self, sandbox: SandboxSpec) -> RunSpec {
+        self.sandbox = Some(sandbox);
+        self
+    }
 }
 
 /// How a run ended.
@@ -258,6 +281,8 @@ pub enum RunStatus {
     Signaled(i32),
     /// Still running at its timeout; its process group was killed.
     Timeout,
+    /// Stopped by one of its [`RunLimits`]; everything it started was killed.
+    Limit(LimitKind),
     /// Never ran: the spec was invalid (unknown or read-only symbol, NUL in
     /// an argument...) or the system refused (fork, pipes).
     Error(String),
@@ -275,6 +300,8 @@ pub struct RunOutcome {
     pub stderr_truncated: bool,
     /// From fork to reaping the child (or around the entry, in-process).
     pub duration: Duration,
+    /// What an isolated run cost (`None` in-process or when it never ran).
+    pub resources: Option<ResourceUsage>,
 }
 
 impl RunOutcome {
@@ -286,6 +313,15 @@ impl RunOutcome {
             stdout_truncated: false,
             stderr_truncated: false,
             duration,
+            resources: None,
+        }
+    }
+
+    /// The limit that stopped the run, if one did.
+    pub fn limit(&self) -> Option<LimitKind> {
+        match self.status {
+            RunStatus::Limit(kind) => Some(kind),
+            _ => None,
         }
     }
 
@@ -309,14 +345,29 @@ impl RunOutcome {
     }
 
     /// The status as a shell reports it: the exit code, 128+signal, 124 for
-    /// a timeout, 125 for an error.
+    /// a timeout, 125 for an error, and for a limit 128 plus the signal a
+    /// native run under the same limit dies of (see [`limit_exit_status`]).
     pub fn shell_status(&self) -> i32 {
         match &self.status {
             RunStatus::Exited(code) => *code,
             RunStatus::Signaled(signal) => 128 + signal,
             RunStatus::Timeout => EXIT_TIMEOUT,
+            RunStatus::Limit(kind) => limit_exit_status(*kind),
             RunStatus::Error(_) => crate::support::EXIT_JITRUN_ERROR,
         }
+    }
+}
+
+/// The exit status of a run stopped by `kind`: what a shell shows for a
+/// native program stopped by the same limit under `ulimit` or a cgroup,
+/// 128 plus the signal: SIGKILL (137) for memory (the OOM killer) and
+/// processes (jitrun ends the run), SIGXCPU (152) for CPU time, SIGXFSZ
+/// (153) for file size.
+pub fn limit_exit_status(kind: LimitKind) -> i32 {
+    128 + match kind {
+        LimitKind::Memory | LimitKind::Processes => libc::SIGKILL,
+        LimitKind::CpuTime => libc::SIGXCPU,
+        LimitKind::FileSize => libc::SIGXFSZ,
     }
 }
 
@@ -364,6 +415,19 @@ struct PreparedRun {
     stdin: StdinSource,
     capture_limit: Option<usize>,
     timeout: Option<Duration>,
+    limits: RunLimits,
+    rlimits: ChildRlimits,
+    /// Which controllers' groups the run goes in: `None` for none; the
+    /// pids group holds every run with groups, the memory one those with
+    /// a memory limit.
+    groups: Option<GroupUse>,
+    sandbox: Option<SandboxSpec>,
+}
+
+#[derive(Clone, Copy)]
+struct GroupUse {
+    memory: bool,
+    pids: bool,
 }
 
 impl Image {
@@ -420,6 +484,9 @@ impl Image {
         if spec.stdin != StdinSource::Inherit || spec.output != OutputMode::Inherit || spec.timeout.is_some() {
             bail!("stdin bytes, output capture and timeouts need an isolated run");
         }
+        if spec.limits != RunLimits::default() || spec.sandbox.is_some() {
+            bail!("limits and the sandbox need an isolated run");
+        }
         let prepared = self.prepare_run(spec)?;
         for (addr, bytes) in &prepared.writes {
             // SAFETY: checked writable image memory (prepare_run); no run is in progress.
@@ -437,6 +504,7 @@ impl Image {
             stdout_truncated: false,
             stderr_truncated: false,
             duration: started.elapsed(),
+            resources: None,
         })
     }
 
@@ -494,6 +562,25 @@ impl Image {
                 specs
                     .next()
                     .map(|(index, spec)| (index, self.prepare_run(&spec).map(|run| Prepared::Owned(Box::new(run)))))
+            },
+            on_done,
+        )
+    }
+
+    /// Runs specs as [`Image::run_batch`] does, taking each from `specs`
+    /// only when a job is free, so that a plan of any length is never held
+    /// whole; an `Err` item is reported as [`RunStatus::Error`] in its turn.
+    pub fn run_stream<I>(&self, specs: I, jobs: usize, on_done: impl FnMut(usize, RunOutcome)) -> Result<()>
+    where
+        I: IntoIterator<Item = Result<RunSpec>>,
+    {
+        let mut specs = specs.into_iter().enumerate();
+        self.drive(
+            jobs,
+            || {
+                specs.next().map(|(index, spec)| {
+                    (index, spec.and_then(|spec| self.prepare_run(&spec)).map(|run| Prepared::Owned(Box::new(run))))
+                })
             },
             on_done,
         )
@@ -598,6 +685,11 @@ impl Image {
             })
             .collect::<Result<_>>()?;
         let writes = spec.set.iter().map(|(name, value)| self.plan_global_write(name, value)).collect::<Result<_>>()?;
+        crate::image::limits::check(&spec.limits)?;
+        let (groups, memory_as_address_space, processes_as_rlimit) = plan_enforcement(spec)?;
+        if let Some(sandbox) = &spec.sandbox {
+            crate::image::sandbox::check(sandbox)?;
+        }
         Ok(PreparedRun {
             entry,
             argv: ProgramArgs::new(&spec.argv0, &spec.args)?,
@@ -611,8 +703,57 @@ impl Image {
                 OutputMode::Capture { limit } => Some(limit),
             },
             timeout: spec.timeout,
+            limits: spec.limits.clone(),
+            rlimits: spec.limits.rlimits(memory_as_address_space, processes_as_rlimit),
+            groups,
+            sandbox: spec.sandbox.clone(),
         })
     }
+}
+
+/// How `spec`'s limits are enforced here: which cgroups the run goes in,
+/// and whether memory and processes fall back to resource limits. The
+/// pids group also holds every sandboxed run, so that nothing it starts
+/// outlives it. An error when a limit cannot be enforced at all.
+fn plan_enforcement(spec: &RunSpec) -> Result<(Option<GroupUse>, bool, bool)> {
+    let limits = &spec.limits;
+    if !limits.needs_cgroups() && spec.sandbox.is_none() {
+        // Plain isolated runs leave the cgroups alone (not even a look).
+        return Ok((None, false, false));
+    }
+    let memory_problem = limits.memory.and_then(|_| crate::image::cgroups::controller_problem(Controller::Memory));
+    let pids_problem = crate::image::cgroups::controller_problem(Controller::Pids);
+    let memory_as_address_space = memory_problem.is_some();
+    if let Some(problem) = &memory_problem {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            eprintln!(
+                "jitrun: warning: --max-memory is enforced per process as an address-space limit (RLIMIT_AS), \
+                 and a run that reaches it is reported by what it then does: no memory cgroup ({})",
+                problem
+            )
+        });
+    }
+    let mut processes_as_rlimit = false;
+    if let (Some(_), Some(problem)) = (limits.processes, &pids_problem) {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            bail!("--max-processes cannot be enforced: {}; RLIMIT_NPROC does not bind root", problem);
+        }
+        processes_as_rlimit = true;
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            eprintln!(
+                "jitrun: warning: --max-processes is enforced as RLIMIT_NPROC, which counts all of this user's \
+                 processes, and a run that reaches it is reported by what it then does: no pids cgroup ({})",
+                problem
+            )
+        });
+    }
+    let memory = limits.memory.is_some() && !memory_as_address_space;
+    let pids = pids_problem.is_none() && (limits.processes.is_some() || spec.sandbox.is_some() || memory);
+    let groups = (memory || pids).then_some(GroupUse { memory, pids });
+    Ok((groups, memory_as_address_space, processes_as_rlimit))
 }
 
 /// Applies a run's environment to the current process with libc (not
@@ -750,6 +891,14 @@ struct Running<'p> {
     timed_out: bool,
     /// Wait status and the time the child was reaped.
     ended: Option<(libc::c_int, Instant)>,
+    /// What the child cost, from wait4 when it was reaped.
+    usage: Option<ResourceUsage>,
+    /// Its slot's cgroups, while they are its own.
+    grouped: Option<GroupedRun>,
+    /// A limit it reached (seen in its cgroups), once seen.
+    limit_reached: Option<LimitKind>,
+    /// Its temporary directory and sandbox pieces, removed when it is over.
+    _sandboxed: Option<SandboxedRun>,
     /// Kept until the run is over: freed while the child lives, its heap
     /// pages (shared copy-on-write) would be copied for the parent.
     _prepared: Prepared<'p>,
@@ -790,12 +939,9 @@ impl Running<'_> {
     /// Kills what the exited child left in its group, then reaps it.
     fn reap_exited(&mut self) -> Result<()> {
         kill_group(self.pid);
-        let mut status = 0;
-        // SAFETY: reaping our own exited child.
-        if unsafe { libc::waitpid(self.pid, &mut status, 0) } < 0 {
-            return Err(std::io::Error::last_os_error()).context("waitpid");
-        }
+        let (status, usage) = wait_for(self.pid, 0).context("wait4")?.expect("an exited child is reaped at once");
         self.ended = Some((status, Instant::now()));
+        self.usage = Some(usage);
         self.stdin = None;
         self.pidfd = None;
         Ok(())
@@ -809,8 +955,14 @@ impl Running<'_> {
 
     fn into_outcome(self, setup_error: Option<String>) -> RunOutcome {
         let (status, ended) = self.ended.expect("finished runs have ended");
+        let limits = &self._prepared.limits;
+        let limit = self.limit_reached.or_else(|| {
+            self.usage.as_ref().and_then(|usage| crate::image::limits::limit_from_wait_status(status, usage, limits))
+        });
         let status = if let Some(setup_error) = setup_error {
             RunStatus::Error(setup_error)
+        } else if let Some(kind) = limit {
+            RunStatus::Limit(kind)
         } else if self.timed_out && libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL {
             RunStatus::Timeout
         } else if libc::WIFEXITED(status) {
@@ -820,7 +972,37 @@ impl Running<'_> {
         };
         let (stdout, stdout_truncated) = self.stdout.map_or((Vec::new(), false), |c| (c.data, c.truncated));
         let (stderr, stderr_truncated) = self.stderr.map_or((Vec::new(), false), |c| (c.data, c.truncated));
-        RunOutcome { status, stdout, stderr, stdout_truncated, stderr_truncated, duration: ended - self.started }
+        RunOutcome {
+            status,
+            stdout,
+            stderr,
+            stdout_truncated,
+            stderr_truncated,
+            duration: ended - self.started,
+            resources: self.usage,
+        }
+    }
+}
+
+/// wait4 for `pid` with `flags`: its wait status and usage, `None` when
+/// WNOHANG found it still running.
+fn wait_for(pid: libc::pid_t, flags: libc::c_int) -> std::io::Result<Option<(libc::c_int, ResourceUsage)>> {
+    let mut status = 0;
+    // SAFETY: rusage is plain data, valid zeroed; wait4 on our own child fills both.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: as above.
+        let waited = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
+        if waited == pid {
+            return Ok(Some((status, ResourceUsage::from_rusage(&usage))));
+        }
+        if waited == 0 {
+            return Ok(None);
+        }
+        let error = std::io::Error::last_os_error();
+        if error.raw_os_error() != Some(libc::EINTR) {
+            return Err(error);
+        }
     }
 }
 
@@ -886,6 +1068,10 @@ struct Pool<'a> {
     /// writes (malloc and free do) is copied, so it allocates up front.
     scratch: PollScratch,
     setup_errors: SetupErrors,
+    /// The runs' cgroups, made when a run first needs them.
+    groups: Option<RunGroups>,
+    /// Numbers the runs' temporary directories.
+    runs_started: u64,
 }
 
 /// Where children report a failure to set themselves up (before user
@@ -1056,6 +1242,8 @@ impl<'a> Pool<'a> {
             pin,
             scratch,
             setup_errors: SetupErrors::new(jobs)?,
+            groups: None,
+            runs_started: 0,
         })
     }
 
@@ -1080,6 +1268,24 @@ impl<'a> Pool<'a> {
         let slot = (0..self.setup_errors.slots)
             .find(|&s| self.running.iter().all(|r| r.slot != s))
             .context("internal: more runs in flight than jobs")?;
+        let grouped = match run.groups {
+            None => None,
+            Some(using) => {
+                let slots = self.setup_errors.slots;
+                let groups = self.groups.get_or_insert_with(|| RunGroups::new(slots));
+                let limits = &run.limits;
+                Some(
+                    groups
+                        .prepare(slot, limits.memory, limits.processes, using.memory, using.pids)
+                        .map_err(|e| anyhow!("cannot set up the run's cgroups: {}", e))?,
+                )
+            }
+        };
+        self.runs_started += 1;
+        let sandboxed = match &run.sandbox {
+            None => None,
+            Some(sandbox) => Some(SandboxedRun::prepare(sandbox, self.runs_started)?),
+        };
 
         // Descriptors the child must close: the parent's ends of every run
         // in flight (a child holding another run's stdin would keep it from
@@ -1112,15 +1318,34 @@ impl<'a> Pool<'a> {
         if pid == 0 {
             let original_cpus = self.pin.as_ref().map(|p| &p.original);
             let report_failure = |message: &str| self.setup_errors.report(slot, message);
-            child_main(self.image, &run, ends, parent_fds, &self.sigpipe.original_mask, original_cpus, &report_failure);
+            let contained = Containment { grouped: grouped.as_ref(), sandboxed: sandboxed.as_ref() };
+            child_main(
+                self.image,
+                &run,
+                ends,
+                parent_fds,
+                &self.sigpipe.original_mask,
+                original_cpus,
+                contained,
+                &report_failure,
+            );
         }
+        // The child has its copies of the cgroup.procs descriptors.
+        let grouped = grouped.map(|mut g| {
+            g.procs.clear();
+            g
+        });
         // Also set the group here, so a kill right after spawn reaches it
         // whichever of parent and child runs first.
         // SAFETY: setpgid on our own child.
         unsafe { libc::setpgid(pid, pid) };
         drop(ends);
-        let waits_blocking =
-            self.jobs == 1 && stdin_feed.is_none() && stdout_capture.is_none() && run.timeout.is_none();
+        // A run with cgroups is watched for the limits they count.
+        let waits_blocking = self.jobs == 1
+            && stdin_feed.is_none()
+            && stdout_capture.is_none()
+            && run.timeout.is_none()
+            && grouped.is_none();
         let pidfd = if waits_blocking {
             None
         } else {
@@ -1152,6 +1377,10 @@ impl<'a> Pool<'a> {
             deadline: run.timeout.map(|t| started + t),
             timed_out: false,
             ended: None,
+            usage: None,
+            grouped,
+            limit_reached: None,
+            _sandboxed: sandboxed,
             _prepared: run,
         })
     }
@@ -1217,10 +1446,9 @@ impl<'a> Pool<'a> {
         let deadline = Instant::now() + STOP_GRACE;
         while Instant::now() < deadline && PENDING_SIGNAL.load(Ordering::SeqCst) == 0 {
             for r in self.running.iter_mut().filter(|r| r.ended.is_none()) {
-                let mut status = 0;
-                // SAFETY: reaping our own child without blocking.
-                if unsafe { libc::waitpid(r.pid, &mut status, libc::WNOHANG) } == r.pid {
+                if let Ok(Some((status, usage))) = wait_for(r.pid, libc::WNOHANG) {
                     r.ended = Some((status, Instant::now()));
+                    r.usage = Some(usage);
                 }
                 for capture in r.captures_mut() {
                     capture.read_available();
@@ -1242,6 +1470,36 @@ impl<'a> Pool<'a> {
         let r = self.running.swap_remove(i);
         let setup_error = self.setup_errors.take(r.slot);
         on_done(r.index, r.into_outcome(setup_error));
+    }
+
+    /// While a run with cgroups lives: a limit it reached ends it at once
+    /// (its group, then every other process in its cgroups).
+    fn stop_at_limits(&mut self) {
+        let Some(groups) = &self.groups else { return };
+        for r in self.running.iter_mut().filter(|r| r.ended.is_none() && r.limit_reached.is_none()) {
+            let Some(grouped) = &r.grouped else { continue };
+            if let Some(kind) = groups.limit_reached(grouped) {
+                r.limit_reached = Some(kind);
+                kill_group(r.pid);
+                groups.kill_members(grouped.slot());
+            }
+        }
+    }
+
+    /// Once a run with cgroups is reaped: what it left anywhere (setsid
+    /// escapes too) is killed and gone before its slot is used again; its
+    /// limits and peak memory are read.
+    fn settle_groups(&mut self) {
+        let Some(groups) = &self.groups else { return };
+        for r in self.running.iter_mut().filter(|r| r.ended.is_some()) {
+            let Some(mut grouped) = r.grouped.take() else { continue };
+            groups.kill_members(grouped.slot());
+            groups.wait_until_empty(grouped.slot());
+            r.limit_reached = r.limit_reached.or_else(|| groups.limit_reached(&grouped));
+            if let Some(usage) = &mut r.usage {
+                usage.peak_memory_kib = groups.peak_memory_kib(&mut grouped);
+            }
+        }
     }
 
     fn step_with(
@@ -1298,6 +1556,7 @@ impl<'a> Pool<'a> {
                 Stream::Exit => r.try_reap()?,
             }
         }
+        self.stop_at_limits();
         let now = Instant::now();
         for r in &mut self.running {
             if r.pidfd.is_none() {
@@ -1312,6 +1571,7 @@ impl<'a> Pool<'a> {
                 r.captures_mut().for_each(Capture::read_available);
             }
         }
+        self.settle_groups();
         let mut i = 0;
         while i < self.running.len() {
             if self.running[i].is_finished(now) {
@@ -1327,9 +1587,7 @@ impl<'a> Pool<'a> {
         for r in self.running.drain(..) {
             if r.ended.is_none() {
                 kill_group(r.pid);
-                let mut status = 0;
-                // SAFETY: reaping our own child, which was just killed.
-                unsafe { libc::waitpid(r.pid, &mut status, 0) };
+                let _ = wait_for(r.pid, 0);
             }
         }
     }
@@ -1362,8 +1620,16 @@ fn feed_stdin(r: &mut Running) {
     r.stdin = None; // closing the pipe is the end of file
 }
 
+/// What confines a child beyond its process group: its cgroups and sandbox.
+#[derive(Clone, Copy)]
+struct Containment<'a> {
+    grouped: Option<&'a GroupedRun>,
+    sandboxed: Option<&'a SandboxedRun>,
+}
+
 /// The child: set up stdio, process group, signals, environment and
 /// globals with system calls only, then run the program and exit.
+#[allow(clippy::too_many_arguments)]
 fn child_main(
     image: &Image,
     run: &PreparedRun,
@@ -1371,15 +1637,29 @@ fn child_main(
     parent_fds: &[RawFd],
     mask: &libc::sigset_t,
     original_cpus: Option<&libc::cpu_set_t>,
+    contained: Containment,
     report_failure: &dyn Fn(&str),
 ) -> ! {
+    // First, before the child uses memory or starts anything: into its
+    // cgroups, under its limits.
+    let confined = contained
+        .grouped
+        .map_or(Ok(()), |g| crate::image::cgroups::attach_in_child(&g.procs))
+        .and_then(|()| run.rlimits.apply_in_child());
+    if let Err(message) = confined {
+        report_failure(&format!("jitrun: {}: {}", message, std::io::Error::last_os_error()));
+        // SAFETY: leaving without running any atexit handler of the parent's.
+        unsafe { libc::_exit(crate::support::EXIT_JITRUN_ERROR) };
+    }
     if let Some(cpus) = original_cpus {
         CpuPin::restore(cpus);
     }
     // Before the run's environment: libc allocates it, and the program
     // (if it replaces malloc) reallocates it with its own allocator.
     image.install_got_interposition();
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| child_setup(run, &ends, parent_fds, mask)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        child_setup(run, &ends, parent_fds, mask, contained.sandboxed)
+    }));
     let failure = match result {
         Ok(Ok(())) => None,
         Ok(Err(message)) => Some(message),
@@ -1395,7 +1675,13 @@ fn child_main(
     image.run_main_then_exit(run.entry, &run.argv)
 }
 
-fn child_setup(run: &PreparedRun, ends: &ChildEnds, parent_fds: &[RawFd], mask: &libc::sigset_t) -> Result<(), String> {
+fn child_setup(
+    run: &PreparedRun,
+    ends: &ChildEnds,
+    parent_fds: &[RawFd],
+    mask: &libc::sigset_t,
+    sandboxed: Option<&SandboxedRun>,
+) -> Result<(), String> {
     let os_error = |what: &str| format!("jitrun: {}: {}", what, std::io::Error::last_os_error());
     // SAFETY: system calls on this (single-threaded) child's own
     // descriptors, signal state and environment.
@@ -1438,6 +1724,16 @@ fn child_setup(run: &PreparedRun, ends: &ChildEnds, parent_fds: &[RawFd], mask: 
         // SAFETY: the parent checked that the range is writable image memory;
         // this is the child's private copy-on-write copy of it.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), *addr as *mut u8, bytes.len()) };
+    }
+    if let Some(sandboxed) = sandboxed {
+        // SAFETY: setenv with NUL-terminated strings in the single-threaded child.
+        if unsafe { libc::setenv(c"TMPDIR".as_ptr(), sandboxed.tmpdir_value.as_ptr(), 1) } != 0 {
+            return Err("jitrun: setenv TMPDIR failed".to_string());
+        }
+        // Last: after it, the child cannot write the files it set up.
+        sandboxed
+            .enter_in_child()
+            .map_err(|what| format!("jitrun: --sandbox: {}: {}", what, std::io::Error::last_os_error()))?;
     }
     Ok(())
 }

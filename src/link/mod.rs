@@ -476,7 +476,8 @@ impl Linker {
         // the pages of the machine the image is for.
         let page =
             if destination == Destination::ThisProcess { crate::support::page_size() } else { cpu.max_page_size() };
-        let layout = layout::compute(&graphs, page);
+        let rules = layout::SegmentRules { page, read_only_with_code: cpu.read_only_data_with_code() };
+        let layout = layout::compute(&graphs, rules);
         timer.mark("layout");
         options.limits.check_image_size(&"the image", layout.size)?;
         options.limits.check_tls_size(&"the image", layout.tls.size)?;

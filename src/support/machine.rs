@@ -163,6 +163,22 @@ pub fn make_code_visible(start: u64, len: u64) {
     let _ = (start, len);
 }
 
+/// What glibc passes an IFUNC resolver on this CPU, as the first two
+/// arguments: nothing on x86-64 (zeros, which its resolvers do not read);
+/// on aarch64 `AT_HWCAP` with `_IFUNC_ARG_HWCAP` (bit 62) set, and a
+/// pointer to an `__ifunc_arg_t` (its size, `AT_HWCAP`, `AT_HWCAP2`).
+pub fn ifunc_resolver_arguments() -> (u64, Box<[u64; 3]>) {
+    #[cfg(target_arch = "aarch64")]
+    {
+        const IFUNC_ARG_HWCAP: u64 = 1 << 62;
+        // SAFETY: getauxval only reads the auxiliary vector.
+        let (hwcap, hwcap2) = unsafe { (libc::getauxval(libc::AT_HWCAP), libc::getauxval(libc::AT_HWCAP2)) };
+        (hwcap | IFUNC_ARG_HWCAP, Box::new([24, hwcap, hwcap2]))
+    }
+    #[cfg(target_arch = "x86_64")]
+    (0, Box::new([0; 3]))
+}
+
 /// ld's default library search path on Debian and Ubuntu (`ld --verbose`),
 /// with this machine's multiarch directories.
 #[cfg(target_arch = "x86_64")]

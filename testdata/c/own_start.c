@@ -1,7 +1,7 @@
 // jitrun-test: libs=-nostartfiles
 // jitrun-test: args=one two
 // A program with its own _start (cc -nostartfiles): it is entered as the
-// kernel enters a process, %rsp at argc (16-byte aligned), then argv,
+// kernel enters a process, the stack pointer at argc (16-byte aligned), then argv,
 // envp and the auxiliary vector; nobody runs its constructors.
 #include <elf.h>
 #include <stdint.h>
@@ -12,6 +12,7 @@
 void _start(void);
 void c_start(uint64_t *sp);
 
+#if defined(__x86_64__)
 __asm__(".globl _start\n"
         ".type _start, @function\n"
         "_start:\n"
@@ -20,6 +21,18 @@ __asm__(".globl _start\n"
         "    and $-16, %rsp\n"
         "    call c_start\n"
         "    hlt\n");
+#elif defined(__aarch64__)
+__asm__(".globl _start\n"
+        ".type _start, %function\n"
+        "_start:\n"
+        "    mov x0, sp\n"
+        "    mov x29, #0\n"
+        "    mov x30, #0\n"
+        "    and x1, x0, #-16\n"
+        "    mov sp, x1\n"
+        "    bl c_start\n"
+        "    brk #0\n");
+#endif
 
 static int constructed;
 __attribute__((constructor)) static void construct(void) { constructed = 1; }

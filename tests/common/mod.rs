@@ -14,6 +14,7 @@
 //! // jitrun-test: cflags=-pthread   extra compile flags for every flag set
 //! // jitrun-test: gcc-cflags=-mtls-dialect=gnu2   extra flags for gcc only
 //! // jitrun-test: clang-cflags=-fno-builtin       extra flags for clang only
+//! // jitrun-test: x86_64:gcc-cflags=-mtls-dialect=gnu2   only on that CPU
 //! ```
 //!
 //! Programs are compiled by a [`Toolchain`]: the system `cc`/`g++` (gcc),
@@ -27,12 +28,26 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// The flag sets every differential test runs under.
+#[cfg(target_arch = "x86_64")]
 pub const C_FLAG_SETS: &[&str] = &["-O0", "-O2", "-O2 -fPIC", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large"];
 
 /// The flag sets for clang: the same models, plus what clang does
 /// differently from gcc at `-O0 -fno-pic` (absolute `mov stdout, %rdi`).
+#[cfg(target_arch = "x86_64")]
 pub const CLANG_FLAG_SETS: &[&str] =
     &["-O0", "-O2", "-O2 -fPIC", "-O0 -fno-pic -fno-pie", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large"];
+
+/// On aarch64: the small model (the default, PIE), PIC, position-dependent,
+/// the large model (absolute MOVZ/MOVK addresses; it is position-dependent
+/// only) and the tiny one (everything within ±1 MiB).
+#[cfg(target_arch = "aarch64")]
+pub const C_FLAG_SETS: &[&str] =
+    &["-O0", "-O2", "-O2 -fPIC", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large -fno-pic -fno-pie", "-O2 -mcmodel=tiny"];
+
+/// The same models for clang on aarch64.
+#[cfg(target_arch = "aarch64")]
+pub const CLANG_FLAG_SETS: &[&str] =
+    &["-O0", "-O2", "-O2 -fPIC", "-O2 -fno-pic -fno-pie", "-O2 -mcmodel=large -fno-pic -fno-pie", "-O2 -mcmodel=tiny"];
 
 /// The compiler that builds the objects; the native link always uses `cc`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,12 +57,12 @@ pub enum Toolchain {
 }
 
 impl Toolchain {
-    pub fn compiler(self, cxx: bool) -> &'static str {
+    /// The compiler driver for C (or C++), for the tests' target.
+    pub fn compiler(self, cxx: bool) -> Command {
         match (self, cxx) {
-            (Toolchain::Gcc, false) => "cc",
-            (Toolchain::Gcc, true) => "g++",
-            (Toolchain::Clang, false) => "clang-14",
-            (Toolchain::Clang, true) => "clang++-14",
+            (Toolchain::Gcc, false) => cc(),
+            (Toolchain::Gcc, true) => cxx_compiler(),
+            (Toolchain::Clang, cxx) => clang(cxx),
         }
     }
 
@@ -60,8 +75,54 @@ impl Toolchain {
 
     /// Whether the compiler can be run here.
     pub fn available(self) -> bool {
-        Command::new(self.compiler(false)).arg("--version").output().is_ok_and(|o| o.status.success())
+        self.compiler(false).arg("--version").output().is_ok_and(|o| o.status.success())
     }
+}
+
+/// The GNU triple of the CPU the tests build programs for: the one this
+/// test binary (and the jitrun under test) was built for.
+pub fn target_triple() -> &'static str {
+    if cfg!(target_arch = "aarch64") {
+        "aarch64-linux-gnu"
+    } else {
+        "x86_64-linux-gnu"
+    }
+}
+
+/// Whether the system's `cc` builds for another CPU than the tests': an
+/// aarch64 build of jitrun tested under qemu on an x86-64 machine. The
+/// cross compilers (`aarch64-linux-gnu-gcc`, clang's `--target`) build the
+/// programs then, and the native ones run under emulation too.
+pub fn cross_testing() -> bool {
+    static CROSS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CROSS.get_or_init(|| {
+        let machine = Command::new("cc").arg("-dumpmachine").output().map(|o| o.stdout).unwrap_or_default();
+        !String::from_utf8_lossy(&machine).starts_with(target_triple().split('-').next().unwrap())
+    })
+}
+
+/// `cc` for the tests' target.
+pub fn cc() -> Command {
+    Command::new(if cross_testing() { format!("{}-gcc", target_triple()) } else { "cc".to_string() })
+}
+
+/// `g++` for the tests' target.
+pub fn cxx_compiler() -> Command {
+    Command::new(if cross_testing() { format!("{}-g++", target_triple()) } else { "g++".to_string() })
+}
+
+/// clang 14 (`clang++-14` for C++) for the tests' target.
+pub fn clang(cxx: bool) -> Command {
+    let mut command = Command::new(if cxx { "clang++-14" } else { "clang-14" });
+    if cross_testing() {
+        command.arg(format!("--target={}", target_triple()));
+    }
+    command
+}
+
+/// `ar` for the tests' target (GNU ar reads every target's objects).
+pub fn ar() -> Command {
+    Command::new("ar")
 }
 
 pub fn jitrun_bin() -> PathBuf {
@@ -110,6 +171,12 @@ pub fn read_directives(source: &Path) -> Directives {
             continue;
         };
         let (key, value) = rest.trim().split_once('=').unwrap_or((rest.trim(), ""));
+        // `CPU:key` counts only on that CPU (`x86_64`, `aarch64`).
+        let key = match key.split_once(':') {
+            Some((cpu, key)) if cpu == std::env::consts::ARCH => key,
+            Some(_) => continue,
+            None => key,
+        };
         match key {
             "args" => d.args = value.split_whitespace().map(str::to_string).collect(),
             "stdin" => d.stdin = value.replace("\\n", "\n").replace("\\t", "\t").into_bytes(),
@@ -178,7 +245,8 @@ pub fn compile_with(
         .map(|src| {
             let obj = dir.join(src.file_stem().unwrap()).with_extension("o");
             run_checked(
-                Command::new(toolchain.compiler(is_cxx(src)))
+                toolchain
+                    .compiler(is_cxx(src))
                     .arg("-c")
                     .args(flags.split_whitespace())
                     .args(extra)
@@ -193,13 +261,25 @@ pub fn compile_with(
 
 /// Links natively the way a user of `cc` would for these flags.
 pub fn link_native(objects: &[PathBuf], flags: &str, cxx: bool, libs: &[String], extra: &[String], out: &Path) {
-    let driver = if cxx { "g++" } else { "cc" };
-    let mut cmd = Command::new(driver);
+    let out = try_link_native(objects, flags, cxx, libs, extra, out);
+    assert!(out.status.success(), "native link failed:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// [`link_native`], returning the linker's output whether it succeeds or not.
+pub fn try_link_native(
+    objects: &[PathBuf],
+    flags: &str,
+    cxx: bool,
+    libs: &[String],
+    extra: &[String],
+    out: &Path,
+) -> Output {
+    let mut cmd = if cxx { cxx_compiler() } else { cc() };
     if flags.contains("-fno-pic") {
         cmd.arg("-no-pie");
     }
     cmd.args(extra.iter().filter(|f| matches!(f.as_str(), "-pthread" | "-rdynamic")));
-    run_checked(cmd.args(objects).args(libs).arg("-o").arg(out));
+    cmd.args(objects).args(libs).arg("-o").arg(out).output().unwrap_or_else(|e| panic!("{:?}: {}", cmd, e))
 }
 
 /// Runs a command with stdin and a timeout; a hang is a test failure.
@@ -290,7 +370,14 @@ pub fn differential_with(
     let cflags = directives.cflags_for(toolchain);
     let objects = compile_with(toolchain, &srcs, flags, &cflags, scratch_dir);
     let exe = scratch_dir.join("a.out");
-    link_native(&objects, flags, cxx, &directives.libs, &cflags, &exe);
+    let name = format!("{} [{} {}]", program.file_name().unwrap().to_string_lossy(), toolchain.name(), flags);
+    let linked = try_link_native(&objects, flags, cxx, &directives.libs, &cflags, &exe);
+    if !linked.status.success() {
+        // A program the native linker cannot link under these flags (more
+        // than the tiny code model's megabyte, say) is refused by jitrun
+        // too, with its one-line error.
+        return refused_as_natively(&name, &linked, &objects, &directives);
+    }
     let objects = match jit_objects {
         Some(build) => build(&srcs, &directives),
         None => objects,
@@ -308,8 +395,25 @@ pub fn differential_with(
     jit.args(&objects).args(&directives.libs).arg("--").args(&directives.args).envs(directives.env.iter().cloned());
     let jit = run_with(&mut jit, &directives.stdin, timeout);
 
-    let name = format!("{} [{} {}]", program.file_name().unwrap().to_string_lossy(), toolchain.name(), flags);
     output_diffs(&name, &native, &jit)
+}
+
+/// For a program the native link refused (`native_link`): jitrun refuses
+/// it too, one line, status 125, and names a relocation out of range when
+/// the linker did. The differences, if any.
+fn refused_as_natively(name: &str, native_link: &Output, objects: &[PathBuf], directives: &Directives) -> Vec<String> {
+    let jit = run_with(Command::new(jitrun_bin()).args(objects).args(&directives.libs), b"", Duration::from_secs(20));
+    let (linker, ours) = (String::from_utf8_lossy(&native_link.stderr), String::from_utf8_lossy(&jit.stderr));
+    let mut diffs = Vec::new();
+    if shell_status(&jit) != 125 || !jit.stdout.is_empty() || ours.lines().count() != 1 {
+        diffs.push(format!(
+            "{}: the native link failed, jitrun did not refuse it:\n{}\n--- jitrun\n{}",
+            name, linker, ours
+        ));
+    } else if linker.contains("relocation truncated to fit") && !ours.contains("out of range") {
+        diffs.push(format!("{}: the linker found a relocation out of range, jitrun said\n{}", name, ours));
+    }
+    diffs
 }
 
 /// Every difference between a native run and a jitrun run (empty when

@@ -610,11 +610,40 @@ impl Kind {
         )
     }
 
-    /// How a far target outside the image is reached (see [`FarReference`]).
+    /// How a far target outside the image is reached (see [`FarReference`]):
+    /// calls through stubs; the address-taking instructions of
+    /// position-dependent code (`ADRP`/`ADR` and the low bits they pair
+    /// with, `MOVW` of an absolute address, a literal load) reach a far
+    /// variable through a copy in the image and a far function through its
+    /// stub.
     pub fn far_reference(self) -> FarReference {
+        use Kind::*;
         match self {
-            Kind::Call26 | Kind::Jump26 | Kind::Plt32 => FarReference::ThroughStub,
+            Call26 | Jump26 | Plt32 => FarReference::ThroughStub,
+            AdrPrelPgHi21 | AdrPrelPgHi21Nc | AdrPrelLo21 | LdPrelLo19 | AddAbsLo12Nc | Ldst8AbsLo12Nc
+            | Ldst16AbsLo12Nc | Ldst32AbsLo12Nc | Ldst64AbsLo12Nc | Ldst128AbsLo12Nc | PageOffset12 | MovwUabsG0
+            | MovwUabsG0Nc | MovwUabsG1 | MovwUabsG1Nc | MovwUabsG2 | MovwUabsG2Nc | MovwUabsG3 | MovwSabsG0
+            | MovwSabsG1 | MovwSabsG2 => FarReference::StubOrCopy,
             _ => FarReference::Never,
+        }
+    }
+
+    /// The farthest the kind reaches from the place (see `EdgeKind::reach`).
+    pub fn reach(self) -> Option<u64> {
+        use Kind::*;
+        match self {
+            AdrPrelPgHi21
+            | AdrGotPage
+            | TlsGdAdrPage21
+            | TlsLdAdrPage21
+            | TlsIeAdrGotTpRelPage21
+            | TlsDescAdrPage21
+            | TlvpPage21 => Some(1 << 32),
+            Call26 | Jump26 => Some(1 << 27),
+            AdrPrelLo21 | LdPrelLo19 | CondBr19 | GotLdPrel19 => Some(1 << 20),
+            TstBr14 => Some(1 << 15),
+            Prel32 | Plt32 | Delta32 | PointerToGot32 => Some(1 << 31),
+            _ => Option::None,
         }
     }
 

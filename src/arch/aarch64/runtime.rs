@@ -100,19 +100,22 @@ pub const PIECES: &[Piece] = &[
         name: CALL_ENTRY,
         always: true,
         // __jitrun_call_entry(f, argc, argv, envp, then): calls
-        // __jitrun_call_main with the same arguments. x29 is zero below the
-        // program, as `_start` leaves it: a frame-pointer walk stops at the
-        // frame record call_main saves instead of following whatever
-        // jitrun's own code kept in x29. Its unwind info leaves the return
-        // address undefined, which ends the stack for an unwinder.
+        // __jitrun_call_main with the same arguments from a frame record
+        // of its own whose saved x29 is zero, as `_start` leaves it: a
+        // frame-pointer walk from main sees two frames below it, as under
+        // glibc's start-up code, and stops there instead of following
+        // whatever jitrun's own code kept in x29 (saved apart, restored on
+        // return). Its unwind info leaves the return address undefined,
+        // which ends the stack for an unwinder.
         code: instructions![
-            0xa9bf7bfd, // stp  x29, x30, [sp, #-16]!
-            0xaa1f03fd, // mov  x29, xzr
+            0xa9be7bfd, // stp  x29, x30, [sp, #-32]!
+            0xa9017bff, // stp  xzr, x30, [sp, #16]
+            0x910043fd, // add  x29, sp, #16
             0x94000000, // bl   __jitrun_call_main
-            0xa8c17bfd, // ldp  x29, x30, [sp], #16
+            0xa8c27bfd, // ldp  x29, x30, [sp], #32
             0xd65f03c0, // ret
         ],
-        fixups: &[(8, EdgeKind::Aarch64(Kind::Call26), CALL_MAIN, 0)],
+        fixups: &[(12, EdgeKind::Aarch64(Kind::Call26), CALL_MAIN, 0)],
     },
     Piece {
         name: CALL_MAIN,
@@ -319,11 +322,11 @@ pub const ENTRY_UNWIND_INFO: [u8; 96] = [
     // return address column 30, augmentation data (1 byte: 0x1b),
     // DW_CFA_def_cfa sp+0, padding.
     0x14, 0, 0, 0, 0, 0, 0, 0, 1, b'z', b'R', 0, 4, 0x78, 30, 1, 0x1b, 0x0c, 31, 0, 0, 0, 0, 0,
-    // FDE of __jitrun_call_entry (5 instructions: stp at 0, ldp at 12):
+    // FDE of __jitrun_call_entry (6 instructions: stp at 0, ldp at 16):
     // length, CIE pointer, pc_begin, pc_range, no augmentation data;
-    // x30 undefined; after stp: CFA sp+16, x29 at CFA-16; after ldp: CFA
-    // sp+0, x29 restored; padding.
-    0x1c, 0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0x07, 30, 0x41, 0x0e, 16, 0x9d, 2, 0x43, 0x0e, 0, 0xdd, 0,
+    // x30 undefined; after the first stp: CFA sp+32, x29 at CFA-32; after
+    // ldp: CFA sp+0, x29 restored; padding.
+    0x1c, 0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 0, 0, 24, 0, 0, 0, 0, 0x07, 30, 0x41, 0x0e, 32, 0x9d, 4, 0x44, 0x0e, 0, 0xdd, 0,
     0, 0, 0,
     // FDE of __jitrun_call_main (14 instructions: stp at 0, str x19 at 8,
     // ldr x19 at 44, ldp at 48): after stp: CFA sp+32, x29 at CFA-32, x30

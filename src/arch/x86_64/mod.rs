@@ -253,6 +253,14 @@ impl Kind {
         self == Kind::Pc32
     }
 
+    /// The farthest the kind reaches from the place (see `EdgeKind::reach`).
+    pub fn reach(self) -> Option<u64> {
+        match self {
+            Kind::Pc32 | Kind::Branch32 | Kind::GotPcRel32 | Kind::GotPcRelX { .. } => Some(1 << 31),
+            _ => None,
+        }
+    }
+
     /// The kind as a [`PlainFixup`], if it is one.
     #[inline]
     pub fn plain(self) -> Option<PlainFixup> {

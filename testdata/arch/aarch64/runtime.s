@@ -24,10 +24,11 @@ pthread_atfork:
 .section .text.__jitrun_call_entry,"ax",@progbits
 .globl __jitrun_call_entry
 __jitrun_call_entry:
-  stp x29, x30, [sp, #-16]!
-  mov x29, xzr
+  stp x29, x30, [sp, #-32]!
+  stp xzr, x30, [sp, #16]
+  add x29, sp, #16
   bl __jitrun_call_main
-  ldp x29, x30, [sp], #16
+  ldp x29, x30, [sp], #32
   ret
 .section .text.__jitrun_call_main,"ax",@progbits
 .globl __jitrun_call_main

@@ -9,15 +9,24 @@ int pick(int x) { return pick_doubled(x); }
 int scale(int x) { return 10 * x; }
 #else
 /* Runs before main and before constructors: chooses once. */
+#if defined(__aarch64__)
+/* glibc passes aarch64 resolvers the CPU's features (AT_HWCAP), with bit
+   62 set when a second argument describes more of them. */
+#include <asm/hwcap.h>
+#include <stdint.h>
+static op_fn resolve_pick(uint64_t hwcap) { return hwcap & HWCAP_ASIMD ? pick_doubled : pick_plain; }
+#else
 static op_fn resolve_pick(void) {
   __builtin_cpu_init();
   return __builtin_cpu_supports("sse2") ? pick_doubled : pick_plain;
 }
+#endif
 int pick(int x) __attribute__((ifunc("resolve_pick")));
 
-#ifdef __clang__
+#if defined(__clang__) || defined(__aarch64__)
 /* clang 14 names a target_clones IFUNC `scale.ifunc`, which other
-   translation units cannot reach: a resolver by hand instead. */
+   translation units cannot reach, and GCC 12 has no target_clones on
+   aarch64: a resolver by hand instead. */
 static int scale_plain(int x) { return 10 * x; }
 static op_fn resolve_scale(void) { return scale_plain; }
 int scale(int x) __attribute__((ifunc("resolve_scale")));

@@ -10,8 +10,13 @@ void other_fragment_ran(void);
 
 void init_fragment(void) { printf(".init fragment (main.o), detected=%d\n", detected); }
 void fini_fragment(void) { printf(".fini fragment (main.o)\n"); }
-__asm__(".section .init,\"ax\",@progbits\n\tcall init_fragment\n\t.text");
-__asm__(".section .fini,\"ax\",@progbits\n\tcall fini_fragment\n\t.text");
+#if defined(__aarch64__)
+#define CALL "bl"
+#else
+#define CALL "call"
+#endif
+__asm__(".section .init,\"ax\",%progbits\n\t" CALL " init_fragment\n\t.text");
+__asm__(".section .fini,\"ax\",%progbits\n\t" CALL " fini_fragment\n\t.text");
 
 static void preinit(void) { printf("preinit_array\n"); }
 static void init(void) { printf("init_array, detected=%d\n", detected); }

@@ -8,5 +8,10 @@ void detect(void) {
 }
 void other_fini(void) { printf(".fini fragment (other.o)\n"); }
 /* Aligned: the bytes between this fragment and the one before it are padding. */
-__asm__(".section .init,\"ax\",@progbits\n\t.p2align 4\n\tcall detect\n\t.text");
-__asm__(".section .fini,\"ax\",@progbits\n\t.p2align 4\n\tcall other_fini\n\t.text");
+#if defined(__aarch64__)
+#define CALL "bl"
+#else
+#define CALL "call"
+#endif
+__asm__(".section .init,\"ax\",%progbits\n\t.p2align 4\n\t" CALL " detect\n\t.text");
+__asm__(".section .fini,\"ax\",%progbits\n\t.p2align 4\n\t" CALL " other_fini\n\t.text");

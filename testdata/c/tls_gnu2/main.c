@@ -1,6 +1,7 @@
 // jitrun-test: cflags=-pthread
-// jitrun-test: gcc-cflags=-mtls-dialect=gnu2
-// Thread-local variables through TLS descriptors (-mtls-dialect=gnu2):
+// jitrun-test: x86_64:gcc-cflags=-mtls-dialect=gnu2
+// Thread-local variables through TLS descriptors (-mtls-dialect=gnu2 on
+// x86-64; aarch64's default dialect):
 // several static thread-locals read in one function (local-dynamic, via
 // _TLS_MODULE_BASE_ under -fPIC), thread-locals defined in another object
 // (general-dynamic), initialized .tdata and zeroed .tbss, in several threads.
