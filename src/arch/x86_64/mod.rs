@@ -256,7 +256,7 @@ impl Kind {
     /// The farthest the kind reaches from the place (see `EdgeKind::reach`).
     pub fn reach(self) -> Option<u64> {
         match self {
-            Kind::Pc32 | Kind::Branch32 | Kind::GotPcRel32 | Kind::GotPcRelX { .. } => Some(1 << 31),
+            Kind::Pc32 | Kind::Branch32 | Kind::GotPcRel32 | Kind::GotPcRelX => Some(1 << 31),
             _ => None,
         }
     }

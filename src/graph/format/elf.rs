@@ -82,7 +82,6 @@ fn read_header<'a>(name: &str, data: &'a [u8]) -> Result<(&'a Header, Cpu)> {
 /// One object being translated: its tables, parsed once, and the graph so far.
 struct Translation<'a> {
     name: &'a str,
-    input: &'a Arc<InputData>,
     data: &'a [u8],
     endian: LittleEndian,
     sections: object::read::elf::SectionTable<'a, Header>,
@@ -112,7 +111,6 @@ impl<'a> Translation<'a> {
             sections.symbols(endian, data, elf::SHT_SYMTAB).map_err(|e| err(&format_args!("symbol table: {}", e)))?;
         Ok(Translation {
             name,
-            input,
             data,
             endian,
             loaded: vec![None; sections.len()],
@@ -433,15 +431,18 @@ impl<'a> Translation<'a> {
             let symbol_count = self.graph.symbols.len();
             let is_zero_fill = matches!(self.graph.blocks[block as usize].content, Content::Zero);
             let block_ref = &mut self.graph.blocks[block as usize];
-            // A mapped object's relocations stay in its file and are decoded,
-            // with every check, where they are read (planning, fixups), and
-            // only for the blocks that load, as ld checks them: a large program
-            // has hundreds of thousands, which would take 24 bytes each in
-            // fresh memory here. `.eh_frame`'s (read by offset while pruning),
-            // zero-fill sections' (which must have none) and small read-in
-            // objects' are decoded now.
-            let lazy = matches!(**self.input, InputData::Mapped(..))
-                && self.graph.sections[sid as usize].kind != SectionKind::EhFrame
+            // Relocations stay in the object's bytes (its file, for a mapped
+            // one) and are decoded, with every check, where they are read
+            // (planning, fixups), and only for the blocks that load, as ld
+            // checks them: most are plain kinds that those passes read
+            // straight from the table, and a large program has hundreds of
+            // thousands, which would take 24 bytes each in fresh memory
+            // here. (Decoding a small object's here took Lua's 33 objects
+            // 0.33M instructions, and each decoded edge cost planning and
+            // fixups more than a plain entry read from its table.)
+            // `.eh_frame`'s (read by offset while pruning) and zero-fill
+            // sections' (which must have none) are decoded now.
+            let lazy = self.graph.sections[sid as usize].kind != SectionKind::EhFrame
                 && !is_zero_fill
                 && block_ref.elf_relocations.is_none();
             if lazy {
