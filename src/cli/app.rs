@@ -315,10 +315,12 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
     if cli.noexec {
         // Nothing runs: the image is written into a buffer, for any CPU.
         let image = linker.link_into_buffer()?;
-        let info = image.link_info();
-        inspect(cli, info, &image)?;
+        // The link info is collected only if something reads it.
+        if cli.map_request().is_some() || !cli.check.is_empty() || cli.perf_map {
+            inspect(cli, image.link_info(), &image)?;
+        }
         if let Some(path) = &cli.report {
-            let head = crate::diagnostics::report::head(info);
+            let head = crate::diagnostics::report::head(image.link_info());
             crate::diagnostics::report::write(path, &head, crate::diagnostics::report::Outcome::NoExec)?;
         }
         return Ok(Linked::Done(0));
@@ -444,6 +446,10 @@ fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<
     };
     let rss_before = run::resident_set_kib();
     let mut first_failure: Option<RunOutcome> = None;
+    // The deciding run's figures, kept as plain data and made JSON once, at
+    // the end: a JSON value built after every run allocated in the parent
+    // after every fork, and each heap page the parent writes after a fork is
+    // a page fault (6 of an isolated run's 42).
     let mut deciding_resources = None;
     let jobs = cli.jobs.unwrap_or(1) as usize;
     let result = image.run_repeated(&spec, cli.repeat as usize, jobs, |index, outcome| {
@@ -451,7 +457,7 @@ fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<
             print_stats(&(index + 1).to_string(), &outcome);
         }
         if first_failure.is_none() {
-            deciding_resources = outcome.resources.as_ref().map(|r| r.to_json(outcome.duration));
+            deciding_resources = outcome.resources.clone().map(|r| (r, outcome.duration));
             if !outcome.succeeded() {
                 first_failure = Some(outcome);
             }
@@ -466,7 +472,8 @@ fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<
         kib(run::resident_set_kib())
     );
     if cli.report.is_some() {
-        settle_report(first_failure.as_ref().map(|f| &f.status), cli.timeout, deciding_resources)?;
+        let resources = deciding_resources.map(|(usage, wall)| usage.to_json(wall));
+        settle_report(first_failure.as_ref().map(|f| &f.status), cli.timeout, resources)?;
     }
     let Some(failure) = first_failure else { return Ok(0) };
     match failure.status {

@@ -320,8 +320,9 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
     // showed in profiles. Decoded edges of one kind come in runs, each
     // counted once; plain ones still in a relocation table, by kind.
     let mut run: Option<(EdgeKind, u64)> = None;
-    // Per plain kind (a CPU has one to three of them).
-    let mut plain_counts: Vec<(EdgeKind, u64)> = Vec::new();
+    // Per slot of the CPU's plain kinds.
+    let plain_kinds = graph.cpu.plain_elf_kinds();
+    let mut plain_counts = [0u64; crate::arch::PlainElfKinds::SLOTS];
     let (mut decoded, mut scratch) = (Vec::new(), Vec::new());
     for b in 0..graph.blocks.len() as BlockId {
         if !graph.is_block_live(b) {
@@ -337,15 +338,11 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
         // Plain references into the image are only counted here; the
         // fixups write them with checked lookups, and decode (with every
         // check) whatever those decline.
-        let into_image = |counts: &mut Vec<(EdgeKind, u64)>, edge: &Edge| {
-            let plain = matches!(targets.get(edge.target as usize), Some(Target::Block { .. }));
-            if plain {
-                match counts.iter_mut().find(|(kind, _)| *kind == edge.kind) {
-                    Some((_, n)) => *n += 1,
-                    None => counts.push((edge.kind, 1)),
-                }
-            }
-            plain
+        let into_image = |counts: &mut [u64; crate::arch::PlainElfKinds::SLOTS],
+                          plain: &crate::graph::format::elf::PlainRelocation| {
+            let into_image = matches!(targets.get(plain.edge.target as usize), Some(Target::Block { .. }));
+            counts[plain.slot] += u64::from(into_image);
+            into_image
         };
         graph.for_each_relocation_chunk(b, &mut scratch, |table| {
             crate::graph::format::elf::for_each_relocation(
@@ -365,7 +362,8 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
         })?;
     }
     scan.kind_counts.extend(run);
-    scan.kind_counts.extend(plain_counts);
+    let counted = plain_counts.into_iter().enumerate().filter(|&(_, n)| n > 0);
+    scan.kind_counts.extend(counted.map(|(slot, n)| (plain_kinds.kind(slot).0, n)));
     Ok(scan)
 }
 

@@ -12,7 +12,7 @@ use object::elf;
 use object::read::elf::{FileHeader, SectionHeader, Sym};
 use object::{LittleEndian, SectionIndex, SymbolIndex};
 
-use crate::arch::{Cpu, EdgeKind};
+use crate::arch::{Cpu, EdgeKind, PlainFixup};
 use crate::graph::model::*;
 use crate::support::input::InputData;
 
@@ -82,7 +82,6 @@ fn read_header<'a>(name: &str, data: &'a [u8]) -> Result<(&'a Header, Cpu)> {
 /// One object being translated: its tables, parsed once, and the graph so far.
 struct Translation<'a> {
     name: &'a str,
-    input: &'a Arc<InputData>,
     data: &'a [u8],
     endian: LittleEndian,
     sections: object::read::elf::SectionTable<'a, Header>,
@@ -112,7 +111,6 @@ impl<'a> Translation<'a> {
             sections.symbols(endian, data, elf::SHT_SYMTAB).map_err(|e| err(&format_args!("symbol table: {}", e)))?;
         Ok(Translation {
             name,
-            input,
             data,
             endian,
             loaded: vec![None; sections.len()],
@@ -434,15 +432,18 @@ impl<'a> Translation<'a> {
             let symbol_count = self.graph.symbols.len();
             let is_zero_fill = matches!(self.graph.blocks[block as usize].content, Content::Zero);
             let block_ref = &mut self.graph.blocks[block as usize];
-            // A mapped object's relocations stay in its file and are decoded,
-            // with every check, where they are read (planning, fixups), and
-            // only for the blocks that load, as ld checks them: a large program
-            // has hundreds of thousands, which would take 24 bytes each in
-            // fresh memory here. `.eh_frame`'s (read by offset while pruning),
-            // zero-fill sections' (which must have none) and small read-in
-            // objects' are decoded now.
-            let lazy = matches!(**self.input, InputData::Mapped(..))
-                && self.graph.sections[sid as usize].kind != SectionKind::EhFrame
+            // Relocations stay in the object's bytes (its file, for a mapped
+            // one) and are decoded, with every check, where they are read
+            // (planning, fixups), and only for the blocks that load, as ld
+            // checks them: most are plain kinds that those passes read
+            // straight from the table, and a large program has hundreds of
+            // thousands, which would take 24 bytes each in fresh memory
+            // here. (Decoding a small object's here took Lua's 33 objects
+            // 0.33M instructions, and each decoded edge cost planning and
+            // fixups more than a plain entry read from its table.)
+            // `.eh_frame`'s (read by offset while pruning) and zero-fill
+            // sections' (which must have none) are decoded now.
+            let lazy = self.graph.sections[sid as usize].kind != SectionKind::EhFrame
                 && !is_zero_fill
                 && block_ref.elf_relocations.is_none();
             if lazy {
@@ -535,27 +536,38 @@ pub(crate) fn rela_fields(entry: &[u8]) -> (u64, u32, u32, i64) {
     (word(0), (info >> 32) as u32, info as u32, word(16) as i64)
 }
 
+/// A relocation of a plain kind as [`for_each_relocation`] reads it.
+pub(crate) struct PlainRelocation {
+    /// Read but not checked: its `target` may be out of range (use it with
+    /// `get`), its offset may lie past the section.
+    pub edge: Edge,
+    /// How its kind is written.
+    pub fixup: PlainFixup,
+    /// Its kind's slot in [`Cpu::plain_elf_kinds`].
+    pub slot: usize,
+}
+
 /// Goes through the relocations of `table` (`Elf64_Rela` entries of a
-/// `cpu` object) with `state`: each of a kind [`Cpu::plain_edge_kind_from_elf`]
+/// `cpu` object) with `state`: each of a kind [`Cpu::plain_elf_kinds`]
 /// knows at an offset below 4 GiB (nearly all of a large program's: on
-/// x86-64 `R_X86_64_PC32`, `PLT32` and `64`) goes to `plain` as an edge read in a
-/// few instructions but not checked (its `target` may be out of range:
-/// use it with `get`; its offset may lie past the section); when `plain`
-/// declines it (returns false), and for every other entry, `other` gets
-/// the entry's bytes, to decode with every check ([`decode_relocations`]).
+/// x86-64 `R_X86_64_PC32`, `PLT32` and `64`) goes to `plain`, read in a
+/// few instructions but not checked; when `plain` declines it (returns
+/// false), and for every other entry, `other` gets the entry's bytes, to
+/// decode with every check ([`decode_relocations`]).
 #[inline]
 pub(crate) fn for_each_relocation<S>(
     cpu: Cpu,
     table: &[u8],
     state: &mut S,
-    mut plain: impl FnMut(&mut S, &Edge) -> bool,
+    mut plain: impl FnMut(&mut S, &PlainRelocation) -> bool,
     mut other: impl FnMut(&mut S, &[u8]) -> Result<()>,
 ) -> Result<()> {
+    let kinds = cpu.plain_elf_kinds();
     for entry in table.chunks_exact(RELA_SIZE) {
         let (offset, target, r_type, addend) = rela_fields(entry);
-        let kind = cpu.plain_edge_kind_from_elf(r_type);
-        if let (Some(kind), Ok(offset)) = (kind, u32::try_from(offset)) {
-            if plain(state, &Edge::new(offset, kind, target, addend)) {
+        if let (Some(slot), Ok(offset)) = (kinds.slot(r_type), u32::try_from(offset)) {
+            let (kind, fixup) = kinds.kind(slot);
+            if plain(state, &PlainRelocation { edge: Edge::new(offset, kind, target, addend), fixup, slot }) {
                 continue;
             }
         }
@@ -855,7 +867,8 @@ mod tests {
                     Cpu::X86_64,
                     table,
                     &mut split,
-                    |split, e| {
+                    |split, plain| {
+                        let e = &plain.edge;
                         split.push((u64::from(e.offset), e.kind, e.target as usize, e.addend));
                         true
                     },

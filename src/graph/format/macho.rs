@@ -18,7 +18,7 @@
 //! - **Relocations → edges**: `UNSIGNED` → `Abs64`/`Abs32`; `SIGNED`,
 //!   `SIGNED_1/2/4` → `Pc32` (the `_N` forms address a field `N` bytes
 //!   before the end of the instruction); `BRANCH` → `Branch32` (stub when
-//!   far); `GOT_LOAD` and `TLV` → `GotPcRelX { rex: true }` (relaxed to
+//!   far); `GOT_LOAD` and `TLV` → `RexGotPcRelX` (relaxed to
 //!   `lea` when near, as for ELF `REX_GOTPCRELX`); `GOT` → `GotPcRel32`;
 //!   `SUBTRACTOR`+`UNSIGNED` → `Delta32`/`Delta64` (`S + A - B`).
 //! - **`__eh_frame`** has pc-relative `pc_begin` and LSDA pointers that the
@@ -772,7 +772,7 @@ impl EdgeBuilder<'_> {
                         symbol.kind = SymbolKind::Tls;
                     }
                 }
-                Ok((EdgeKind::X86_64(X86::GotPcRelX { rex: true }), target, inplace - 4, 0))
+                Ok((EdgeKind::X86_64(X86::RexGotPcRelX), target, inplace - 4, 0))
             }
             (X86_64_RELOC_GOT, true, 2) => Ok((EdgeKind::X86_64(X86::GotPcRel32), target_of(self)?, inplace - 4, 0)),
             (X86_64_RELOC_SUBTRACTOR, false, 2 | 3) => {
