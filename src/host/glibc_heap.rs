@@ -123,6 +123,11 @@ pub fn as_a_new_process() -> Result<Freshened, NotDone> {
             }
         }
     }
+    if walk.free.is_empty() && info.smblks == 0 {
+        // Taking the tcache's chunks freed nothing into the bins.
+        done.top_bytes = heap.zero_top(walk.top_chunk);
+        return Ok(done);
+    }
     if info.smblks > 0 {
         // Chunks in fast bins look in use; trimming moves them into the
         // bins (and gives whole free pages back).
@@ -308,5 +313,88 @@ pub fn before_the_first_run() {
     match as_a_new_process() {
         Ok(done) => log::debug!("the program's heap: {:?}", done),
         Err(why) => log::debug!("the program's heap is left as it is: {:?}", why),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A heap of `words` words laid out as glibc's main arena would be.
+    struct Fake {
+        words: Vec<u128>,
+    }
+
+    impl Fake {
+        fn new(bytes: usize) -> Fake {
+            Fake { words: vec![0; bytes / 16] }
+        }
+        fn start(&self) -> usize {
+            self.words.as_ptr() as usize
+        }
+        fn set(&mut self, offset: usize, value: usize) {
+            // SAFETY: inside the buffer, aligned to a word.
+            unsafe { ((self.start() + offset) as *mut usize).write(value) };
+        }
+        fn set_u16(&mut self, offset: usize, value: u16) {
+            // SAFETY: inside the buffer.
+            unsafe { ((self.start() + offset) as *mut u16).write(value) };
+        }
+        fn heap(&self, top: usize) -> Heap {
+            Heap { start: self.start(), end: self.start() + self.words.len() * 16, top }
+        }
+    }
+
+    /// A tcache record with 2 chunks of 32 bytes and 1 of 80, a chunk in
+    /// use, a free one, another in use, then the top chunk.
+    fn example() -> (Fake, usize) {
+        let mut fake = Fake::new(4096);
+        let record = record_size(2);
+        let (in_use, free, after) = (record, record + 64, record + 64 + 128);
+        let top = after + 48;
+        fake.set(8, record | PREV_INUSE);
+        fake.set_u16(16, 2);
+        fake.set_u16(16 + 2 * 3, 1);
+        let heads = 16 + 2 * TCACHE_BINS;
+        fake.set(heads, fake.start() + in_use + 16);
+        fake.set(heads + 3 * WORD, fake.start() + in_use + 32);
+        fake.set(in_use + 8, 64 | PREV_INUSE);
+        fake.set(free + 8, 128 | PREV_INUSE);
+        fake.set(after, 128); // the free chunk's size at its end
+        fake.set(after + 8, 48); // its previous chunk is free
+        fake.set(top + 8, (4096 - top) | PREV_INUSE);
+        (fake, 4096 - top)
+    }
+
+    #[test]
+    fn a_walk_finds_the_free_chunks_the_tcache_and_the_top() {
+        let (fake, top_size) = example();
+        let walk = fake.heap(top_size).walk().unwrap();
+        assert_eq!(walk.free, [128]);
+        assert_eq!(walk.top_chunk, fake.start() + 4096 - top_size);
+        let counts = walk.tcache.unwrap();
+        assert_eq!((counts[0], counts[3]), (2, 1));
+        assert_eq!(counts.iter().sum::<usize>(), 3);
+    }
+
+    #[test]
+    fn a_heap_not_laid_out_as_expected_is_refused() {
+        let (fake, top_size) = example();
+        assert_eq!(fake.heap(top_size + 16).walk().err(), Some(NotDone::Unexpected("top chunk not as reported")));
+        let (mut fake, top_size) = example();
+        fake.set(record_size(2) + 8, 8 | PREV_INUSE);
+        assert_eq!(fake.heap(top_size).walk().err(), Some(NotDone::Unexpected("chunk size out of bounds")));
+        let (mut fake, top_size) = example();
+        fake.set(record_size(2) + 8, 64 | PREV_INUSE | 4);
+        assert_eq!(fake.heap(top_size).walk().err(), Some(NotDone::Unexpected("chunk not of the main arena")));
+    }
+
+    #[test]
+    fn a_record_whose_counts_and_lists_disagree_is_no_tcache() {
+        let (mut fake, top_size) = example();
+        fake.set_u16(16 + 2 * 5, 4); // a count without a list
+        let walk = fake.heap(top_size).walk().unwrap();
+        assert!(walk.tcache.is_none());
+        assert_eq!(walk.free, [128]);
     }
 }
