@@ -23,7 +23,11 @@
 //! natively; and the top chunk's memory that was used and given back is
 //! zeroed (its whole pages given back to the kernel, as `malloc_trim` does).
 //! Not zeroing the free chunks instead: a native program would not get
-//! them at all (and a tcache chunk keeps its list pointer).
+//! them at all (and a tcache chunk keeps its list pointer). The libraries'
+//! constructors ran inside `dlopen`, among the loader's frees, so a chunk
+//! one of them freed is taken too, where natively it would come back to
+//! the program (a native run with libstdc++, libm, libz, libssl,
+//! libcrypto and libsqlite3 finds no such chunk).
 //!
 //! glibc publishes no way to empty a tcache, so this reads malloc's own
 //! records: the chunk headers of the main arena's heap (contiguous, from
