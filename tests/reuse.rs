@@ -670,7 +670,7 @@ fn the_programs_heap_starts_as_a_native_ones_in_every_mode() {
     let native = dir.join("a.out");
     common::link_native(&objects[..1], "-O2", true, &[], &[], &native);
     let expected = text(&common::run_with(&mut Command::new(&native), b"", Duration::from_secs(20)).stdout);
-    assert!(expected.contains("main thread: 153 blocks, 0 with nonzero bytes"), "native: {}", expected);
+    assert!(expected.contains("main thread: 148 blocks, 0 with nonzero bytes"), "native: {}", expected);
     check_every_mode("fresh_heap", &objects[0], &[], &expected, |args| jitrun(args, b""));
     let all: Vec<&str> = objects.iter().map(|o| o.to_str().unwrap()).collect();
     for (mode, runs) in [(&[][..], 1), (&["--isolate", "--repeat", "2"][..], 2)] {
