@@ -33,6 +33,7 @@ cxx_programs! {
     iostream_io => "iostream_io.cpp",
     exit_handler_throws => "exit_handler_throws.cpp",
     c_functions_only => "c_functions_only.cpp",
+    fresh_heap => "fresh_heap.cpp",
 }
 
 #[test]

@@ -37,6 +37,9 @@ pub unsafe fn start(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char)
 /// Everything after the C entry point: restart bookkeeping, parsing,
 /// linking, running, and the exit status.
 fn main_after_start() {
+    // jitrun's memory is its own heap: glibc's is the program's, and is
+    // left as a new process has it when the program starts.
+    crate::host::glibc_heap::hand_over_to_the_program();
     // Asked before the environment loses the preload it started with.
     let sanitizer_preloaded = crate::host::driver_runtime::preloaded_sanitizer();
     sanitizer_hooks::keep_answers_from_restart();

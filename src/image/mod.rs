@@ -365,6 +365,8 @@ impl Image {
                 crate::diagnostics::report::RUN_CLOCK.mark(at)
             }
         };
+        // Before the program's own malloc (if any) is bound for libraries.
+        crate::host::glibc_heap::before_the_first_run();
         self.install_got_interposition();
         mark(&crate::diagnostics::report::RUN_CLOCK.init_start);
         thread_state_of_a_new_process();
@@ -393,6 +395,7 @@ impl Image {
     /// # Safety
     /// As for [`Image::call_program`]; `argv` stays valid to the process's end.
     unsafe fn enter_program(&self, entry: EntryCall, argc: c_int, argv: *mut *mut c_char) -> ! {
+        crate::host::glibc_heap::before_the_first_run();
         self.install_got_interposition();
         thread_state_of_a_new_process();
         log::debug!("entering _start at {:#x} as a new process", entry.entry);

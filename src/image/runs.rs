@@ -649,6 +649,9 @@ impl Image {
         // (~11 µs per MiB here): give the linker's freed memory back first.
         // SAFETY: malloc_trim only releases free memory of malloc's heaps.
         unsafe { libc::malloc_trim(0) };
+        // Every child then starts with the program's heap as fresh as a
+        // new process's, without writing to it.
+        crate::host::glibc_heap::before_the_first_run();
         let mut exhausted = false;
         loop {
             while !exhausted && pool.running.len() < pool.jobs {
