@@ -215,6 +215,9 @@ pub const GCC_LIBRARY_DIRS: &[&str] = &[
     "/usr/lib/gcc/aarch64-linux-gnu",
     "/usr/lib/gcc/aarch64-unknown-linux-gnu",
     "/usr/lib64/gcc/aarch64-unknown-linux-gnu",
+    // Debian's cross compiler's, where an emulated arm64 jitrun (qemu-user
+    // on another CPU, as the test suite runs) finds the target's libgcc.a.
+    "/usr/lib/gcc-cross/aarch64-linux-gnu",
 ];
 
 /// The flags of this machine's libraries in the dynamic loader's cache:
