@@ -296,7 +296,11 @@ fn run_report_records_inputs_counts_phases_and_outcome() {
 
     // A program with its own _start ends with a raw exit_group: it runs in
     // a child, so the report still gets its outcome.
-    let source = ".globl _start\n_start:\n    mov $231, %eax\n    mov $7, %edi\n    syscall\n";
+    let source = if cfg!(target_arch = "aarch64") {
+        ".globl _start\n_start:\n    mov x8, #94\n    mov x0, #7\n    svc #0\n"
+    } else {
+        ".globl _start\n_start:\n    mov $231, %eax\n    mov $7, %edi\n    syscall\n"
+    };
     let raw = common::compile_source(&dir, "raw_exit.s", source, "");
     let out = jitrun(&["--report", path(&report), path(&raw)]);
     assert_eq!(shell_status(&out), 7, "{}", text(&out.stderr));
