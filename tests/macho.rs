@@ -47,6 +47,10 @@ macho_programs! {
     cxx_registry => ("cxx", "registry"),
     darwin_runtime => ("macho", "darwin_runtime.c"),
     tls_threads => ("macho", "tls_threads.c"),
+    // printf and the like with many and floating-point arguments,
+    // open/fcntl/dprintf, and the program's own variadic functions: on
+    // arm64 through the bridges of Darwin's variadic convention.
+    variadic => ("macho", "variadic.c"),
     cxx_exceptions => ("macho", "exceptions.cpp"),
 }
 
@@ -565,4 +569,38 @@ fn arm64_malformed_relocations_are_clear_errors() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Issue 33, item 5: an FDE's CIE pointer and `pc_begin` given by
+/// relocations (Mach-O `SUBTRACTOR` pairs; an ELF relocation against the
+/// section's own label) are applied before the FDE is read, as JITLink's
+/// `EHFrameEdgeFixer` does. Both objects were refused before ("CIE
+/// pointer points before the section", "CIE: version 0").
+#[test]
+fn eh_frame_relocations_are_applied_before_fdes_are_read() {
+    let dir = common::scratch("eh-frame-relocated");
+    let source = common::testdata().join("macho/eh_frame_subtractor.s");
+    let object = common::assemble_macho(&source, &dir);
+    let out = jitrun(&[
+        "--noexec".as_ref(),
+        "--base".as_ref(),
+        "0x7000000000".as_ref(),
+        "--check".as_ref(),
+        source.as_os_str(),
+        object.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    if cfg!(target_arch = "x86_64") {
+        // The ELF twin runs: its FDE describes main's frame.
+        let elf = dir.join("cie_pointer.o");
+        common::run_checked(
+            common::cc()
+                .arg("-c")
+                .arg(common::testdata().join("eh_frame/x86_64_cie_pointer_relocation.s"))
+                .arg("-o")
+                .arg(&elf),
+        );
+        let out = jitrun(&[elf.as_os_str()]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    }
 }

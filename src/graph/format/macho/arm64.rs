@@ -25,6 +25,44 @@ use crate::arch::aarch64::Kind;
 use crate::arch::EdgeKind;
 use crate::graph::model::*;
 
+/// Variadic C library functions without a bridge. Darwin arm64 code
+/// passes their variadic arguments on the stack, where glibc does not
+/// look, so a call would be silently wrong: the reference is refused.
+pub const UNBRIDGED_VARIADIC: &[&str] = &[
+    "prctl",
+    "ulimit",
+    "mq_open",
+    "sem_open",
+    "semctl",
+    "ptrace",
+    "clone",
+    "mremap",
+    "makecontext",
+    "strfmon",
+    "strfmon_l",
+    "error",
+    "error_at_line",
+];
+
+/// What an undefined reference of a Mach-O arm64 object to the C name
+/// `name` (after the Darwin names are mapped) binds to: the variadic
+/// bridge of a C library function that has one
+/// ([`crate::arch::aarch64::runtime::darwin_variadic_bridge`]), the name
+/// itself otherwise; an error for a variadic function without a bridge.
+pub fn bind(name: &str) -> Result<&str, String> {
+    if let Some(bridge) = crate::arch::aarch64::runtime::darwin_variadic_bridge(name) {
+        return Ok(bridge);
+    }
+    if UNBRIDGED_VARIADIC.contains(&name) {
+        return Err(format!(
+            "`{}` is a variadic C library function: Darwin arm64 code passes its variadic arguments on the stack, \
+             glibc reads them from registers, and jitrun has no bridge for this one (see README, \"Mach-O arm64\")",
+            name
+        ));
+    }
+    Ok(name)
+}
+
 /// `ARM64_RELOC_AUTHENTICATED_POINTER` (arm64e), which `object` does not name.
 const ARM64_RELOC_AUTHENTICATED_POINTER: u8 = 11;
 
@@ -203,5 +241,249 @@ fn decode_one(
         // from the section start, negated); as for JITLink, the addend is 0.
         ARM64_RELOC_POINTER_TO_GOT => Ok((kind, symbol(b)?, 0, 0)),
         _ => Err("this relocation type is not supported".to_string()),
+    }
+}
+
+/// `__LD,__compact_unwind` entry fields (32 bytes each).
+const CU_ENTRY: u64 = 32;
+const UNWIND_ARM64_MODE_MASK: u32 = 0x0f00_0000;
+const UNWIND_ARM64_MODE_FRAMELESS: u32 = 0x0200_0000;
+const UNWIND_ARM64_MODE_DWARF: u32 = 0x0300_0000;
+const UNWIND_ARM64_MODE_FRAME: u32 = 0x0400_0000;
+
+/// Translates arm64 compact unwind entries into an `__eh_frame` of DWARF
+/// records, which Linux's unwinders (libgcc's, for C++ exceptions and
+/// backtraces) read; LLVM writes DWARF for arm64 Darwin only for frames
+/// compact unwind cannot describe. Each entry `{function, length,
+/// encoding, personality, LSDA}` becomes an FDE with absolute 8-byte
+/// pointers (`Abs64` edges) under a CIE per personality:
+///
+/// - frame-based (`UNWIND_ARM64_MODE_FRAME`): CFA = x29 + 16, x29 and x30
+///   saved at CFA-16 and CFA-8, and the register pairs the encoding lists
+///   (x19/x20 … x27/x28, then d8/d9 … d14/d15) below, first register
+///   highest, as libunwind's `CompactUnwinder_arm64` reads them;
+/// - frameless (`UNWIND_ARM64_MODE_FRAMELESS`, and an entry with no
+///   encoding): CFA = sp + 16 × the encoded stack size, the pairs below
+///   the CFA, the return address still in x30;
+/// - `UNWIND_ARM64_MODE_DWARF`: the function has its FDE in `__eh_frame`
+///   already.
+///
+/// Like compact unwind itself, the rules hold from the end of the
+/// prologue to the start of the epilogue, where calls are: what
+/// exceptions and backtraces unwind through.
+pub(super) fn eh_frame_from_compact_unwind(
+    b: &mut EdgeBuilder,
+    section: usize,
+    relocs: &[RelocInfo],
+) -> anyhow::Result<()> {
+    let size = b.sections[section].size;
+    if !size.is_multiple_of(CU_ENTRY) {
+        return Err(b.fail(section, 0, format_args!("size {:#x} is not a multiple of {} bytes", size, CU_ENTRY)));
+    }
+    // The relocations of each entry, by field: function (0), personality
+    // (16), LSDA (24).
+    let mut fields: std::collections::HashMap<u64, (SymbolId, i64)> = std::collections::HashMap::new();
+    let mut i = 0;
+    while i < relocs.len() {
+        let (decoded, used) = decode(b, section, &relocs[i..])?;
+        i += used;
+        let offset = u64::from(decoded.r.address);
+        if decoded.kind != EdgeKind::Aarch64(Kind::Abs64) || !matches!(offset % CU_ENTRY, 0 | 16 | 24) {
+            return Err(b.fail(
+                section,
+                offset,
+                format_args!(
+                    "{}: a compact unwind entry has 8-byte pointers at 0, 16 and 24 only",
+                    describe(b.graph.cpu, decoded.r)
+                ),
+            ));
+        }
+        fields.insert(offset, (decoded.target, decoded.addend));
+    }
+    let mut out = EhFrameWriter::default();
+    for entry in 0..size / CU_ENTRY {
+        let at = entry * CU_ENTRY;
+        let length = b.read_signed(section, at + 8, 4) as u32;
+        let encoding = b.read_signed(section, at + 12, 4) as u32;
+        let mode = encoding & UNWIND_ARM64_MODE_MASK;
+        if mode == UNWIND_ARM64_MODE_DWARF {
+            continue;
+        }
+        let Some(&function) = fields.get(&at) else {
+            return Err(b.fail(section, at, "compact unwind entry without a relocation for its function"));
+        };
+        let instructions = match mode {
+            UNWIND_ARM64_MODE_FRAME => frame_instructions(encoding),
+            UNWIND_ARM64_MODE_FRAMELESS | 0 => frameless_instructions(encoding),
+            other => {
+                return Err(b.fail(
+                    section,
+                    at + 12,
+                    format_args!("compact unwind mode {:#x} is not an arm64 one", other >> 24),
+                ))
+            }
+        };
+        let personality = fields.get(&(at + 16)).copied();
+        let lsda = fields.get(&(at + 24)).copied();
+        out.fde(function, u64::from(length), personality, lsda, &instructions);
+    }
+    if out.bytes.is_empty() {
+        return Ok(());
+    }
+    let sid = b.graph.add_section("__TEXT,__eh_frame", SectionKind::EhFrame);
+    let size = out.bytes.len() as u64;
+    let block = b.graph.add_block(sid, Content::Owned(out.bytes), size, 8);
+    b.graph.blocks[block as usize].edges = out.edges;
+    Ok(())
+}
+
+/// DWARF register numbers: x0..x30 are 0..30, sp 31, v0..v31 64..95.
+const DW_SP: u8 = 31;
+const DW_FP: u8 = 29;
+const DW_LR: u8 = 30;
+
+/// The register pairs a compact encoding saves, in libunwind's order:
+/// (bit, first register, second register).
+const SAVED_PAIRS: [(u32, u8, u8); 9] = [
+    (0x001, 19, 20),
+    (0x002, 21, 22),
+    (0x004, 23, 24),
+    (0x008, 25, 26),
+    (0x010, 27, 28),
+    (0x100, 64 + 8, 64 + 9),
+    (0x200, 64 + 10, 64 + 11),
+    (0x400, 64 + 12, 64 + 13),
+    (0x800, 64 + 14, 64 + 15),
+];
+
+/// `DW_CFA_offset` (or `_extended` past register 63) of `register` saved
+/// at CFA - 8 × `slots`.
+fn save(out: &mut Vec<u8>, register: u8, slots: u64) {
+    if register < 64 {
+        out.push(0x80 | register);
+    } else {
+        out.push(0x05);
+        uleb(out, u64::from(register));
+    }
+    uleb(out, slots);
+}
+
+fn uleb(out: &mut Vec<u8>, mut value: u64) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// The saved pairs, from CFA - 8 × `first_slot` downwards.
+fn save_pairs(out: &mut Vec<u8>, encoding: u32, first_slot: u64) {
+    let mut slot = first_slot;
+    for (bit, first, second) in SAVED_PAIRS {
+        if encoding & bit != 0 {
+            save(out, first, slot);
+            save(out, second, slot + 1);
+            slot += 2;
+        }
+    }
+}
+
+fn frame_instructions(encoding: u32) -> Vec<u8> {
+    // DW_CFA_def_cfa x29, 16; x30 at CFA-8, x29 at CFA-16.
+    let mut out = vec![0x0c, DW_FP, 16];
+    save(&mut out, DW_LR, 1);
+    save(&mut out, DW_FP, 2);
+    save_pairs(&mut out, encoding, 3);
+    out
+}
+
+fn frameless_instructions(encoding: u32) -> Vec<u8> {
+    let stack = 16 * u64::from((encoding >> 12) & 0xfff);
+    // DW_CFA_def_cfa sp, stack.
+    let mut out = vec![0x0c, DW_SP];
+    uleb(&mut out, stack);
+    save_pairs(&mut out, encoding, 1);
+    out
+}
+
+/// Writes CIEs and FDEs with absolute 8-byte pointers.
+#[derive(Default)]
+struct EhFrameWriter {
+    bytes: Vec<u8>,
+    edges: Vec<Edge>,
+    /// The CIE of each personality (`None`: no personality), by offset.
+    cies: Vec<(Option<(SymbolId, i64)>, u64)>,
+}
+
+impl EhFrameWriter {
+    fn absolute(&mut self, (target, addend): (SymbolId, i64)) {
+        let offset = self.bytes.len() as u32;
+        self.edges.push(Edge::new(offset, EdgeKind::Aarch64(Kind::Abs64), target, addend));
+        self.bytes.extend_from_slice(&[0; 8]);
+    }
+
+    /// Pads the record that starts at `start` to a multiple of 8 bytes with
+    /// `DW_CFA_nop` and writes its length.
+    fn finish(&mut self, start: usize) {
+        while !(self.bytes.len() - start).is_multiple_of(8) {
+            self.bytes.push(0);
+        }
+        let length = (self.bytes.len() - start - 4) as u32;
+        self.bytes[start..start + 4].copy_from_slice(&length.to_le_bytes());
+    }
+
+    fn cie(&mut self, personality: Option<(SymbolId, i64)>) -> u64 {
+        if let Some(&(_, at)) = self.cies.iter().find(|(p, _)| *p == personality) {
+            return at;
+        }
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 1]); // length, CIE id, version
+                                                                    // Augmentation; code alignment 4, data alignment -8, return address x30.
+        if let Some(personality) = personality {
+            self.bytes.extend_from_slice(b"zPLR\0");
+            self.bytes.extend_from_slice(&[4, 0x78, DW_LR, 11, 0x00]);
+            self.absolute(personality);
+            self.bytes.extend_from_slice(&[0x00, 0x00]); // LSDA and FDE pointers: absolute, 8 bytes
+        } else {
+            self.bytes.extend_from_slice(b"zR\0");
+            self.bytes.extend_from_slice(&[4, 0x78, DW_LR, 1, 0x00]);
+        }
+        self.bytes.extend_from_slice(&[0x0c, DW_SP, 0]); // DW_CFA_def_cfa sp, 0
+        self.finish(start);
+        self.cies.push((personality, start as u64));
+        start as u64
+    }
+
+    fn fde(
+        &mut self,
+        function: (SymbolId, i64),
+        length: u64,
+        personality: Option<(SymbolId, i64)>,
+        lsda: Option<(SymbolId, i64)>,
+        instructions: &[u8],
+    ) {
+        // An LSDA needs a CIE that says it has one (`L`): the personality's.
+        let cie = self.cie(personality);
+        let start = self.bytes.len();
+        let pointer = (start + 4) as u64 - cie;
+        self.bytes.extend_from_slice(&[0; 4]);
+        self.bytes.extend_from_slice(&(pointer as u32).to_le_bytes());
+        self.absolute(function);
+        self.bytes.extend_from_slice(&length.to_le_bytes());
+        if personality.is_some() {
+            self.bytes.push(8);
+            match lsda {
+                Some(lsda) => self.absolute(lsda),
+                None => self.bytes.extend_from_slice(&[0; 8]),
+            }
+        } else {
+            self.bytes.push(0);
+        }
+        self.bytes.extend_from_slice(instructions);
+        self.finish(start);
     }
 }

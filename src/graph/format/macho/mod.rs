@@ -13,7 +13,7 @@
 //! - [`x86_64`]: `X86_64_RELOC_*` → the x86-64 fixup kinds;
 //! - [`arm64`]: `ARM64_RELOC_*` (with `ADDEND` prefixes and `SUBTRACTOR`
 //!   pairs) → the aarch64 fixup kinds, and what Darwin arm64 code needs
-//!   of the C library (variadic calls, see [`arm64::VARIADIC_BRIDGES`]).
+//!   of the C library (variadic calls: [`arm64::bind`]).
 //!
 //! - **Atoms.** With `MH_SUBSECTIONS_VIA_SYMBOLS` every symbol starts its
 //!   own block, except private labels (`L…`, `l…`) and `.alt_entry`
@@ -416,6 +416,9 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
         let mut model_name = c_name(raw);
         if def == SymbolDef::Undefined && !defined_names.contains(model_name) {
             model_name = host_name(model_name);
+            if cpu == Cpu::Aarch64 {
+                model_name = arm64::bind(model_name).map_err(|e| err(&format_args!("symbol {}: {}", raw, e)))?;
+            }
         }
         let name_opt = if raw.is_empty() { None } else { Some(model_name.into()) };
         let id = graph.add_symbol(Symbol { name: name_opt, def, scope, linkage, kind, size });
@@ -430,7 +433,8 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
     for (index, section) in raw_sections.iter().enumerate() {
         let relocs =
             section.relocations(endian, data).map_err(|e| err(&format_args!("{}: {}", sections[index].name, e)))?;
-        if relocs.is_empty() || sections[index].loaded.is_none() {
+        let compact_unwind = cpu == Cpu::Aarch64 && sections[index].name == "__LD,__compact_unwind";
+        if relocs.is_empty() || (sections[index].loaded.is_none() && !compact_unwind) {
             continue;
         }
         if sections[index].file.is_empty() {
@@ -449,7 +453,13 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
                 }
             })
             .collect::<Result<_>>()?;
-        builder.add_relocations(index, &infos)?;
+        if compact_unwind {
+            // arm64 compilers describe most functions' frames only here;
+            // the unwinders of Linux read DWARF.
+            arm64::eh_frame_from_compact_unwind(&mut builder, index, &infos)?;
+        } else {
+            builder.add_relocations(index, &infos)?;
+        }
     }
     crate::graph::ehframe::resolve_internal_edges(&mut builder.graph)?;
     for (index, section) in sections.iter().enumerate() {

@@ -34,7 +34,8 @@ cie:
         .globl  fde
 fde:
         .long   24  // length
-        .long   fde + 4 - cie  // CIE pointer: a SUBTRACTOR pair
+        .long   fde_cie_end - 4 - cie  // CIE pointer: a SUBTRACTOR pair
+fde_cie_end:
         .quad   _main - .  // pc_begin: a SUBTRACTOR pair against fde
         .quad   8  // pc_range
         .byte   0  // augmentation data length
