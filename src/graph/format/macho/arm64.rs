@@ -487,3 +487,60 @@ impl EhFrameWriter {
         self.finish(start);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addends_are_24_bit_signed() {
+        let r = |symbolnum| RelocInfo {
+            address: 0,
+            symbolnum,
+            pcrel: false,
+            length: 2,
+            external: false,
+            r_type: ARM64_RELOC_ADDEND,
+        };
+        assert_eq!(addend_of(r(0x10)), 0x10);
+        assert_eq!(addend_of(r(0xff_fff0)), -0x10);
+        assert_eq!(addend_of(r(0x7f_ffff)), 0x7f_ffff);
+    }
+
+    #[test]
+    fn compact_unwind_encodings_become_cfa_rules() {
+        // Frame-based, x19/x20 and x23/x24 saved: CFA = x29 + 16, x30 at
+        // CFA-8, x29 at CFA-16, then x19, x20, x23, x24 downwards.
+        assert_eq!(
+            frame_instructions(UNWIND_ARM64_MODE_FRAME | 0x1 | 0x4),
+            [0x0c, 29, 16, 0x9e, 1, 0x9d, 2, 0x93, 3, 0x94, 4, 0x97, 5, 0x98, 6]
+        );
+        // Frameless, 48 bytes of stack, d8/d9 saved at its top.
+        assert_eq!(
+            frameless_instructions(UNWIND_ARM64_MODE_FRAMELESS | (3 << 12) | 0x100),
+            [0x0c, 31, 48, 0x05, 72, 1, 0x05, 73, 2]
+        );
+        // No encoding: the return address still in x30, CFA = sp.
+        assert_eq!(frameless_instructions(0), [0x0c, 31, 0]);
+    }
+
+    #[test]
+    fn synthesized_records_are_what_the_unwinder_checks_accept() {
+        let mut out = EhFrameWriter::default();
+        out.fde((1, 0), 0x40, Some((2, 0)), Some((3, 8)), &frame_instructions(UNWIND_ARM64_MODE_FRAME));
+        out.fde((4, 0), 0x10, None, None, &frameless_instructions(0));
+        out.fde((5, 0), 0x20, Some((2, 0)), None, &frameless_instructions(0));
+        // Two CIEs (with and without the personality), three FDEs, each
+        // record a multiple of 8 bytes; edges at the personality, the
+        // pc_begins and the one LSDA.
+        assert_eq!(out.cies.len(), 2);
+        assert!(out.bytes.len().is_multiple_of(8));
+        assert_eq!(out.edges.len(), 5);
+        let mut graph = LinkGraph::new("cu.o".into(), crate::arch::Cpu::Aarch64, None);
+        let sid = graph.add_section("__TEXT,__eh_frame", SectionKind::EhFrame);
+        let size = out.bytes.len() as u64;
+        let block = graph.add_block(sid, Content::Owned(out.bytes), size, 8);
+        graph.blocks[block as usize].edges = out.edges;
+        crate::graph::ehframe::check(&graph).unwrap();
+    }
+}
