@@ -8,10 +8,12 @@
 
 mod common;
 
+#[cfg(target_arch = "x86_64")]
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[cfg(target_arch = "x86_64")]
 use jitrun::{Image, LinkOptions, Linker};
 
 /// Flag sets of the Mach-O builds (Mach-O code is always PIC; the ELF
@@ -66,6 +68,7 @@ fn every_c_program_in_testdata_macho_has_a_test() {
     assert!(missing.is_empty(), "add these to macho_programs!: {:?}", missing);
 }
 
+#[cfg(target_arch = "x86_64")]
 fn link_at(objects: &[PathBuf], base: u64, defines: &[(&str, u64)]) -> anyhow::Result<Image> {
     let options = LinkOptions {
         base: Some(base),
@@ -79,9 +82,11 @@ fn link_at(objects: &[PathBuf], base: u64, defines: &[(&str, u64)]) -> anyhow::R
     linker.link()
 }
 
+#[cfg(target_arch = "x86_64")]
 /// Reads relocated bytes of a linked (not running) image.
 struct Memory<'a>(&'a Image);
 
+#[cfg(target_arch = "x86_64")]
 impl Memory<'_> {
     fn bytes<const N: usize>(&self, addr: u64) -> [u8; N] {
         let range = self.0.range();
@@ -117,9 +122,12 @@ impl Memory<'_> {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
 const FAR_DATA: u64 = 0xdead_beef;
+#[cfg(target_arch = "x86_64")]
 const FAR_FUNC: u64 = 0xcafe_f00d;
 
+#[cfg(target_arch = "x86_64")]
 extern "C" {
     static stdout: *mut std::ffi::c_void;
     static stderr: *mut std::ffi::c_void;

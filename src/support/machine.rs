@@ -215,6 +215,9 @@ pub const GCC_LIBRARY_DIRS: &[&str] = &[
     "/usr/lib/gcc/aarch64-linux-gnu",
     "/usr/lib/gcc/aarch64-unknown-linux-gnu",
     "/usr/lib64/gcc/aarch64-unknown-linux-gnu",
+    // A cross compiler's (Debian's gcc-aarch64-linux-gnu), which is what an
+    // aarch64 jitrun run under qemu-user on another machine finds.
+    "/usr/lib/gcc-cross/aarch64-linux-gnu",
 ];
 
 /// The flags of this machine's libraries in the dynamic loader's cache:
