@@ -612,3 +612,43 @@ fn eh_frame_relocations_are_applied_before_fdes_are_read() {
         assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     }
 }
+
+/// Darwin arm64 passes variadic arguments on the stack: a call to `printf`
+/// goes to its bridge, and one to a variadic C library function without a
+/// bridge is refused naming it (never a silently wrong call).
+#[test]
+fn arm64_variadic_calls_are_bridged_or_refused() {
+    let dir = common::scratch("macho-arm64-variadic");
+    let assemble = |name: &str, callee: &str| {
+        let source = dir.join(format!("{}.s", name));
+        std::fs::write(&source, format!(".globl _main\n.p2align 2\n_main:\n  bl _{}\n  ret\n", callee)).unwrap();
+        let object = dir.join(format!("{}.o", name));
+        common::run_checked(
+            Command::new("llvm-mc-14")
+                .arg(format!("-triple={}", common::MACHO_ARM64_TRIPLE))
+                .arg("-filetype=obj")
+                .arg(&source)
+                .arg("-o")
+                .arg(&object),
+        );
+        object
+    };
+    let link = |object: &Path| {
+        jitrun(&[
+            "--noexec".as_ref(),
+            "--allow-unresolved".as_ref(),
+            "--base".as_ref(),
+            "0x7000000000".as_ref(),
+            "--map".as_ref(),
+            object.as_os_str(),
+        ])
+    };
+    let out = link(&assemble("calls_printf", "printf"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let map = String::from_utf8_lossy(&out.stdout);
+    assert!(map.contains("__jitrun_darwin_printf"), "{}", map);
+    let out = link(&assemble("calls_prctl", "prctl"));
+    assert_eq!(out.status.code(), Some(125));
+    let err = stderr_of(&out);
+    assert!(err.contains("calls_prctl.o") && err.contains("`prctl` is a variadic C library function"), "{}", err);
+}
