@@ -16,13 +16,19 @@ Scenarios:
   large  a generated program of --functions functions (default 20000)
          calling each other, with string tables, switch tables and function
          pointer tables: tens of thousands of relocations
-  lua    a real program: the Lua interpreter (33 objects, -lm) built from
-         the sources in --lua-src DIR (e.g. a checkout of github.com/lua/lua),
-         running a small script; only when --lua-src is given
+  lua    a real program: the Lua interpreter (33 objects, -lm -ldl) built
+         from the sources in --lua-src DIR, running `-e 'print(1)'`
   sqlite a real program: the SQLite shell (the amalgamation sqlite3.c and
-         its shell.c, -lpthread -ldl -lm) built from --sqlite-src DIR,
-         running a few statements on an in-memory database; only when
-         --sqlite-src is given
+         its shell.c, -lm -lpthread -ldl) built from --sqlite-src DIR,
+         running `select 1` on an in-memory database
+
+lua and sqlite run by default when their sources are there: --lua-src and
+--sqlite-src, else $JITRUN_LUA_SRC and $JITRUN_SQLITE_SRC, else
+benches/sources/lua and benches/sources/sqlite, which
+`benches/fetch_sources.sh` fills (Lua 5.4.8 from github.com/lua/lua, the
+SQLite amalgamation from the `sqlite3` npm package; nothing of theirs is
+committed). For them the script also runs `jitrun --report` and prints
+each phase's median and spread.
 
 Peak memory (max RSS) comes from wait4() for every run, so it needs no
 /usr/bin/time. Contenders that are not installed (tcc, llvm-jitlink-14) are
@@ -30,6 +36,7 @@ skipped with a note. hyperfine is not needed.
 """
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -331,21 +338,57 @@ def image_size(jitrun, objects, cwd, libs=()):
 
 
 class Targets:
-    """The goals of issue 9, checked against this run's numbers."""
+    """The goals of issues 9 and 32, checked against this run's numbers."""
 
     def __init__(self):
         self.lines = []
 
-    def check(self, what, value, goal, ok):
+    def check(self, what, value, goal, ok, issue=9):
         if value is None:
-            self.lines.append(f"  ?    {what}: not measured")
+            self.lines.append((issue, f"  ?    {what}: not measured"))
         else:
-            self.lines.append(f"  {'met ' if ok else 'MISS'} {what}: {value} (goal {goal})")
+            self.lines.append((issue, f"  {'met ' if ok else 'MISS'} {what}: {value} (goal {goal})"))
 
     def print(self):
-        print("\n== targets (issue 9)")
-        for line in self.lines:
-            print(line)
+        for issue in sorted({issue for issue, _ in self.lines}):
+            print(f"\n== targets (issue {issue})")
+            for line in (line for i, line in self.lines if i == issue):
+                print(line)
+
+
+def report_phases(jitrun, objects, cwd, libs, program_args, runs):
+    """Runs jitrun `runs` times with --report and prints each phase's
+    median and spread (p10..p90, and how far the slowest run is above the
+    fastest, in percent of the median); returns the phases' samples."""
+    samples = {}
+    report = Path(cwd) / "report.json"
+    for _ in range(runs):
+        argv = [jitrun, *map(str, objects), *libs, "--report", str(report), "--", *program_args]
+        subprocess.run(argv, cwd=cwd, capture_output=True)
+        try:
+            phases = json.loads(report.read_text()).get("phases", {})
+        except (OSError, ValueError):
+            continue
+        for name, seconds in phases.items():
+            samples.setdefault(name, []).append(seconds * 1e3)
+    parts = []
+    for name, values in samples.items():
+        values.sort()
+        med = statistics.median(values)
+        p10, p90 = values[len(values) // 10], values[(len(values) * 9) // 10]
+        parts.append(f"{name} {med:.2f} ({p10:.2f}-{p90:.2f})")
+    if parts:
+        print(f"jitrun's phases, ms, median (p10-p90) of {runs} --report runs: {', '.join(parts)}")
+    return samples
+
+
+def spread(values):
+    """p90 over p10 minus one, in percent: how much a phase varies between runs."""
+    if not values or len(values) < 5:
+        return None
+    values = sorted(values)
+    p10, p90 = values[len(values) // 10], values[(len(values) * 9) // 10]
+    return (p90 / p10 - 1) * 100 if p10 > 0 else None
 
 
 def print_ceilings(contenders):
@@ -405,12 +448,6 @@ LUA_SOURCES = (
     "ltm lundump lvm lzio lauxlib lbaselib ldblib liolib lmathlib loslib ltablib lstrlib lutf8lib loadlib "
     "lcorolib linit"
 ).split()
-LUA_SCRIPT = """local t = {}
-for i = 1, 200 do t[i] = i * i end
-local s = 0
-for _, v in ipairs(t) do s = s + v end
-print("lua", s)
-"""
 
 
 def lua_sources(src):
@@ -424,12 +461,19 @@ def lua_sources(src):
     return files
 
 
-SQLITE_SQL = (
-    "create table t(a integer primary key, b text); "
-    "insert into t(b) values ('x'); insert into t(b) values ('y'); insert into t(b) values ('z'); "
-    "insert into t(b) select b || a from t; "
-    "select count(*), sum(a), group_concat(b) from t;"
-)
+# The workloads issue 32 measures: a one-line script, one statement.
+LUA_ARGS = ["-e", "print(1)"]
+SQLITE_ARGS = [":memory:", "select 1"]
+
+
+def default_source(flag_value, env, name, marker):
+    """Where a real program's sources are: the flag, the environment
+    variable, or benches/sources/NAME (benches/fetch_sources.sh), if
+    `marker` is there."""
+    for candidate in (flag_value, os.environ.get(env), REPO / "benches" / "sources" / name):
+        if candidate and (Path(candidate) / marker).exists():
+            return str(candidate)
+    return flag_value
 
 
 def sqlite_sources(src):
@@ -485,21 +529,34 @@ def main():
         default="-O2",
         help="optimization and debug flags of the real programs, lua and sqlite (default -O2; e.g. '-O2 -g')",
     )
-    parser.add_argument("--lua-src", help="a Lua source directory (lua.c, lapi.c, ...) for the 'lua' scenario")
-    parser.add_argument("--sqlite-src", help="a directory with sqlite3.c, sqlite3.h and shell.c for 'sqlite'")
+    parser.add_argument(
+        "--lua-src",
+        help="a Lua source directory (lua.c, lapi.c, ...) for the 'lua' scenario "
+        "(default: $JITRUN_LUA_SRC, else benches/sources/lua)",
+    )
+    parser.add_argument(
+        "--sqlite-src",
+        help="a directory with sqlite3.c, sqlite3.h and shell.c for 'sqlite' "
+        "(default: $JITRUN_SQLITE_SRC, else benches/sources/sqlite)",
+    )
+    parser.add_argument(
+        "--report-runs", type=int, default=21, help="--report runs for the real programs' phases (default 21)"
+    )
     parser.add_argument("--jitrun", help="jitrun binary (default: build target/release/jitrun)")
     parser.add_argument("--workdir", help="keep inputs here instead of a temporary directory")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles")
     args = parser.parse_args()
+    args.lua_src = default_source(args.lua_src, "JITRUN_LUA_SRC", "lua", "lua.c")
+    args.sqlite_src = default_source(args.sqlite_src, "JITRUN_SQLITE_SRC", "sqlite", "sqlite3.c")
     scenarios = (
         args.scenarios
         or ["hello", "many", "large"] + (["lua"] if args.lua_src else []) + (["sqlite"] if args.sqlite_src else [])
     )
     unknown = set(scenarios) - {"hello", "many", "large", "lua", "sqlite"}
     if "lua" in scenarios and not args.lua_src:
-        parser.error("the lua scenario needs --lua-src DIR")
+        parser.error("the lua scenario needs --lua-src DIR (or benches/fetch_sources.sh)")
     if "sqlite" in scenarios and not args.sqlite_src:
-        parser.error("the sqlite scenario needs --sqlite-src DIR")
+        parser.error("the sqlite scenario needs --sqlite-src DIR (or benches/fetch_sources.sh)")
     if unknown:
         parser.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
 
@@ -539,6 +596,7 @@ def main():
             jit = median_of(cs, "jitrun")
             r = ratio(jit, median_of(cs, "prelinked ./a.out"))
             targets.check("hello: jitrun / prelinked", fmt(r), "<= 1.5x", r is not None and r <= 1.5)
+            targets.check("hello: jitrun / prelinked", fmt(r), "<= 1.3x", r is not None and r <= 1.3, issue=32)
             r = ratio(median_of(cs, "tcc -run"), jit)
             targets.check("hello: tcc -run / jitrun", fmt(r), "> 1x", r is not None and r > 1)
         if "many" in scenarios:
@@ -565,8 +623,8 @@ def main():
         if "lua" in scenarios:
             workdir = root / "lua"
             workdir.mkdir(parents=True, exist_ok=True)
-            (workdir / "bench.lua").write_text(LUA_SCRIPT)
             cflags = args.real_cflags.split() + ["-std=c99", "-DLUA_USE_LINUX", "-fno-stack-protector", "-fno-common"]
+            libs = ["-lm", "-ldl"]
             cs = scenario(
                 "lua",
                 "Lua interpreter",
@@ -576,28 +634,42 @@ def main():
                 jitrun,
                 targets,
                 cflags,
-                libs=["-lm"],
-                program_args=["bench.lua"],
+                libs=libs,
+                program_args=LUA_ARGS,
             )
             jit = median_of(cs, "jitrun")
             r = ratio(median_of(cs, "cc link + run"), jit)
             targets.check("lua: cc link + run / jitrun", fmt(r), ">= 10x", r is not None and r >= 10)
+            r = ratio(jit, median_of(cs, "prelinked ./a.out"))
+            targets.check("lua: jitrun / prelinked", fmt(r), "<= 2.0x", r is not None and r <= 2.0, issue=32)
+            objects = sorted(workdir.glob("*.o"), key=lambda p: (p.name == "main.o", p.name))
+            report_phases(jitrun, objects, workdir, libs, LUA_ARGS, args.report_runs)
         if "sqlite" in scenarios:
+            workdir = root / "sqlite"
+            libs = ["-lm", "-lpthread", "-ldl"]
             cs = scenario(
                 "sqlite",
                 "SQLite shell",
-                root / "sqlite",
+                workdir,
                 sqlite_sources(args.sqlite_src),
                 args,
                 jitrun,
                 targets,
                 args.real_cflags.split() + ["-DSQLITE_THREADSAFE=1"],
-                libs=["-lpthread", "-ldl", "-lm"],
-                program_args=[":memory:", SQLITE_SQL],
+                libs=libs,
+                program_args=SQLITE_ARGS,
             )
             jit = median_of(cs, "jitrun")
             r = ratio(median_of(cs, "cc link + run"), jit)
             targets.check("sqlite: cc link + run / jitrun", fmt(r), ">= 10x", r is not None and r >= 10)
+            r = ratio(jit, median_of(cs, "prelinked ./a.out"))
+            targets.check("sqlite: jitrun / prelinked", fmt(r), "<= 2.0x", r is not None and r <= 2.0, issue=32)
+            objects = [workdir / "sqlite3.o", workdir / "shell.o"]
+            phases = report_phases(jitrun, objects, workdir, libs, SQLITE_ARGS, args.report_runs)
+            v = spread(phases.get("fixups"))
+            targets.check(
+                "sqlite: fixup phase spread (p90/p10 - 1)", fmt(v, "%"), "<= 30%", v is not None and v <= 30, issue=32
+            )
         targets.print()
     finally:
         if tmp:

@@ -45,7 +45,7 @@ for i in range(40):
         if i == 0:
             f.write("int main(void) { return chain0(1) & 1; }\n")
 # One object past the sizes where a link maps its input and copies large
-# sections with pread (src/input.rs), with a signal handler (jitrun
+# sections with pread (src/support/input.rs), with a signal handler (jitrun
 # interposes sigaction), as real programs' larger objects are.
 with open(f"{work}/big.c", "w") as f:
     f.write("#include <signal.h>\n#include <stdio.h>\n")
@@ -74,7 +74,7 @@ profile() {
 # An isolated run's child first, alone: it faults in every page of code it
 # runs, at every run. Counted from the child's entry on (a child's profile
 # otherwise starts with its parent's counts).
-profile 0child --collect-atstart=no '--toggle-collect=*run10child_main*' -- "$WORK/hello.o" --isolate --repeat 2
+profile 0child --collect-atstart=no '--toggle-collect=*10child_main17h*' -- "$WORK/hello.o" --isolate --repeat 2
 profile 1hello "$WORK/hello.o"
 # Most real programs name libraries: -lm's linker script, the shared
 # libraries behind it and the library search (Lua's and SQLite's links
@@ -96,21 +96,24 @@ python3 - "$WORK" "$JITRUN" > "$OUT" <<'PY'
 import glob, os, subprocess, sys
 work, jitrun = sys.argv[1], os.path.realpath(sys.argv[2])
 symbols = subprocess.run(["nm", jitrun], capture_output=True, text=True).stdout.split()
-def full_name(prefix):
-    return next((s for s in symbols if s.startswith(prefix)), None)
+# Names are matched by a part that survives moving a function to another
+# module (`_ZN6jitrun5image4runs10child_main17h...`: `10child_main17h`):
+# a list made with full paths went stale when the layers moved them.
+def full_name(part):
+    return next((s for s in symbols if part in s), None)
 # The child's way back from fork to its entry (the atfork handler), above
 # what it profiles; and
 # read, not executed, by every run: whether a debugger planted its
-# breakpoint (src/debugger.rs).
-order = [n for n in map(full_name, ["_ZN6jitrun3run4Pool5spawn17h", "_ZN6jitrun4heap11unlock_both17h", "__jit_debug_register_code"]) if n]
+# breakpoint (src/diagnostics/debugger.rs).
+order = [n for n in map(full_name, ["4Pool5spawn17h", "4heap11unlock_both17h", "__jit_debug_register_code"]) if n]
 seen = set(order)
 # Valgrind preloads its own libraries, and with LD_PRELOAD set jitrun asks
 # dlsym rather than reading the start-up objects' symbol tables
-# (src/host.rs): that path runs in every plain run but never here.
-not_under_valgrind = ["_ZN6jitrun4host20note_startup_objects", "_ZN6jitrun4host15startup_objects",
-                      "_ZN6jitrun4host26lookup_in_startup_objects", "_ZN6jitrun4host13DynamicTables14own_definition",
-                      "_ZN6jitrun4host13DynamicTables13gnu_hash_find", "_ZN6jitrun4host17dynamic_tables_at"]
-later = [s for s in symbols if any(s.startswith(p) for p in not_under_valgrind)]
+# (src/host/loader.rs): that path runs in every plain run but never here.
+not_under_valgrind = ["6loader20note_startup_objects", "6loader15startup_objects",
+                      "6loader26lookup_in_startup_objects", "13DynamicTables14own_definition",
+                      "13DynamicTables13gnu_hash_find", "6loader17dynamic_tables_at"]
+later = [s for s in symbols if s.startswith("_ZN6jitrun") and any(p in s for p in not_under_valgrind)]
 for path in sorted(glob.glob(f"{work}/cg.*")):
     current_object, name, after_call = None, None, False
     for line in open(path, errors="replace"):
@@ -131,7 +134,7 @@ for path in sorted(glob.glob(f"{work}/cg.*")):
                 order.append(name)
             after_call = False
 # After the child's functions, before the rest: a hello world runs them.
-child_end = next((i for i, n in enumerate(order) if "child_main" in n), 2) + 1
+child_end = next((i for i, n in enumerate(order) if "10child_main17h" in n), 2) + 1
 order[child_end:child_end] = [n for n in later if n not in seen]
 for name in order:
     print(name)

@@ -1,17 +1,20 @@
 //! jitrun: load relocatable ELF and Mach-O objects into memory, link them
 //! and run them, with no linker and no executable on disk.
 //!
-//! The pipeline, one module per step:
+//! The pipeline, one module per step, in its layer (ARCHITECTURE.md):
 //!
-//! parse ([`format`]; archive members as they are needed) → resolve ([`resolve`], [`runtime`]) → plan GOT, stubs,
-//! copy slots ([`tables`]) → lay out segments ([`layout`]) → map
-//! ([`mapper`]) → copy and apply fixups ([`arch`]) → initialize (protections,
-//! unwind registration, TLS: [`ehframe`], [`tls`]) → run ([`image`]) →
-//! finalize and release (dropping the [`Image`]).
+//! parse ([`graph::format`]; archive members as they are needed) → resolve
+//! ([`graph::resolve`], [`graph::runtime`]; the process through
+//! [`host::loader`]) → plan GOT, stubs, copy slots ([`graph::tables`]) → lay
+//! out segments ([`graph::layout`]) → map ([`memory`]) → copy and apply
+//! fixups ([`graph::fixups`], each CPU's equations in [`arch`]) → initialize
+//! (protections, unwind registration, TLS: [`host::unwind`], [`host::tls`])
+//! → run ([`image`]) → finalize and release (dropping the [`Image`]).
+//! [`link::Linker`] drives these steps.
 //!
 //! Link once, run many: [`Image::run_in_process`], [`Image::run_isolated`]
 //! and [`Image::run_batch`] run a linked image again and again, each
-//! isolated run in a forked child (see [`run`]).
+//! isolated run in a forked child (see [`image::runs`]).
 //!
 //! ```no_run
 //! use jitrun::{LinkOptions, Linker};

@@ -32,6 +32,8 @@ cxx_programs! {
     uncaught => "uncaught.cpp",
     iostream_io => "iostream_io.cpp",
     exit_handler_throws => "exit_handler_throws.cpp",
+    c_functions_only => "c_functions_only.cpp",
+    fresh_heap => "fresh_heap.cpp",
 }
 
 #[test]

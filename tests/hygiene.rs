@@ -19,12 +19,15 @@ fn loaded_image_is_never_writable_and_executable() {
     // Read-only data has a segment of its own on x86-64 and shares the
     // code's on aarch64, as in the CPUs' native executables.
     let rodata = if cfg!(target_arch = "aarch64") { "r-x" } else { "r--" };
-    let expected = format!("text r-x\nrodata {}\nrelro r--\ndata rw-\nw+x mappings 0\n", rodata);
     for (i, flags) in ["-O0", "-O2 -fPIC", "-O2 -fno-pic -fno-pie"].iter().enumerate() {
+        // Non-PIC code needs no load-time relocation of the constant
+        // pointer: the compiler puts it in .rodata.
+        let relro = if flags.contains("-fno-pic") { rodata } else { "r--" };
+        let expected = format!("text r-x\nrodata {}\nrelro {}\ndata rw-\nw+x mappings 0\n", rodata, relro);
         let dir = common::scratch(&format!("hygiene-wx-{}", i));
         let objects = common::compile(&[common::testdata().join("hygiene/wx_maps.c")], flags, &[], &dir);
         let out = common::run_with(Command::new(common::jitrun_bin()).args(&objects), b"", Duration::from_secs(20));
-        assert_eq!(String::from_utf8_lossy(&out.stdout), expected.as_str(), "[{}] stderr: {}", flags, {
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "[{}] stderr: {}", flags, {
             String::from_utf8_lossy(&out.stderr)
         });
         assert_eq!(out.status.code(), Some(0), "[{}]", flags);
@@ -192,6 +195,12 @@ fn advised_huge(addr: u64) -> bool {
     vm_flags_at(addr).split_whitespace().any(|f| f == "hg")
 }
 
+/// qemu-user does not pass `madvise` advice on to the kernel, so under
+/// emulation (another CPU's test build) no mapping shows `hg`.
+fn advice_unseen() -> bool {
+    common::cross_testing()
+}
+
 /// An image of several MiB is copied in full right after mapping: it asks
 /// for transparent huge pages (fewer page faults), but its zero-fill part,
 /// which a program may touch sparsely, does not.
@@ -205,13 +214,13 @@ fn large_images_ask_for_huge_pages_except_zero_fill() {
          char *zero_fill(void) { return zeros; }\nint main(void) { return table[0] + zeros[table[1]]; }\n",
     );
     let table = image.lookup("table").unwrap();
-    assert!(advised_huge(table), "{}", vm_flags_at(table));
+    assert!(advice_unseen() || advised_huge(table), "{}", vm_flags_at(table));
     let zero_fill = image.lookup("zero_fill").unwrap();
     // SAFETY: a function of the image with this signature.
     let zeros = unsafe { std::mem::transmute::<u64, extern "C" fn() -> u64>(zero_fill)() };
     // Its start may share the last huge page of the written part, not more.
     let zeros_end = zeros + (8 << 20) - 1;
-    assert!(!advised_huge(zeros_end), "{}", vm_flags_at(zeros_end));
+    assert!(advice_unseen() || !advised_huge(zeros_end), "{}", vm_flags_at(zeros_end));
     assert_eq!(image.run_main("main", "big", &[]).unwrap(), 1);
 }
 
@@ -228,7 +237,7 @@ fn a_megabyte_image_uses_a_huge_page_and_hides_what_lies_past_it() {
         "char table[1200 << 10] = {1};\nint main(void) { return table[0] + table[sizeof table - 1]; }\n",
     );
     let table = image.lookup("table").unwrap();
-    assert!(advised_huge(table), "{}", vm_flags_at(table));
+    assert!(advice_unseen() || advised_huge(table), "{}", vm_flags_at(table));
     let past = image.range().end.next_multiple_of(4096);
     let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
     let line = smaps.lines().find(|l| l.starts_with(&format!("{:x}-", past))).expect("a mapping right past the image");

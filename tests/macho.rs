@@ -652,3 +652,107 @@ fn arm64_variadic_calls_are_bridged_or_refused() {
     let err = stderr_of(&out);
     assert!(err.contains("calls_prctl.o") && err.contains("`prctl` is a variadic C library function"), "{}", err);
 }
+
+/// A symbol on the command line may be named as in C (`helper_add`) or as
+/// Mach-O spells it (`_helper_add`, what `nm` shows on macOS), in every
+/// option that names one: `--define`, `--alias`, `--wrap`, `-u`, `--set`,
+/// `--entry`, `--check`. The exact name wins (`__wrap_helper_add` is the C
+/// name). In an ELF link `_helper_add` is another symbol.
+#[test]
+fn mach_o_symbols_are_named_with_or_without_the_c_underscore() {
+    let dir = common::scratch("macho-names");
+    let src = common::testdata().join("macho/archive");
+    let wrapper = dir.join("wrapper.c");
+    std::fs::write(
+        &wrapper,
+        "int __real_helper_add(int, int);\nint __wrap_helper_add(int a, int b) { return __real_helper_add(a, b) * 10; }\n",
+    )
+    .unwrap();
+    let main_wrapper = dir.join("main_wrapper.c");
+    std::fs::write(&main_wrapper, "int __real_main(void);\nint __wrap_main(void) { return __real_main() + 1; }\n")
+        .unwrap();
+    let objects = common::compile_macho(
+        &[
+            src.join("main.c"),
+            src.join("helper.c"),
+            src.join("unused.c"),
+            wrapper,
+            common::testdata().join("reuse/mutants.c"),
+            main_wrapper,
+        ],
+        "-O2",
+        &[],
+        &dir,
+    );
+    let [main, helper, unused, wrapper, mutants, main_wrapper] = [0, 1, 2, 3, 4, 5].map(|i| objects[i].as_os_str());
+    let archive = dir.join("libhelper.a");
+    let _ = std::fs::remove_file(&archive);
+    assert!(Command::new("llvm-ar-14").arg("rc").arg(&archive).args([helper, unused]).status().unwrap().success());
+    let archive = archive.as_os_str();
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = jitrun(args);
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), stderr_of(&out))
+    };
+    let check_file = dir.join("names.s");
+    std::fs::write(
+        &check_file,
+        "# jitlink-check: _helper_add = helper_add\n# jitlink-check: *{4}_helper_add = *{4}helper_add\n",
+    )
+    .unwrap();
+
+    for underscore in ["_", ""] {
+        let name = |n: &str| std::ffi::OsString::from(format!("{}{}", underscore, n));
+        let arg = |s: String| std::ffi::OsString::from(s);
+        // --entry
+        let (status, out, err) = run(&[os("--entry"), &name("main"), main, helper]);
+        assert_eq!((status, out.as_str()), (Some(2), "from a Mach-O archive member 5\n"), "{}", err);
+        // --define: both references resolve, so the link succeeds.
+        let defines =
+            [arg(format!("{}helper_add=0x1000", underscore)), arg(format!("{}helper_name=0x2000", underscore))];
+        let (status, _, err) = run(&[os("--noexec"), os("--define"), &defines[0], os("--define"), &defines[1], main]);
+        assert_eq!(status, Some(0), "--define {}helper_add: {}", underscore, err);
+        // --alias NEW=OLD, both names spelled either way.
+        let alias = arg(format!("{}helper_add={}main", underscore, underscore));
+        let (status, _, err) = run(&[os("--noexec"), os("--alias"), &alias, os("--define"), &defines[1], main]);
+        assert_eq!(status, Some(0), "--alias {:?}: {}", alias, err);
+        // --wrap: the call goes to __wrap_helper_add (times 10).
+        let (status, out, err) = run(&[os("--wrap"), &name("helper_add"), main, helper, wrapper]);
+        assert_eq!((status, out.as_str()), (Some(20), "from a Mach-O archive member 50\n"), "{}", err);
+        // --wrap of the entry point: called as __wrap_main.
+        let (status, out, err) = run(&[os("--wrap"), &name("main"), main, helper, main_wrapper]);
+        assert_eq!((status, out.as_str()), (Some(3), "from a Mach-O archive member 5\n"), "{}", err);
+        // -u: loads the archive member defining unused_fn (and its constructor runs).
+        let (status, out, err) = run(&[os("-u"), &name("unused_fn"), main, archive]);
+        assert!(out.starts_with("unused member must not load\n") && status == Some(2), "{}{}", out, err);
+        // --set, in process and in an isolated run.
+        let set = arg(format!("{}mutant_id=4", underscore));
+        for isolate in [&[][..], &[os("--isolate")][..]] {
+            let (status, out, err) = run(&[isolate, &[os("--set"), &set, mutants]].concat());
+            assert_eq!((status, out.as_str()), (Some(3), "failing\n"), "--set {:?}: {}", set, err);
+        }
+    }
+    // --check: `_helper_add` is `helper_add`.
+    let (status, _, err) = run(&[os("--noexec"), os("--check"), check_file.as_os_str(), main, helper]);
+    assert_eq!(status, Some(0), "{}", err);
+
+    // ELF: `_helper_add` is not `helper_add`.
+    let elf = common::compile(&[src.join("main.c"), src.join("helper.c")], "-O2", &[], &dir);
+    let (elf_main, elf_helper) = (elf[0].as_os_str(), elf[1].as_os_str());
+    let (status, _, err) = run(&[os("--entry"), os("_main"), elf_main, elf_helper]);
+    assert_eq!(status, Some(125), "{}", err);
+    assert!(err.contains("entry point `_main` is not defined"), "{}", err);
+    let (status, _, err) = run(&[
+        os("--noexec"),
+        os("--define"),
+        os("_helper_add=0x1000"),
+        os("--define"),
+        os("_helper_name=0x2000"),
+        elf_main,
+    ]);
+    assert_eq!(status, Some(125), "{}", err);
+    assert!(err.contains("2 undefined symbols: helper_add (referenced by "), "{}", err);
+    let (status, _, err) = run(&[os("--noexec"), os("--check"), check_file.as_os_str(), elf_main, elf_helper]);
+    assert_eq!(status, Some(125), "{}", err);
+    assert!(err.contains("no symbol `_helper_add`"), "{}", err);
+}

@@ -473,7 +473,11 @@ fn build_objects(dir: &Path) -> Vec<PathBuf> {
         ("cxx/exceptions.cpp", "-O2"),
         ("cxx/rtti_stl.cpp", "-O0 -fPIC"),
         ("tls/models.c", "-O2 -fPIC"),
-        ("tls/models.c", "-O0 -mcmodel=large"),
+        // (aarch64's large model has no PIC, the compilers' default there)
+        (
+            "tls/models.c",
+            if cfg!(target_arch = "aarch64") { "-O0 -mcmodel=large -fno-pic -fno-pie" } else { "-O0 -mcmodel=large" },
+        ),
     ] {
         let out = dir.join(format!("{}{}", source.replace('/', "_"), flags.replace(' ', "")));
         std::fs::create_dir_all(&out).unwrap();

@@ -651,3 +651,30 @@ fn a_program_with_its_own_start_runs_in_every_mode() {
         .collect();
     assert_eq!(codes, HashMap::from([("one".to_string(), 42), ("three".to_string(), 44)]));
 }
+
+/// The program's heap starts as a native one's in every mode: its first
+/// `malloc`/`new[]` blocks (of every size class, on the main thread and a
+/// new one) hold zeros, not what the loader freed while jitrun loaded
+/// libstdc++; also in each isolated run, and after a link spread over
+/// helper threads (sixteen more objects).
+#[test]
+fn the_programs_heap_starts_as_a_native_ones_in_every_mode() {
+    let dir = common::scratch("reuse-fresh-heap");
+    let mut sources = vec![common::testdata().join("cxx/fresh_heap.cpp")];
+    for i in 0..16 {
+        let path = dir.join(format!("part{}.c", i));
+        std::fs::write(&path, format!("int part{0}(void) {{ return {0}; }}\n", i)).unwrap();
+        sources.push(path);
+    }
+    let objects = common::compile(&sources, "-O2", &[], &dir);
+    let native = dir.join("a.out");
+    common::link_native(&objects[..1], "-O2", true, &[], &[], &native);
+    let expected = text(&common::run_with(&mut Command::new(&native), b"", Duration::from_secs(20)).stdout);
+    assert!(expected.contains("main thread: 148 blocks, 0 with nonzero bytes"), "native: {}", expected);
+    check_every_mode("fresh_heap", &objects[0], &[], &expected, |args| jitrun(args, b""));
+    let all: Vec<&str> = objects.iter().map(|o| o.to_str().unwrap()).collect();
+    for (mode, runs) in [(&[][..], 1), (&["--isolate", "--repeat", "2"][..], 2)] {
+        let out = jitrun(&[&all[..], mode].concat(), b"");
+        assert_eq!(text(&out.stdout), expected.repeat(runs), "{:?}: {}", mode, text(&out.stderr));
+    }
+}

@@ -94,6 +94,7 @@ impl Cpu {
 
     /// The kind of an ELF relocation number; `None` for numbers a
     /// relocatable object must not contain or that jitrun does not know.
+    #[inline]
     pub fn edge_kind_from_elf(self, r_type: u32) -> Option<EdgeKind> {
         match self {
             Cpu::X86_64 => x86_64::Kind::from_elf(r_type).map(EdgeKind::X86_64),
@@ -111,6 +112,26 @@ impl Cpu {
             Cpu::X86_64 => x86_64::Kind::plain_from_elf(r_type).map(EdgeKind::X86_64),
             Cpu::Aarch64 => aarch64::Kind::plain_from_elf(r_type).map(EdgeKind::Aarch64),
         }
+    }
+
+    /// [`Cpu::plain_edge_kind_from_elf`] as a table to look numbers up in
+    /// without a match per CPU: taken once per relocation table, it answers
+    /// per entry with a few comparisons (the per-entry dispatch through
+    /// [`EdgeKind`] cost a large link ~25 instructions a relocation).
+    pub fn plain_elf_kinds(self) -> PlainElfKinds {
+        use object::elf::*;
+        let numbers: &[u32] = match self {
+            Cpu::X86_64 => &[R_X86_64_PC32, R_X86_64_PLT32, R_X86_64_64],
+            Cpu::Aarch64 => &[R_AARCH64_ABS64],
+        };
+        // Unused slots repeat the first: a number then matches there first.
+        let number = |slot: usize| numbers.get(slot).copied().unwrap_or(numbers[0]);
+        let numbers = [number(0), number(1), number(2)];
+        let entry = |n: u32| {
+            let kind = self.plain_edge_kind_from_elf(n).expect("a plain kind's number");
+            (kind, kind.plain().expect("a plain kind"))
+        };
+        PlainElfKinds { numbers, kinds: numbers.map(entry) }
     }
 
     /// The psABI name of an ELF relocation number, also of those jitrun
@@ -388,6 +409,40 @@ pub enum PlainFixup {
     Absolute64,
 }
 
+/// A CPU's plain kinds by their ELF relocation numbers, in up to
+/// [`PlainElfKinds::SLOTS`] slots (see [`Cpu::plain_elf_kinds`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PlainElfKinds {
+    numbers: [u32; PlainElfKinds::SLOTS],
+    kinds: [(EdgeKind, PlainFixup); PlainElfKinds::SLOTS],
+}
+
+impl PlainElfKinds {
+    /// Slots in the table: the most plain kinds a CPU has.
+    pub const SLOTS: usize = 3;
+
+    /// The slot of the plain kind numbered `r_type`, if it is one.
+    #[inline(always)]
+    pub fn slot(&self, r_type: u32) -> Option<usize> {
+        let [a, b, c] = self.numbers;
+        if r_type == a {
+            Some(0)
+        } else if r_type == b {
+            Some(1)
+        } else if r_type == c {
+            Some(2)
+        } else {
+            None
+        }
+    }
+
+    /// The kind in `slot` and how it is written.
+    #[inline(always)]
+    pub fn kind(&self, slot: usize) -> (EdgeKind, PlainFixup) {
+        self.kinds[slot]
+    }
+}
+
 /// How a reference to a function or variable outside the image reaches it
 /// when it is out of the kind's range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -428,8 +483,9 @@ impl EdgeKind {
     }
 
     /// Whether the kind does nothing (`R_*_NONE`).
+    #[inline]
     pub fn is_none(self) -> bool {
-        self == self.cpu().no_fixup()
+        matches!(self, EdgeKind::X86_64(x86_64::Kind::None) | EdgeKind::Aarch64(aarch64::Kind::None))
     }
 
     /// Whether the kind needs a GOT entry holding the target's address.
@@ -727,6 +783,19 @@ mod tests {
     #[test]
     fn a_kind_is_two_bytes() {
         assert_eq!(std::mem::size_of::<EdgeKind>(), 2);
+    }
+
+    #[test]
+    fn the_plain_table_agrees_with_the_plain_kinds() {
+        for cpu in [Cpu::X86_64, Cpu::Aarch64] {
+            let table = cpu.plain_elf_kinds();
+            for r_type in 0..4096 {
+                let kind = cpu.plain_edge_kind_from_elf(r_type);
+                let slot = table.slot(r_type);
+                assert_eq!(slot.map(|s| table.kind(s).0), kind, "{} {}", cpu, r_type);
+                assert_eq!(slot.map(|s| table.kind(s).1), kind.and_then(EdgeKind::plain), "{} {}", cpu, r_type);
+            }
+        }
     }
 
     #[test]

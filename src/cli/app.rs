@@ -37,6 +37,9 @@ pub unsafe fn start(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char)
 /// Everything after the C entry point: restart bookkeeping, parsing,
 /// linking, running, and the exit status.
 fn main_after_start() {
+    // jitrun's memory is its own heap: glibc's is the program's, and is
+    // left as a new process has it when the program starts.
+    crate::host::glibc_heap::hand_over_to_the_program();
     // Asked before the environment loses the preload it started with.
     let sanitizer_preloaded = crate::host::driver_runtime::preloaded_sanitizer();
     sanitizer_hooks::keep_answers_from_restart();
@@ -315,10 +318,12 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
     if cli.noexec {
         // Nothing runs: the image is written into a buffer, for any CPU.
         let image = linker.link_into_buffer()?;
-        let info = image.link_info();
-        inspect(cli, info, &image)?;
+        // The link info is collected only if something reads it.
+        if cli.map_request().is_some() || !cli.check.is_empty() || cli.perf_map {
+            inspect(cli, image.link_info(), &image)?;
+        }
         if let Some(path) = &cli.report {
-            let head = crate::diagnostics::report::head(info);
+            let head = crate::diagnostics::report::head(image.link_info());
             crate::diagnostics::report::write(path, &head, crate::diagnostics::report::Outcome::NoExec)?;
         }
         return Ok(Linked::Done(0));
@@ -343,8 +348,22 @@ fn inspect(cli: &Cli, info: &crate::graph::linkinfo::LinkInfo, image: &dyn Check
     Ok(())
 }
 
+/// `--wrap` of the entry point spelled another way than `--entry` (Mach-O
+/// `--wrap _main` for `main`, see `SYMBOL NAMES ON THE COMMAND LINE`): the
+/// options with the entry called as `__wrap_ENTRY`, as crt1.o's call is.
+/// (The same spelling was settled when the command line was parsed.)
+fn wrapped_macho_entry(cli: &Cli, image: &Image) -> Option<Cli> {
+    let entry = image.command_line_name(&cli.entry);
+    if entry.starts_with("__wrap_") || !cli.wrap.iter().any(|w| image.command_line_name(w) == entry) {
+        return None;
+    }
+    Some(Cli { entry: format!("__wrap_{}", entry), ..cli.clone() })
+}
+
 /// Runs the linked program on the main thread, like a native process.
 fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
+    let wrapped = wrapped_macho_entry(cli, &image);
+    let cli = wrapped.as_ref().unwrap_or(cli);
     // Dropped before the image (a parameter): a hook must not call into
     // unmapped code, as LeakSanitizer's check at the exit of an isolated
     // runs' parent would.
@@ -430,6 +449,10 @@ fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<
     };
     let rss_before = run::resident_set_kib();
     let mut first_failure: Option<RunOutcome> = None;
+    // The deciding run's figures, kept as plain data and made JSON once, at
+    // the end: a JSON value built after every run allocated in the parent
+    // after every fork, and each heap page the parent writes after a fork is
+    // a page fault (6 of an isolated run's 42).
     let mut deciding_resources = None;
     let jobs = cli.jobs.unwrap_or(1) as usize;
     let result = image.run_repeated(&spec, cli.repeat as usize, jobs, |index, outcome| {
@@ -437,7 +460,7 @@ fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<
             print_stats(&(index + 1).to_string(), &outcome);
         }
         if first_failure.is_none() {
-            deciding_resources = outcome.resources.as_ref().map(|r| r.to_json(outcome.duration));
+            deciding_resources = outcome.resources.clone().map(|r| (r, outcome.duration));
             if !outcome.succeeded() {
                 first_failure = Some(outcome);
             }
@@ -452,7 +475,8 @@ fn run_isolated(cli: &Cli, image: &Image, program: std::ffi::OsString, set: Vec<
         kib(run::resident_set_kib())
     );
     if cli.report.is_some() {
-        settle_report(first_failure.as_ref().map(|f| &f.status), cli.timeout, deciding_resources)?;
+        let resources = deciding_resources.map(|(usage, wall)| usage.to_json(wall));
+        settle_report(first_failure.as_ref().map(|f| &f.status), cli.timeout, resources)?;
     }
     let Some(failure) = first_failure else { return Ok(0) };
     match failure.status {

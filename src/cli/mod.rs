@@ -49,7 +49,11 @@ references first, NAME to __wrap_NAME and __real_NAME to NAME, as ld does):
        that is not loaded yet loads for a strong reference to a name it exports,
        and an unused one never loads (cc's --as-needed; see --no-as-needed)
        (objects using C++ runtime symbols also get libstdc++, libm and libgcc_s;
-       as the compiler driver links them, code built with -fopenmp gets libgomp
+       objects compiled from C++ (the source file name in their symbol table
+       ends in .cpp, .cc, .cxx, .C, .c++, .ii, ...; or they define or call a
+       mangled _Z name) get libstdc++ and libm named last, as g++ names them,
+       even if they call only C functions such as sqrt; as the compiler driver
+       links them, code built with -fopenmp gets libgomp
        (clang's: libomp), with --coverage libgcov.a (clang's, and for
        -fprofile-instr-generate: libclang_rt.profile; loaded with the
        archives), with
@@ -68,6 +72,14 @@ references first, NAME to __wrap_NAME and __real_NAME to NAME, as ld does):
        multiversioning (target_clones) uses
    10. undefined weak references become 0 (strong ones too with --allow-unresolved)
     Use -v to see what satisfied each name and why each archive member was loaded.
+
+SYMBOL NAMES ON THE COMMAND LINE:
+    --define, --alias, --wrap, -u, --set, --entry, a batch line's "set" and --check
+    expressions name symbols as the objects do. ELF names are exact: _foo and foo are two
+    symbols. Mach-O spells C's foo as _foo (as nm shows it on macOS); for Mach-O objects
+    both foo and _foo name it. The exact name comes first: _foo means the C name _foo when
+    the objects (or archive members, or --define) have a symbol of that name, and C's foo
+    only otherwise; so __wrap_foo, __real_foo and _start keep their C names.
 
 UNRESOLVED SYMBOLS:
     --print-unresolved prints one line per missing symbol and referencing object
@@ -94,8 +106,9 @@ CRASH REPORTS:
 
 LINK MAP (--map):
     Segments with protections, output and input sections, every defined symbol (address, size,
-    kind, scope, object, section), GOT entries and stubs with their targets, and the library
-    that satisfied each external. --map=json or --map-format json gives the same as JSON.
+    kind, scope, object, section), thread-local symbols with their offset in the image's TLS
+    block, GOT entries and stubs with their targets, and the library that satisfied each
+    external. --map=json or --map-format json gives the same as JSON.
     Without =FILE it goes to stdout under --noexec and to stderr otherwise. Layout is
     deterministic: the same inputs at the same --base give the same addresses.
 
@@ -135,6 +148,11 @@ CHECKS (--check FILE):
     names, *{N}ADDR memory reads, got_addr(file, sym), stub_addr(file, sym),
     section_addr(file, sec), next_pc(label), decode_operand(label, N), + - & | << >>, (),
     EXPR[HI:LO]. Each failing line is printed with both values; then jitrun fails with 125.
+    decode_operand and next_pc take any expression for the instruction's address (label + 8).
+    A thread-local symbol's value is its offset in the image's TLS block (llvm-jitlink gives
+    the address of its initial data). got_addr finds a symbol's address entry, else its
+    initial-exec slot (offset from the thread pointer), TLS descriptor or tls_index; a third
+    argument picks one: got_addr(file, sym, tp-offset | tls-descriptor | tls-index).
     llvm-jitlink spellings are accepted: -noexec, -check, -abs and -define-abs (= --define), -entry,
     -slab-address (= --base); -slab-allocate and -slab-page-size are ignored.
 
@@ -194,7 +212,10 @@ pub struct Cli {
     #[arg(long, short = 'e', value_name = "SYMBOL", default_value = "main")]
     pub entry: String,
 
-    /// Load and link only: report problems, run nothing
+    /// Load and link only: report problems, run nothing. The image is linked in a buffer at
+    /// --base (or an address jitrun picks), never mapped in this process, so objects of
+    /// another CPU link too (aarch64 objects on x86-64 and the reverse, for --map and --check);
+    /// those resolve only against --define
     #[arg(long)]
     pub noexec: bool,
 
@@ -243,7 +264,8 @@ pub struct Cli {
     #[arg(long, action = ArgAction::Append, num_args = 0, default_missing_value = "true")]
     pub no_whole_archive: Vec<bool>,
 
-    /// Lay the image out at ADDRESS (fails if the range is taken)
+    /// Lay the image out at ADDRESS (fails if the range is taken; under --noexec nothing is
+    /// mapped there)
     #[arg(long, value_name = "ADDRESS", value_parser = parse_address)]
     pub base: Option<u64>,
 

@@ -7,7 +7,7 @@
 //! of a restart, which jitrun makes once the program's answers (called
 //! after the link, before its constructors, as natively) differ from what
 //! the runtime was told. The functions themselves are defined in the executable only
-//! ([`program_hooks`], which `main.rs` expands): a library user's own
+//! ([`crate::program_hooks`], which `main.rs` expands): a library user's own
 //! program keeps its hooks.
 
 use std::ffi::{c_char, c_int};

@@ -8,19 +8,28 @@
 //! wrapping arithmetic, binary operators left to right without precedence
 //! (as in LLVM):
 //!
-//! - numbers (decimal or `0x` hex) and symbol names (their address);
+//! - numbers (decimal or `0x` hex) and symbol names (their address; a
+//!   thread-local symbol's is its offset in the image's TLS block, which
+//!   has no address in the image: llvm-jitlink, which allocates `.tdata`
+//!   and `.tbss` like data, gives the address of the initial data instead,
+//!   so differences of two thread-locals agree);
 //! - `*{N}EXPR`: the N-byte (1, 2, 4, 8) little-endian value at address EXPR
 //!   in the image, where EXPR extends to the end of the enclosing expression
 //!   (`*{1}label+5` reads at `label+5`);
-//! - `got_addr(file, sym)`, `stub_addr(file, sym)` (a middle section
-//!   argument, as RuntimeDyld had, is accepted and ignored),
-//!   `section_addr(file, section)`;
-//! - `next_pc(label)`: the address after the instruction at `label`;
-//! - `decode_operand(label, N)`: operand N of that instruction, numbered as
-//!   LLVM's `MCInst` does (a memory operand is five: base, scale, index,
-//!   displacement, segment; a read-write register destination is counted
-//!   twice, like LLVM's tied operands; branch targets and RIP-relative
-//!   displacements are relative to the next instruction);
+//! - `got_addr(file, sym)`: the symbol's GOT entry: its address entry, or
+//!   for a thread-local its initial-exec slot, TLS descriptor or
+//!   `tls_index`, in that order; `got_addr(file, sym, KIND)` picks one
+//!   ([`GOT_KINDS`]);
+//! - `stub_addr(file, sym)` (a middle section argument, as RuntimeDyld had,
+//!   is accepted and ignored), `section_addr(file, section)`;
+//! - `next_pc(ADDR)`: the address after the instruction at ADDR, a label or
+//!   any expression (`label + 8`);
+//! - `decode_operand(ADDR, N)`: operand N of that instruction, numbered as
+//!   LLVM's `MCInst` does (x86-64: a memory operand is five: base, scale,
+//!   index, displacement, segment; a read-write register destination is
+//!   counted twice, like LLVM's tied operands; branch targets and
+//!   RIP-relative displacements are relative to the next instruction;
+//!   AArch64: immediates as encoded, see `arch::aarch64::instruction`);
 //! - `+ - & | << >>`, parentheses, and a bit slice `EXPR[HIGH:LOW]`.
 
 use std::path::Path;
@@ -38,6 +47,9 @@ pub trait CheckedImage {
     fn link_info(&self) -> &LinkInfo;
     /// The address of a global symbol of the image.
     fn lookup(&self, name: &str) -> Option<u64>;
+    /// The image is of Mach-O objects: a check may name `_foo` for the
+    /// image's `foo` (see [`crate::graph::resolve::command_line_symbol`]).
+    fn macho_names(&self) -> bool;
     /// The image's bytes from `addr`: up to `len` of them, fewer where the
     /// image ends; `None` when `addr` is outside it.
     fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]>;
@@ -98,6 +110,11 @@ fn check_lines(text: &str) -> Vec<(usize, String)> {
     checks
 }
 
+/// The kinds of GOT entries `got_addr(file, sym)` finds, in the order it
+/// prefers them: a symbol's address, then the thread-local forms (its
+/// offset from the thread pointer, its TLS descriptor, its `tls_index`).
+const GOT_KINDS: &[&str] = &["address", "tp-offset", "tls-descriptor", "tls-index"];
+
 struct Checker<'a> {
     image: &'a dyn CheckedImage,
     info: &'a LinkInfo,
@@ -145,33 +162,37 @@ impl Checker<'_> {
         Ok(value)
     }
 
-    /// `target` names the symbol a check calls `name`, allowing for the C
-    /// underscore the Mach-O front-end drops.
-    fn same_symbol(target: &str, name: &str) -> bool {
-        target == name || name.strip_prefix('_') == Some(target)
+    /// The names a check's `name` may have in the image, in order: exact,
+    /// then, for Mach-O objects, without the C underscore the front-end
+    /// drops (see [`crate::graph::resolve::command_line_symbol`]).
+    fn spellings<'n>(&self, name: &'n str) -> impl Iterator<Item = &'n str> {
+        let c_name = name.strip_prefix('_').filter(|c| self.image.macho_names() && !c.is_empty());
+        std::iter::once(name).chain(c_name)
     }
 
+    /// A symbol's value; the Mach-O front-end drops the C underscore that
+    /// checks written for llvm-jitlink keep (`_main` is `main` there), while
+    /// ELF names are exact.
     fn symbol(&self, name: &str) -> Eval<u64> {
-        if let Some(addr) = self.image.lookup(name) {
-            return Ok(addr);
-        }
-        if name == "_GLOBAL_OFFSET_TABLE_" {
+        if name == "_GLOBAL_OFFSET_TABLE_" && self.image.lookup(name).is_none() {
             return self.info.got_base.ok_or_else(|| "the image has no GOT".to_string());
         }
+        self.spellings(name).find_map(|n| self.exact_symbol(n)).ok_or_else(|| format!("no symbol `{}`", name))
+    }
+
+    fn exact_symbol(&self, name: &str) -> Option<u64> {
+        if let Some(addr) = self.image.lookup(name) {
+            return Some(addr);
+        }
         if let Some(sym) = self.info.symbols.iter().find(|s| s.name == name) {
-            return Ok(sym.address);
+            return Some(sym.address);
         }
-        if let Some(ext) = self.info.externals.iter().find(|e| e.name == name) {
-            return Ok(ext.address);
+        // A thread-local symbol has no address in the image: its value is
+        // its offset in the image's TLS block.
+        if let Some(tls) = self.info.thread_locals.iter().find(|t| t.name == name) {
+            return Some(tls.offset);
         }
-        // The Mach-O front-end drops the C underscore that checks written
-        // for llvm-jitlink keep (`_main` is `main` here).
-        if let Some(c_name) = name.strip_prefix('_') {
-            if let Ok(addr) = self.symbol(c_name) {
-                return Ok(addr);
-            }
-        }
-        Err(format!("no symbol `{}`", name))
+        self.info.externals.iter().find(|e| e.name == name).map(|e| e.address)
     }
 
     fn read(&self, addr: u64, size: u64) -> Eval<u64> {
@@ -186,22 +207,25 @@ impl Checker<'_> {
         Ok(u64::from_le_bytes(bytes))
     }
 
-    /// The bytes at `label` (an instruction's, at most 15) and its address.
-    fn code_at(&self, label: &str) -> Eval<(&[u8], u64)> {
-        let addr = self.symbol(label)?;
-        let not_in_image = || format!("`{}` at {:#x} is not in the image", label, addr);
+    /// The bytes of the instruction at `place` (at most 15) and its
+    /// address. `place` is a label, or any expression (`label + 12`, as
+    /// newer LLVM takes).
+    fn code_at(&self, place: &str) -> Eval<(&[u8], u64)> {
+        let addr = self.evaluate(place)?;
+        let not_in_image = || format!("`{}` at {:#x} is not in the image", place.trim(), addr);
         Ok((self.image.bytes_at(addr, 15).ok_or_else(not_in_image)?, addr))
     }
 
-    fn decode_operand(&self, label: &str, index: u64) -> Eval<u64> {
-        let (code, pc) = self.code_at(label)?;
-        let decoded = self.image.cpu().decode_operand(code, pc, index).map_err(|e| format!("`{}`: {}", label, e))?;
+    fn decode_operand(&self, place: &str, index: u64) -> Eval<u64> {
+        let (code, pc) = self.code_at(place)?;
+        let decoded =
+            self.image.cpu().decode_operand(code, pc, index).map_err(|e| format!("`{}`: {}", place.trim(), e))?;
         Ok(decoded.value)
     }
 
-    fn next_pc(&self, label: &str) -> Eval<u64> {
-        let (code, pc) = self.code_at(label)?;
-        self.image.cpu().next_pc(code, pc).map_err(|e| format!("`{}`: {}", label, e))
+    fn next_pc(&self, place: &str) -> Eval<u64> {
+        let (code, pc) = self.code_at(place)?;
+        self.image.cpu().next_pc(code, pc).map_err(|e| format!("`{}`: {}", place.trim(), e))
     }
 
     fn matches_file(object: &str, file: &str) -> bool {
@@ -227,15 +251,29 @@ impl Checker<'_> {
                 self.decode_operand(args[0], index)
             }
             "got_addr" => {
-                want(2)?;
+                if args.len() != 2 && args.len() != 3 {
+                    return Err(format!("got_addr takes 2 arguments, got {}", args.len()));
+                }
                 let (file, sym) = (args[0], args[1]);
-                self.info
-                    .got
-                    .iter()
-                    .find(|g| {
-                        g.kind == "address"
-                            && Self::same_symbol(&g.target, sym)
-                            && g.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file))
+                // A symbol may have several kinds of entries (a thread-local
+                // one, an initial-exec slot and a TLS descriptor): a third
+                // argument names the kind; without it the first of
+                // GOT_KINDS that the symbol has.
+                let kinds: &[&str] = match args.get(2) {
+                    Some(kind) if GOT_KINDS.contains(kind) => std::slice::from_ref(kind),
+                    Some(kind) => {
+                        return Err(format!("unknown GOT entry kind `{}` (one of {})", kind, GOT_KINDS.join(", ")))
+                    }
+                    None => GOT_KINDS,
+                };
+                self.spellings(sym)
+                    .flat_map(|name| kinds.iter().map(move |kind| (name, kind)))
+                    .find_map(|(name, kind)| {
+                        self.info.got.iter().find(|g| {
+                            g.kind == *kind
+                                && g.target == name
+                                && g.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file))
+                        })
                     })
                     .map(|g| g.address)
                     .ok_or_else(|| format!("no GOT entry for `{}` (from {})", sym, file))
@@ -249,12 +287,11 @@ impl Checker<'_> {
                 let is_section = |a: &str| a.starts_with('.') || a.starts_with("__");
                 let sym = if args.len() == 3 && is_section(args[1]) { args[2] } else { args[1] };
                 let file = args[0];
-                self.info
-                    .stubs
-                    .iter()
-                    .find(|s| {
-                        Self::same_symbol(&s.target, sym)
-                            && s.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file))
+                self.spellings(sym)
+                    .find_map(|name| {
+                        self.info.stubs.iter().find(|s| {
+                            s.target == name && s.target_object.as_deref().is_none_or(|o| Self::matches_file(o, file))
+                        })
                     })
                     .map(|s| s.address)
                     .ok_or_else(|| format!("no stub for `{}` (from {})", sym, file))

@@ -819,7 +819,7 @@ fn report_crash(table: &CrashTable, sig: c_int, pc: u64, rsp: u64) {
 
 /// Builds and publishes the crash table straight from the link model,
 /// without the link info's strings (a tenth of the work of
-/// [`DeferredLinkInfo::collect`] followed by [`prepare`]).
+/// [`DeferredLinkInfo::collect`](crate::graph::deferred::DeferredLinkInfo::collect) followed by [`prepare`]).
 /// The same symbols as the link info's: live definitions, globals only
 /// where they won, those that are functions or lie in code. Frees the
 /// model.

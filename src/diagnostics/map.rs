@@ -37,6 +37,20 @@ pub fn render_text(info: &LinkInfo) -> String {
             s.address, s.size, s.kind, s.scope, s.name, s.object, s.section
         );
     }
+    if !info.thread_locals.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nThread-locals (offsets in the TLS block)\n  {:<18} {:>10}  {:<6} name  [object(section)]",
+            "offset", "size", "scope"
+        );
+        for t in &info.thread_locals {
+            let _ = writeln!(
+                out,
+                "  {:#018x} {:>#10x}  {:<6} {}  [{}({})]",
+                t.offset, t.size, t.scope, t.name, t.object, t.section
+            );
+        }
+    }
     let _ = writeln!(out, "\nGOT entries\n  {:<18} {:<14} target", "address", "kind");
     for g in &info.got {
         let value = g.value.map(|v| format!(" = {:#x}", v)).unwrap_or_default();

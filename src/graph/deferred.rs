@@ -12,7 +12,7 @@ use crate::graph::resolve::ResolvedSymbols;
 use crate::graph::tables::{TableBlocks, Tables};
 
 /// What link info is computed from, kept by an image linked with
-/// [`LinkOptions::defer_link_info`] until someone collects it.
+/// `LinkOptions::defer_link_info` until someone collects it.
 pub struct DeferredLinkInfo {
     pub cpu: Cpu,
     pub graphs: Vec<LinkGraph>,

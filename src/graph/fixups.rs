@@ -190,10 +190,25 @@ impl Addresses<'_> {
 /// path.
 #[inline]
 fn apply_direct_fixup(edge: &Edge, bytes: &mut [u8], block_addr: u64, symbol_addrs: &[Option<u64>]) -> bool {
+    match edge.kind.plain() {
+        Some(fixup) => apply_plain_fixup(fixup, edge, bytes, block_addr, symbol_addrs),
+        None => false,
+    }
+}
+
+/// [`apply_direct_fixup`] for an edge known to be a `fixup`.
+#[inline(always)]
+fn apply_plain_fixup(
+    fixup: PlainFixup,
+    edge: &Edge,
+    bytes: &mut [u8],
+    block_addr: u64,
+    symbol_addrs: &[Option<u64>],
+) -> bool {
     let Some(&Some(s)) = symbol_addrs.get(edge.target as usize) else { return false };
     let offset = edge.offset as usize;
-    match edge.kind.plain() {
-        Some(PlainFixup::PcRelative32) => {
+    match fixup {
+        PlainFixup::PcRelative32 => {
             let p = block_addr + u64::from(edge.offset);
             let value = (s as i64).checked_add(edge.addend).and_then(|v| v.checked_sub(p as i64));
             match (value.and_then(|v| i32::try_from(v).ok()), bytes.get_mut(offset..offset + 4)) {
@@ -201,11 +216,10 @@ fn apply_direct_fixup(edge: &Edge, bytes: &mut [u8], block_addr: u64, symbol_add
                 _ => return false,
             }
         }
-        Some(PlainFixup::Absolute64) => match bytes.get_mut(offset..offset + 8) {
+        PlainFixup::Absolute64 => match bytes.get_mut(offset..offset + 8) {
             Some(field) => field.copy_from_slice(&s.wrapping_add(edge.addend as u64).to_le_bytes()),
             None => return false,
         },
-        None => return false,
     }
     true
 }
@@ -370,7 +384,9 @@ impl BlockFixups<'_> {
         let mut decoded = Vec::new();
         // The direct path reads the symbol's address and the field with `get`
         // and declines what does not fit, so it takes entries unchecked.
-        let direct = |bytes: &mut &mut [u8], edge: &Edge| apply_direct_fixup(edge, bytes, block_addr, symbol_addrs);
+        let direct = |bytes: &mut &mut [u8], plain: &crate::graph::format::elf::PlainRelocation| {
+            apply_plain_fixup(plain.fixup, &plain.edge, bytes, block_addr, symbol_addrs)
+        };
         graph.for_each_relocation_chunk(b, scratch, |table| {
             crate::graph::format::elf::for_each_relocation(
                 graph.cpu,

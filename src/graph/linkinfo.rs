@@ -31,6 +31,9 @@ pub struct LinkInfo {
     pub input_sections: Vec<InputSectionInfo>,
     /// Every defined, named symbol placed in the image (local ones too).
     pub symbols: Vec<SymbolInfo>,
+    /// The image's thread-local symbols: they have no address in the
+    /// image, only an offset in its thread-local block.
+    pub thread_locals: Vec<ThreadLocalInfo>,
     pub got: Vec<GotEntryInfo>,
     /// `_GLOBAL_OFFSET_TABLE_`, when the image has a GOT.
     pub got_base: Option<u64>,
@@ -92,6 +95,21 @@ pub struct SymbolInfo {
     pub scope: &'static str,
     pub object: String,
     /// The input section the symbol is defined in.
+    pub section: String,
+}
+
+/// A thread-local symbol of the image: where it is in the image's TLS
+/// block (the template: `.tdata` then `.tbss`, as in a `PT_TLS` segment).
+#[derive(Clone, Debug, Serialize)]
+pub struct ThreadLocalInfo {
+    pub name: String,
+    /// Offset from the start of the image's TLS block (what a `tls_index`'s
+    /// second word holds, the DTPREL value).
+    pub offset: u64,
+    pub size: u64,
+    /// `global` or `local`.
+    pub scope: &'static str,
+    pub object: String,
     pub section: String,
 }
 
@@ -273,6 +291,36 @@ pub(crate) fn image_symbols<'g>(
     })
 }
 
+/// The named thread-local symbols of graph `g` in the image's TLS block,
+/// globals only where they won.
+fn image_thread_locals<'g>(
+    graph: &'g LinkGraph,
+    g: usize,
+    addrs: &'g Addresses,
+) -> impl Iterator<Item = ThreadLocalInfo> + 'g {
+    graph.symbols.iter().enumerate().filter_map(move |(s, sym)| {
+        let (Some(name), SymbolDef::Defined { block, offset }) = (&sym.name, sym.def) else { return None };
+        if sym.kind == SymbolKind::Section || !graph.is_block_live(block) {
+            return None;
+        }
+        let placed = *addrs.layout.tls.offsets.get(g)?.get(block as usize)?;
+        let target = addrs.res.targets[g][s];
+        if placed == NOT_PLACED
+            || (sym.scope == Scope::Global && !matches!(target, Target::Block { graph, .. } if graph as usize == g))
+        {
+            return None;
+        }
+        Some(ThreadLocalInfo {
+            name: name.to_string(),
+            offset: placed + offset,
+            size: sym.size,
+            scope: if sym.scope == Scope::Local { "local" } else { "global" },
+            object: graph.name.clone(),
+            section: graph.block_section(block).name.to_string(),
+        })
+    })
+}
+
 /// Names the file of the object loaded at an address (see
 /// [`crate::graph::resolve::ExternalSymbols::object_at`]).
 pub type ObjectAt<'a> = &'a dyn Fn(u64) -> Option<String>;
@@ -347,6 +395,9 @@ pub(crate) fn collect(
             });
         }
     }
+    let mut thread_locals: Vec<ThreadLocalInfo> =
+        graphs.iter().enumerate().flat_map(|(g, graph)| image_thread_locals(graph, g, addrs)).collect();
+    thread_locals.sort_by(|a, b| (a.offset, &a.name, &a.object).cmp(&(b.offset, &b.name, &b.object)));
     input_sections.sort_by(|a, b| (a.address, &a.object, &a.name).cmp(&(b.address, &b.object, &b.name)));
     symbols.sort_by(|a, b| (a.address, &a.name, &a.object).cmp(&(b.address, &b.name, &b.object)));
 
@@ -421,6 +472,7 @@ pub(crate) fn collect(
         sections,
         input_sections,
         symbols,
+        thread_locals,
         got,
         got_base: addrs.table_blocks.got.map(|_| addrs.got()),
         stubs,

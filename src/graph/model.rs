@@ -175,6 +175,10 @@ pub struct LinkGraph {
     /// Clang compiled it (its `.comment` says so): code built with
     /// `-fsanitize=...` or `-fopenmp` gets clang's runtimes, as clang links.
     pub built_by_clang: bool,
+    /// It was compiled from C++ (see `format::elf::is_cxx_source`): linked
+    /// as `g++` links, with libstdc++ and libm even when it calls neither
+    /// through a C++ name.
+    pub built_from_cxx: bool,
 }
 
 /// What a section is for; decides which segment its blocks land in.
@@ -256,9 +260,10 @@ pub struct Block {
     /// `elf_relocations`.
     pub edges: Vec<Edge>,
     /// The range of the input holding more of the block's fixups as ELF
-    /// relocations, decoded (and checked) each time they are read: a large
-    /// object's relocation tables are not copied into the model (see
-    /// `format::elf::decode_relocations`).
+    /// relocations, decoded (and checked) each time they are read: an
+    /// object's relocation tables are not decoded into the model, and
+    /// most entries are read straight from them (see
+    /// `format::elf::for_each_relocation`).
     pub elf_relocations: Option<Range<usize>>,
 }
 
@@ -394,6 +399,7 @@ impl LinkGraph {
             hidden: Vec::new(),
             has_line_info: false,
             built_by_clang: false,
+            built_from_cxx: false,
         }
     }
 
@@ -543,24 +549,28 @@ impl LinkGraph {
         let relocation_tables = || self.blocks.iter().filter_map(|b| b.elf_relocations.clone());
         match &*input {
             InputData::Owned(bytes) => {
-                let contents: usize = file_ranges().map(|r| r.len()).sum();
-                // (Relocations still to decode would need their ranges moved too.)
+                let kept: usize = file_ranges().chain(relocation_tables()).map(|r| r.len()).sum();
                 // A debugger reads the object's DWARF after the link
                 // (`debugger::object_debug_file`), a crash report its line
                 // tables.
-                if contents * 2 > bytes.len()
-                    || relocation_tables().next().is_some()
+                if kept * 2 > bytes.len()
                     || self.has_line_info
                     || DEBUG_INFO_WANTED.load(std::sync::atomic::Ordering::Relaxed)
                 {
                     return;
                 }
-                let mut compact = Vec::with_capacity(contents);
+                let mut compact = Vec::with_capacity(kept);
+                let mut keep = |range: &mut Range<usize>| {
+                    let start = compact.len();
+                    compact.extend_from_slice(&bytes[range.clone()]);
+                    *range = start..compact.len();
+                };
                 for block in &mut self.blocks {
                     if let Content::File(range) = &mut block.content {
-                        let start = compact.len();
-                        compact.extend_from_slice(&bytes[range.clone()]);
-                        *range = start..compact.len();
+                        keep(range);
+                    }
+                    if let Some(range) = &mut block.elf_relocations {
+                        keep(range);
                     }
                 }
                 self.input = Some(Arc::new(InputData::Owned(compact)));

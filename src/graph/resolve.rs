@@ -883,6 +883,21 @@ fn local_target(g: u32, sym: &Symbol, graph: &LinkGraph, ifuncs: &mut Vec<Ifunc>
     }
 }
 
+/// The symbol a name on the command line (`--define`, `--alias`, `--wrap`,
+/// `-u`, `--entry`, `--set`, a batch line's `set`, `--check`) means: the
+/// symbol of exactly that name when `exists` says there is one; else, in
+/// a link of Mach-O objects, whose front-end drops the C underscore
+/// (Mach-O `_foo` is `foo` here), the name without its leading underscore
+/// when that one exists. So `foo` (the C name) and `_foo` (as `nm` prints
+/// it on macOS) both name Mach-O `_foo`, and `__wrap_foo` stays the C name
+/// `__wrap_foo`. In an ELF link names are exact: `_foo` is not `foo`.
+pub fn command_line_symbol(name: &str, macho: bool, exists: impl Fn(&str) -> bool) -> &str {
+    match name.strip_prefix('_') {
+        Some(c_name) if macho && !c_name.is_empty() && !exists(name) && exists(c_name) => c_name,
+        _ => name,
+    }
+}
+
 /// Whether the linker may define `name` (`__start_SEC` counts whatever the
 /// sections: they are not known yet).
 pub fn may_be_linker_defined(name: &str) -> bool {
@@ -934,6 +949,21 @@ fn may_take_a_librarys_place(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn command_line_names_take_the_mach_o_underscore_only_in_mach_o_links() {
+        let exists = |n: &str| ["foo", "__wrap_foo", "_bar", "bar"].contains(&n);
+        assert_eq!(command_line_symbol("_foo", true, exists), "foo");
+        assert_eq!(command_line_symbol("foo", true, exists), "foo");
+        // Exact first: the C names `__wrap_foo` and `_bar`.
+        assert_eq!(command_line_symbol("__wrap_foo", true, exists), "__wrap_foo");
+        assert_eq!(command_line_symbol("_bar", true, exists), "_bar");
+        // Neither exists: the name as given (so messages show it).
+        assert_eq!(command_line_symbol("_baz", true, exists), "_baz");
+        assert_eq!(command_line_symbol("_", true, |_| true), "_");
+        // ELF: exact.
+        assert_eq!(command_line_symbol("_foo", false, exists), "_foo");
+    }
 
     #[test]
     fn vector_math_names_hint_at_libm_not_libstdcxx() {

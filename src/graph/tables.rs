@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use anyhow::{bail, Result};
 use rustc_hash::FxHashMap;
 
-use crate::arch::{Cpu, EdgeKind, FarReference, TlsAccess};
+use crate::arch::{Cpu, EdgeKind, FarReference, PlainFixup, TlsAccess};
 use crate::graph::model::*;
 use crate::graph::resolve::{ExternalSymbolInfo, ResolvedSymbols, Target};
 
@@ -185,7 +185,14 @@ pub fn plan(graphs: &[LinkGraph], res: &ResolvedSymbols, symbol_info: SymbolInfo
     for i in 0..res.ifuncs.len() {
         tables.add_stub(Target::Ifunc(i as u32));
     }
+    // What the loader says an external is (dladdr1 walks symbol tables), asked once each.
     let mut external_is_function: FxHashMap<u32, Option<ExternalSymbolInfo>> = FxHashMap::default();
+    let mut external_info = |ext: u32| {
+        *external_is_function.entry(ext).or_insert_with(|| {
+            let external = &res.externals[ext as usize];
+            symbol_info(external.address, &external.name)
+        })
+    };
     let mut kind_counts: FxHashMap<EdgeKind, u64> = FxHashMap::default();
     let edge_count: usize = graphs.iter().flat_map(|g| &g.blocks).map(|b| b.edge_count()).sum();
     let indices: Vec<usize> = (0..graphs.len()).collect();
@@ -200,7 +207,7 @@ pub fn plan(graphs: &[LinkGraph], res: &ResolvedSymbols, symbol_info: SymbolInfo
         }
         let graph = &graphs[g];
         let targets = targets_of(g);
-        for (_, edge) in &scan.special {
+        for &(block, ref edge) in &scan.special {
             let target = targets[edge.target as usize];
             let kind = edge.kind;
             let sym = &graph.symbols[edge.target as usize];
@@ -253,10 +260,7 @@ pub fn plan(graphs: &[LinkGraph], res: &ResolvedSymbols, symbol_info: SymbolInfo
                 // only needed for data-style references.
                 Target::External(_) if far == FarReference::ThroughStub => tables.add_stub(target),
                 Target::External(ext) if far == FarReference::StubOrCopy => {
-                    let info = *external_is_function.entry(ext).or_insert_with(|| {
-                        let external = &res.externals[ext as usize];
-                        symbol_info(external.address, &external.name)
-                    });
+                    let info = external_info(ext);
                     match info {
                         Some(info) if !info.is_function => {
                             tables.add_copy(ext, info.size.max(1), kind.reach().unwrap_or(1 << 31))
@@ -266,6 +270,21 @@ pub fn plan(graphs: &[LinkGraph], res: &ResolvedSymbols, symbol_info: SymbolInfo
                             // Its stub is its address wherever code needs one.
                             tables.canonical_stubs |= kind.needs_canonical_address();
                         }
+                    }
+                }
+                // A library function's address in read-only data (a table
+                // of non-PIC code: PIC code puts it in `.data.rel.ro`) is,
+                // natively, the non-PIE executable's PLT entry, which ld
+                // makes the function's canonical address rather than
+                // relocate read-only memory at start-up.
+                Target::External(ext)
+                    if kind.plain() == Some(PlainFixup::Absolute64)
+                        && graph.block_section(block).kind == SectionKind::ReadOnly =>
+                {
+                    let info = external_info(ext);
+                    if info.is_some_and(|info| info.is_function) {
+                        tables.add_stub(target);
+                        tables.canonical_stubs = true;
                     }
                 }
                 // Every reference to an IFUNC is to its stub.
@@ -301,8 +320,9 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
     // showed in profiles. Decoded edges of one kind come in runs, each
     // counted once; plain ones still in a relocation table, by kind.
     let mut run: Option<(EdgeKind, u64)> = None;
-    // Per plain kind (a CPU has one to three of them).
-    let mut plain_counts: Vec<(EdgeKind, u64)> = Vec::new();
+    // Per slot of the CPU's plain kinds.
+    let plain_kinds = graph.cpu.plain_elf_kinds();
+    let mut plain_counts = [0u64; crate::arch::PlainElfKinds::SLOTS];
     let (mut decoded, mut scratch) = (Vec::new(), Vec::new());
     for b in 0..graph.blocks.len() as BlockId {
         if !graph.is_block_live(b) {
@@ -318,15 +338,11 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
         // Plain references into the image are only counted here; the
         // fixups write them with checked lookups, and decode (with every
         // check) whatever those decline.
-        let into_image = |counts: &mut Vec<(EdgeKind, u64)>, edge: &Edge| {
-            let plain = matches!(targets.get(edge.target as usize), Some(Target::Block { .. }));
-            if plain {
-                match counts.iter_mut().find(|(kind, _)| *kind == edge.kind) {
-                    Some((_, n)) => *n += 1,
-                    None => counts.push((edge.kind, 1)),
-                }
-            }
-            plain
+        let into_image = |counts: &mut [u64; crate::arch::PlainElfKinds::SLOTS],
+                          plain: &crate::graph::format::elf::PlainRelocation| {
+            let into_image = matches!(targets.get(plain.edge.target as usize), Some(Target::Block { .. }));
+            counts[plain.slot] += u64::from(into_image);
+            into_image
         };
         graph.for_each_relocation_chunk(b, &mut scratch, |table| {
             crate::graph::format::elf::for_each_relocation(
@@ -346,7 +362,8 @@ fn scan_edges(graph: &LinkGraph, targets: &[Target]) -> Result<EdgeScan> {
         })?;
     }
     scan.kind_counts.extend(run);
-    scan.kind_counts.extend(plain_counts);
+    let counted = plain_counts.into_iter().enumerate().filter(|&(_, n)| n > 0);
+    scan.kind_counts.extend(counted.map(|(slot, n)| (plain_kinds.kind(slot).0, n)));
     Ok(scan)
 }
 

@@ -1818,6 +1818,12 @@ impl HostResolver {
 
     /// Libraries loaded while resolving, to append to the given ones (which
     /// keeps the indexes `resolve` returned valid).
+    /// Names one more library, after the others (before any name is
+    /// resolved: the compiler driver's libraries, which come last).
+    pub fn name(&mut self, library: NamedLibrary) {
+        self.named.push(library);
+    }
+
     /// The shared libraries named for the link.
     pub fn named(&self) -> &[NamedLibrary] {
         &self.named

@@ -4,6 +4,7 @@ pub mod copyreloc;
 pub mod dladdr;
 pub mod driver_runtime;
 pub mod exports;
+pub mod glibc_heap;
 pub mod ifunc;
 pub mod interpose;
 pub mod loader;

@@ -22,12 +22,13 @@
 
 use std::sync::Mutex;
 
+use crate::arch::{TlsVariant, HOST};
 use crate::host::loader::SharedLibrary;
 
 /// A TLS module's block in static TLS, owned by one image at a time.
 pub struct StaticBlock {
     pub module_id: u64,
-    /// Offset from the thread pointer (negative: allocated below it).
+    /// Offset from the thread pointer (negative on x86-64: allocated below it).
     pub tp_offset: i64,
     /// Bytes of the block, all of them initialized from the template.
     size: u64,
@@ -54,6 +55,16 @@ struct Registry {
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry { live: Vec::new(), pool: Vec::new() });
+
+/// Orders blocks by when glibc handed them out, newest greatest: static
+/// TLS grows down from the thread pointer on x86-64 (variant II), up from
+/// it on aarch64 (variant I).
+fn recency(tp_offset: i64) -> i64 {
+    match HOST.tls_variant() {
+        TlsVariant::II => -tp_offset,
+        TlsVariant::I { .. } => tp_offset,
+    }
+}
 
 fn registry() -> std::sync::MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
@@ -132,13 +143,15 @@ impl Drop for StaticBlock {
             template_addr: self.template_addr,
             library,
         });
-        // Close pooled modules from the newest (lowest offset) down while
-        // no live block is newer: glibc then gives their space back.
+        // Close pooled modules from the newest down while no live block is
+        // newer: glibc then gives their space back.
         let mut closing = Vec::new();
         loop {
-            let newest_live = reg.live.iter().copied().min().unwrap_or(i64::MAX);
-            let Some((i, _)) = reg.pool.iter().enumerate().min_by_key(|(_, p)| p.block_tp_offset) else { break };
-            if reg.pool[i].block_tp_offset > newest_live {
+            let newest_live = reg.live.iter().map(|&t| recency(t)).max().unwrap_or(i64::MIN);
+            let Some((i, _)) = reg.pool.iter().enumerate().max_by_key(|(_, p)| recency(p.block_tp_offset)) else {
+                break;
+            };
+            if recency(reg.pool[i].block_tp_offset) < newest_live {
                 break;
             }
             closing.push(reg.pool.swap_remove(i).library);

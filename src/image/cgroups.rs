@@ -1,5 +1,5 @@
 //! Control groups for isolated runs: the memory and pids controllers
-//! enforce [`RunLimits::memory`] and [`RunLimits::processes`] over every
+//! enforce [`RunLimits::memory`](crate::image::limits::RunLimits::memory) and [`RunLimits::processes`](crate::image::limits::RunLimits::processes) over every
 //! process of a run (threads included), root's too, and let jitrun find
 //! and kill whatever a run left behind, even processes that left its
 //! process group with `setsid`.

@@ -15,7 +15,7 @@
 //! times the limit. Without a usable memory controller `--max-memory`
 //! falls back to `RLIMIT_AS` per process, and says so.
 //!
-//! Everything here that runs in the child ([`RunLimits::apply_in_child`])
+//! Everything here that runs in the child (`ChildRlimits::apply_in_child`)
 //! makes system calls only: it runs between `fork` and the program.
 
 use std::time::Duration;

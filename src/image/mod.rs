@@ -99,23 +99,31 @@ pub struct Image {
     pub(crate) got_interposition: Option<crate::host::interpose::GotInterposition>,
 }
 
+/// What the linker hands over to make an [`Image`]: the mapped memory and
+/// what the runs need to find in it.
+pub(crate) struct MappedProgram {
+    pub mapper: Box<dyn MemoryMapper>,
+    pub base: u64,
+    pub size: u64,
+    pub key: InitKey,
+    pub symbols: SymbolMap,
+    pub initializers: Initializers,
+    pub finalizers: Finalizers,
+    /// The address of `__dso_handle`, which `atexit` and C++ statics name.
+    pub dso_handle: u64,
+    /// Libraries the program uses, kept loaded as long as the image.
+    pub libraries: Vec<SharedLibrary>,
+}
+
 // SAFETY: the image's memory belongs to the process, not to a thread; the
 // raw argv pointers point into `argv`, owned by the image, or into the
 // process's argument area.
 unsafe impl Send for Image {}
 
 impl Image {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(
-        mapper: Box<dyn MemoryMapper>,
-        base: u64,
-        size: u64,
-        key: InitKey,
-        symbols: SymbolMap,
-        (initializers, finalizers): (Initializers, Finalizers),
-        dso_handle: u64,
-        libraries: Vec<SharedLibrary>,
-    ) -> Image {
+    pub(crate) fn new(mapped: MappedProgram) -> Image {
+        let MappedProgram { mapper, base, size, key, symbols, initializers, finalizers, dso_handle, libraries } =
+            mapped;
         Image {
             mapper,
             base,
@@ -165,6 +173,13 @@ impl Image {
         }
         // SAFETY: a C string the program returned, which it keeps alive.
         Some(unsafe { CStr::from_ptr(returned) }.to_bytes().to_vec())
+    }
+
+    /// The image's name for a global named on the command line: exact, or
+    /// for Mach-O objects, `_foo` for `foo` (see
+    /// [`crate::graph::resolve::command_line_symbol`]).
+    pub fn command_line_name<'a>(&self, name: &'a str) -> &'a str {
+        self.symbols.command_line_name(name)
     }
 
     /// Size in bytes of a global symbol defined by the image, when its
@@ -222,7 +237,7 @@ impl Image {
 
     /// The objects' own `_start`, if running `entry` means entering it.
     fn own_start(&self, entry: &str) -> Option<u64> {
-        matches!(entry, "main" | "_start").then(|| self.lookup("_start")).flatten()
+        matches!(self.symbols.command_line_name(entry), "main" | "_start").then(|| self.lookup("_start")).flatten()
     }
 
     /// Whether running `entry` enters the objects' own `_start` (see
@@ -242,7 +257,8 @@ impl Image {
 
     /// Address of `entry`, or an error saying it is missing.
     pub(crate) fn entry_address(&self, entry: &str) -> Result<u64> {
-        self.lookup(entry).with_context(|| format!("entry point `{}` is not defined by the loaded objects", entry))
+        self.lookup(self.symbols.command_line_name(entry))
+            .with_context(|| format!("entry point `{}` is not defined by the loaded objects", entry))
     }
 
     /// Runs the initializers and calls `entry(argc, argv, envp)`; returns
@@ -349,6 +365,8 @@ impl Image {
                 crate::diagnostics::report::RUN_CLOCK.mark(at)
             }
         };
+        // Before the program's own malloc (if any) is bound for libraries.
+        crate::host::glibc_heap::before_the_first_run();
         self.install_got_interposition();
         mark(&crate::diagnostics::report::RUN_CLOCK.init_start);
         thread_state_of_a_new_process();
@@ -377,6 +395,7 @@ impl Image {
     /// # Safety
     /// As for [`Image::call_program`]; `argv` stays valid to the process's end.
     unsafe fn enter_program(&self, entry: EntryCall, argc: c_int, argv: *mut *mut c_char) -> ! {
+        crate::host::glibc_heap::before_the_first_run();
         self.install_got_interposition();
         thread_state_of_a_new_process();
         log::debug!("entering _start at {:#x} as a new process", entry.entry);
@@ -905,6 +924,10 @@ impl crate::diagnostics::check::CheckedImage for Image {
         Image::lookup(self, name)
     }
 
+    fn macho_names(&self) -> bool {
+        self.symbols.macho_names
+    }
+
     fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]> {
         let image = self.range();
         if !image.contains(&addr) {
@@ -1111,6 +1134,9 @@ pub(crate) struct SymbolMap {
     names: String,
     /// Entry numbers by `hash & (len - 1)`, linear probing; `EMPTY` is free.
     index: Vec<u32>,
+    /// The image is of Mach-O objects: a name from the command line may
+    /// carry the C underscore (see [`SymbolMap::command_line_name`]).
+    pub(crate) macho_names: bool,
 }
 
 struct SymbolEntry {
@@ -1184,6 +1210,13 @@ impl SymbolMap {
 
     pub(crate) fn address(&self, name: &str) -> Option<u64> {
         self.find(name).map(|e| e.address)
+    }
+
+    /// The image's name for a global named on the command line (`--entry`,
+    /// `--set`, a batch line's `set`): exact, or for Mach-O objects without
+    /// the C underscore (see [`crate::graph::resolve::command_line_symbol`]).
+    pub(crate) fn command_line_name<'a>(&self, name: &'a str) -> &'a str {
+        crate::graph::resolve::command_line_symbol(name, self.macho_names, |n| self.find(n).is_some())
     }
 
     pub(crate) fn size(&self, name: &str) -> Option<u64> {

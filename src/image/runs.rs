@@ -435,8 +435,10 @@ impl Image {
     /// by the image, the value fits it, and it lies in writable memory
     /// (data or bss; code, constants and relocated read-only data refuse).
     fn plan_global_write(&self, name: &str, value: &GlobalValue) -> Result<(u64, Vec<u8>)> {
-        let addr = self.lookup(name).with_context(|| format!("cannot set `{}`: no such global in the image", name))?;
-        let bytes = value.encode(name, self.symbol_size(name)).context("cannot set a global")?;
+        let symbol = self.command_line_name(name);
+        let addr =
+            self.lookup(symbol).with_context(|| format!("cannot set `{}`: no such global in the image", name))?;
+        let bytes = value.encode(name, self.symbol_size(symbol)).context("cannot set a global")?;
         let range = self.range();
         let end = addr.saturating_add(bytes.len() as u64);
         if addr < range.start || end > range.end {
@@ -647,6 +649,9 @@ impl Image {
         // (~11 µs per MiB here): give the linker's freed memory back first.
         // SAFETY: malloc_trim only releases free memory of malloc's heaps.
         unsafe { libc::malloc_trim(0) };
+        // Every child then starts with the program's heap as fresh as a
+        // new process's, without writing to it.
+        crate::host::glibc_heap::before_the_first_run();
         let mut exhausted = false;
         loop {
             while !exhausted && pool.running.len() < pool.jobs {
@@ -1319,16 +1324,8 @@ impl<'a> Pool<'a> {
             let original_cpus = self.pin.as_ref().map(|p| &p.original);
             let report_failure = |message: &str| self.setup_errors.report(slot, message);
             let contained = Containment { grouped: grouped.as_ref(), sandboxed: sandboxed.as_ref() };
-            child_main(
-                self.image,
-                &run,
-                ends,
-                parent_fds,
-                &self.sigpipe.original_mask,
-                original_cpus,
-                contained,
-                &report_failure,
-            );
+            let undo = ParentState { fds: parent_fds, signal_mask: &self.sigpipe.original_mask, cpus: original_cpus };
+            child_main(self.image, &run, ends, undo, contained, &report_failure);
         }
         // The child has its copies of the cgroup.procs descriptors.
         let grouped = grouped.map(|mut g| {
@@ -1627,16 +1624,22 @@ struct Containment<'a> {
     sandboxed: Option<&'a SandboxedRun>,
 }
 
+/// What a forked child inherits from jitrun's parent process and must
+/// undo before the program runs: the parent's descriptors (closed), the
+/// signal mask and the CPUs as jitrun was started with (restored).
+struct ParentState<'a> {
+    fds: &'a [RawFd],
+    signal_mask: &'a libc::sigset_t,
+    cpus: Option<&'a libc::cpu_set_t>,
+}
+
 /// The child: set up stdio, process group, signals, environment and
 /// globals with system calls only, then run the program and exit.
-#[allow(clippy::too_many_arguments)]
 fn child_main(
     image: &Image,
     run: &PreparedRun,
     ends: ChildEnds,
-    parent_fds: &[RawFd],
-    mask: &libc::sigset_t,
-    original_cpus: Option<&libc::cpu_set_t>,
+    parent: ParentState,
     contained: Containment,
     report_failure: &dyn Fn(&str),
 ) -> ! {
@@ -1651,14 +1654,14 @@ fn child_main(
         // SAFETY: leaving without running any atexit handler of the parent's.
         unsafe { libc::_exit(crate::support::EXIT_JITRUN_ERROR) };
     }
-    if let Some(cpus) = original_cpus {
+    if let Some(cpus) = parent.cpus {
         CpuPin::restore(cpus);
     }
     // Before the run's environment: libc allocates it, and the program
     // (if it replaces malloc) reallocates it with its own allocator.
     image.install_got_interposition();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        child_setup(run, &ends, parent_fds, mask, contained.sandboxed)
+        child_setup(run, &ends, parent.fds, parent.signal_mask, contained.sandboxed)
     }));
     let failure = match result {
         Ok(Ok(())) => None,

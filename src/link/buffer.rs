@@ -2,11 +2,14 @@
 //! symbols at the addresses it was linked for, for maps, `--check` and
 //! reports. It never runs.
 
+use std::sync::{Mutex, OnceLock};
+
 use anyhow::Result;
 
 use super::{Destination, Placed};
 use crate::arch::HOST;
 use crate::diagnostics::check::CheckedImage;
+use crate::graph::deferred::DeferredLinkInfo;
 use crate::graph::linkinfo::{self, LinkInfo};
 use crate::image::SymbolMap;
 use crate::memory::buffer::BufferMapper;
@@ -16,14 +19,26 @@ use crate::memory::{AllocInfo, MemoryMapper, SegmentProtection};
 pub struct BufferImage {
     cpu: crate::arch::Cpu,
     mapper: BufferMapper,
-    info: LinkInfo,
+    /// The link info, collected when first asked for (from `model`).
+    info: OnceLock<LinkInfo>,
+    /// What the link info is collected from, until it is: a plain
+    /// `--noexec` never asks, and collecting took a large link longer
+    /// than the link itself.
+    model: Mutex<Option<DeferredLinkInfo>>,
     symbols: SymbolMap,
 }
 
 impl BufferImage {
     /// Where everything went: segments, sections, symbols, GOT and stubs.
     pub fn link_info(&self) -> &LinkInfo {
-        &self.info
+        self.info.get_or_init(|| {
+            let model = self.model.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let model = model.expect("the model stays until the info is collected");
+            // This process's loader knows the libraries an image of its own
+            // CPU was resolved against.
+            let cpu = model.cpu;
+            model.collect(&|address| (cpu == HOST).then(|| crate::host::loader::defining_object_name(address))?)
+        })
     }
 
     /// The address of a global symbol of the image.
@@ -53,11 +68,15 @@ impl CheckedImage for BufferImage {
     }
 
     fn link_info(&self) -> &LinkInfo {
-        &self.info
+        BufferImage::link_info(self)
     }
 
     fn lookup(&self, name: &str) -> Option<u64> {
         BufferImage::lookup(self, name)
+    }
+
+    fn macho_names(&self) -> bool {
+        self.symbols.macho_names
     }
 
     fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]> {
@@ -82,14 +101,40 @@ pub(super) fn finish(mut placed: Placed, mut mapper: BufferMapper) -> Result<Buf
         .collect();
     mapper.initialize(AllocInfo { segments, actions: Vec::new() })?;
     let library_paths: Vec<String> = placed.libraries.iter().map(|l| l.path.display().to_string()).collect();
-    // This process's loader knows the libraries an image of its own CPU
-    // was resolved against.
-    let object_at = |address: u64| (placed.cpu == HOST).then(|| crate::host::loader::defining_object_name(address))?;
-    let (inputs, phases) = (std::mem::take(&mut placed.inputs), std::mem::take(&mut placed.timer.phases));
-    let info = linkinfo::collect(&placed.graphs, &placed.addresses(), &library_paths, &object_at, inputs, phases);
     let symbols = std::mem::take(&mut placed.symbols);
-    if let Some(hook) = placed.on_linked.take() {
-        hook(std::mem::take(&mut placed.graphs));
+    let (cpu, hook) = (placed.cpu, placed.on_linked.take());
+    let model = DeferredLinkInfo {
+        cpu,
+        graphs: placed.graphs,
+        layout: placed.layout,
+        res: placed.res,
+        tables: placed.tables,
+        table_blocks: placed.table_blocks,
+        copies_in_use: placed.copies_in_use,
+        base: placed.base,
+        table_graph: placed.table_graph,
+        library_paths,
+        inputs: placed.inputs,
+        phases: placed.timer.phases,
+    };
+    let image = BufferImage { cpu, mapper, info: OnceLock::new(), model: Mutex::new(None), symbols };
+    match hook {
+        // The caller wants the graphs back: the info is collected now.
+        Some(hook) => {
+            let mut model = model;
+            let (inputs, phases) = (std::mem::take(&mut model.inputs), std::mem::take(&mut model.phases));
+            let object_at = |address| (cpu == HOST).then(|| crate::host::loader::defining_object_name(address))?;
+            let info =
+                linkinfo::collect(&model.graphs, &model.addresses(), &model.library_paths, &object_at, inputs, phases);
+            let _ = image.info.set(info);
+            hook(model.graphs);
+        }
+        None => {
+            *image.model.lock().unwrap_or_else(|e| e.into_inner()) = Some(model);
+            if !placed.options.defer_link_info {
+                image.link_info();
+            }
+        }
     }
-    Ok(BufferImage { cpu: placed.cpu, mapper, info, symbols })
+    Ok(image)
 }

@@ -18,7 +18,7 @@ use crate::graph::tables::GotSlot;
 use crate::host::copyreloc;
 use crate::host::loader::{self as host, SharedLibrary};
 use crate::host::tls;
-use crate::image::{Finalizers, FunctionArray, Image, Initializers};
+use crate::image::{Finalizers, FunctionArray, Image, Initializers, MappedProgram};
 use crate::memory::{ActionPair, AllocInfo, InProcessMapper, MemoryMapper, SegmentProtection};
 
 /// Makes the placed image a running part of this process.
@@ -253,16 +253,17 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
         Finalizers { fini: array(".fini_array"), fini_code: code(crate::arch::runtime::FINI_CODE, "_fini") };
     let dso_handle =
         symbols.address(crate::arch::runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
-    let mut image = Image::new(
-        Box::new(mapper),
+    let mut image = Image::new(MappedProgram {
+        mapper: Box::new(mapper),
         base,
-        layout.size,
+        size: layout.size,
         key,
         symbols,
-        (initializers, finalizers),
+        initializers,
+        finalizers,
         dso_handle,
-        placed.libraries,
-    );
+        libraries: placed.libraries,
+    });
     image.link_info = info;
     image.got_interposition = got_interposition;
     if defer {

@@ -78,6 +78,38 @@ pub struct LinkOptions {
     pub defer_link_info: bool,
 }
 
+impl LinkOptions {
+    /// Turns the symbol names of the options into those of the Mach-O
+    /// objects `graphs` and the members of `archives`, which have no C
+    /// underscore (see [`crate::graph::resolve::command_line_symbol`]).
+    fn spell_names_for_macho(&mut self, graphs: &[LinkGraph], archives: &[(FileIdentity, Archive)]) {
+        let in_objects = |name: &str| {
+            archives.iter().any(|(_, a)| a.member_defining(name).is_some())
+                || graphs.iter().any(|g| g.symbols.iter().any(|s| s.name.as_deref() == Some(name)))
+        };
+        let spell = |name: &str, exists: &dyn Fn(&str) -> bool| {
+            if !name.starts_with('_') {
+                return name.to_string(); // the common case: nothing to look up
+            }
+            let spelled = crate::graph::resolve::command_line_symbol(name, true, exists);
+            if spelled != name {
+                log::debug!("`{}` on the command line is the Mach-O symbol `{}`", name, spelled);
+            }
+            spelled.to_string()
+        };
+        self.defines = self.defines.iter().map(|(name, &value)| (spell(name, &in_objects), value)).collect();
+        for name in self.wraps.iter_mut().chain(self.roots.iter_mut()) {
+            *name = spell(name, &in_objects);
+        }
+        // An alias may stand for a --define'd name.
+        let defines = &self.defines;
+        let exists = |name: &str| defines.contains_key(name) || in_objects(name);
+        for (new, old) in &mut self.aliases {
+            (*new, *old) = (spell(new, &exists), spell(old, &exists));
+        }
+    }
+}
+
 /// Receives the link graphs once they are linked (see [`Linker::on_linked`]).
 pub type LinkedGraphsHook = Box<dyn FnOnce(Vec<LinkGraph>) + Send>;
 
@@ -373,7 +405,7 @@ impl Linker {
     /// are all written in `mapper`'s working memory.
     fn place(self, destination: Destination, mapper: &mut dyn MemoryMapper) -> Result<Placed> {
         let Linker {
-            options,
+            mut options,
             mut graphs,
             graphs_to_check,
             mut libraries,
@@ -393,6 +425,12 @@ impl Linker {
         // Graphs given as such get the checks front-ends give theirs.
         for g in graphs_to_check {
             ehframe::check(&graphs[g])?;
+        }
+        // Names on the command line in the objects' spelling: Mach-O `_foo`
+        // is `foo` (see resolve::command_line_symbol).
+        let macho = matches!(object_format, Some((FileKind::MachO, _)));
+        if macho {
+            options.spell_names_for_macho(&graphs, &archives);
         }
         // As ld reads each object: --wrap's renames, one copy of each
         // COMDAT group (the first), no FDEs of the discarded copies' code.
@@ -440,6 +478,18 @@ impl Linker {
                 built_by_clang,
                 &options.sanitize,
             )?;
+            // As g++ links C++ objects, even those calling only C functions.
+            let from_cxx = |g: &LinkGraph| {
+                g.built_from_cxx
+                    // The Mach-O front-end has no source name to go by.
+                    || (matches!(object_format, Some((FileKind::MachO, _)))
+                        && g.symbols.iter().any(|s| {
+                            s.name.as_deref().is_some_and(|n| n.starts_with("_Z") || n == "__gxx_personality_v0")
+                        }))
+            };
+            if graphs.iter().any(from_cxx) {
+                runtime_libraries::name_cxx_runtime(&mut host, &libraries, !options.no_as_needed);
+            }
             // Mach-O x86-64 objects get none of libgcc.a. Mach-O arm64 code
             // lowered from Linux IR calls its outline atomics
             // (`__aarch64_ldadd4_acq_rel`: clang's default
@@ -527,6 +577,7 @@ impl Linker {
         placed.place_thread_locals()?;
         // Contents copied and every fixup applied: no edge is pending after this.
         placed.write_image(mapper)?;
+        placed.symbols.macho_names = macho;
         placed.timer.mark("fixups");
         Ok(placed)
     }

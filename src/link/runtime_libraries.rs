@@ -125,6 +125,46 @@ pub(super) fn jitruns_own_function(name: &str, replaces_allocator: bool) -> Opti
 /// What `g++` links besides libc.
 const CXX_RUNTIME_LIBRARIES: [&str; 3] = ["libstdc++.so.6", "libm.so.6", COMPILER_RUNTIME_LIBRARY];
 
+/// The libraries `g++` names (`-lstdc++ -lm`, after the command line's)
+/// for objects compiled from C++ ([`LinkGraph::built_from_cxx`]) that
+/// [`load_runtime_libraries_if_needed`] did not load: named here as the
+/// command line's libraries are, on demand (Debian's `g++` links with
+/// `--as-needed`: a program that calls only `sqrt` gets libm, not
+/// libstdc++), or outright with `--no-as-needed`. Those already loaded or
+/// named are left alone. (libgcc_s, which `g++` names as needed too, loads
+/// during resolution for what still misses.)
+pub(super) fn name_cxx_runtime(host: &mut HostResolver, libraries: &[SharedLibrary], as_needed: bool) {
+    for name in ["libstdc++", "libm"] {
+        let already = host.named().iter().any(|n| {
+            matches!(n, NamedLibrary::OnDemand { path, .. } | NamedLibrary::Outright { path, .. } if is_library(path, name))
+        });
+        if already || libraries.iter().any(|l| is_library(&l.path, name)) {
+            continue;
+        }
+        let path = crate::graph::ldcache::system_library(&format!("{}.so.6", name));
+        let file = match InputData::open(&path) {
+            Ok(file) => Arc::new(file),
+            Err(e) => {
+                log::debug!("C++ runtime library: {:#}", e);
+                continue;
+            }
+        };
+        let exports = if as_needed { crate::graph::format::dynamic::ExportTable::parse(file.bytes()) } else { None };
+        log::debug!("{} named for the objects compiled from C++, as g++ does", path.display());
+        host.name(match exports {
+            Some(exports) => NamedLibrary::OnDemand { path, file, exports },
+            None => NamedLibrary::Outright { path, file },
+        });
+    }
+}
+
+/// Whether `path` is library `name` (`libm` for `/lib/x86_64-linux-gnu/libm.so.6`).
+fn is_library(path: &std::path::Path, name: &str) -> bool {
+    path.file_name()
+        .and_then(|f| f.to_str())
+        .is_some_and(|f| f.strip_prefix(name).is_some_and(|rest| rest.starts_with(".so") || rest.starts_with('-')))
+}
+
 /// `g++` links libstdc++, libm and libgcc_s; when objects need C++ runtime
 /// symbols that nothing provides, load them the same way. Code that unwinds
 /// through its own frames without C++ (thread cancellation, `backtrace()`)

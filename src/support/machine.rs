@@ -215,8 +215,8 @@ pub const GCC_LIBRARY_DIRS: &[&str] = &[
     "/usr/lib/gcc/aarch64-linux-gnu",
     "/usr/lib/gcc/aarch64-unknown-linux-gnu",
     "/usr/lib64/gcc/aarch64-unknown-linux-gnu",
-    // A cross compiler's (Debian's gcc-aarch64-linux-gnu), which is what an
-    // aarch64 jitrun run under qemu-user on another machine finds.
+    // Debian's cross compiler's, where an emulated arm64 jitrun (qemu-user
+    // on another CPU, as the test suite runs) finds the target's libgcc.a.
     "/usr/lib/gcc-cross/aarch64-linux-gnu",
 ];
 

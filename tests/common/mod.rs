@@ -15,6 +15,8 @@
 //! // jitrun-test: gcc-cflags=-mtls-dialect=gnu2   extra flags for gcc only
 //! // jitrun-test: clang-cflags=-fno-builtin       extra flags for clang only
 //! // jitrun-test: x86_64:gcc-cflags=-mtls-dialect=gnu2   only on that CPU
+//! // jitrun-test: aarch64:clang-cannot=-mcmodel=large   that compiler cannot
+//! //               build the program with that flag: the flag set checks it still cannot
 //! ```
 //!
 //! Programs are compiled by a [`Toolchain`]: the system `cc`/`g++` (gcc),
@@ -150,6 +152,10 @@ pub struct Directives {
     pub cflags: Vec<String>,
     pub gcc_cflags: Vec<String>,
     pub clang_cflags: Vec<String>,
+    /// Flags with which gcc (clang) cannot compile the program (clang 14
+    /// has ELF TLS other than local-exec only in aarch64's small model).
+    pub gcc_cannot: Vec<String>,
+    pub clang_cannot: Vec<String>,
 }
 
 impl Directives {
@@ -160,6 +166,15 @@ impl Directives {
             Toolchain::Clang => &self.clang_cflags,
         };
         self.cflags.iter().chain(specific).cloned().collect()
+    }
+
+    /// The flag of `flags` with which `toolchain` cannot build the program.
+    pub fn cannot_build(&self, toolchain: Toolchain, flags: &str) -> Option<&str> {
+        let cannot = match toolchain {
+            Toolchain::Gcc => &self.gcc_cannot,
+            Toolchain::Clang => &self.clang_cannot,
+        };
+        cannot.iter().map(String::as_str).find(|flag| flags.split_whitespace().any(|f| f == *flag))
     }
 }
 
@@ -188,6 +203,8 @@ pub fn read_directives(source: &Path) -> Directives {
             "cflags" => d.cflags.extend(value.split_whitespace().map(str::to_string)),
             "gcc-cflags" => d.gcc_cflags.extend(value.split_whitespace().map(str::to_string)),
             "clang-cflags" => d.clang_cflags.extend(value.split_whitespace().map(str::to_string)),
+            "gcc-cannot" => d.gcc_cannot.extend(value.split_whitespace().map(str::to_string)),
+            "clang-cannot" => d.clang_cannot.extend(value.split_whitespace().map(str::to_string)),
             other => panic!("{}: unknown directive {}", source.display(), other),
         }
     }
@@ -331,7 +348,24 @@ pub fn run_with(cmd: &mut Command, stdin: &[u8], timeout: Duration) -> Output {
         std::thread::sleep(Duration::from_millis(2));
     };
     let _ = writer.join();
-    Output { status, stdout: out_handle.join().unwrap(), stderr: err_handle.join().unwrap() }
+    Output { status, stdout: out_handle.join().unwrap(), stderr: without_emulator_notes(err_handle.join().unwrap()) }
+}
+
+/// Drops what qemu-user itself writes to stderr when the emulated process
+/// dies from a signal ("qemu: uncaught target signal 11 (Segmentation
+/// fault) - core dumped"): a native run prints nothing then.
+pub fn without_emulator_notes(stderr: Vec<u8>) -> Vec<u8> {
+    const NOTE: &[u8] = b"qemu: uncaught target signal ";
+    if !cross_testing() || !stderr.windows(NOTE.len()).any(|w| w == NOTE) {
+        return stderr;
+    }
+    let mut kept = Vec::with_capacity(stderr.len());
+    for line in stderr.split_inclusive(|&b| b == b'\n') {
+        if !line.starts_with(NOTE) {
+            kept.extend_from_slice(line);
+        }
+    }
+    kept
 }
 
 /// Exit status as a shell would report it: code, or 128 + signal.
@@ -368,15 +402,44 @@ pub fn differential_with(
     let directives = read_directives(&srcs[0]);
     let cxx = srcs.iter().any(|s| is_cxx(s));
     let cflags = directives.cflags_for(toolchain);
+    let name = format!("{} [{} {}]", program.file_name().unwrap().to_string_lossy(), toolchain.name(), flags);
+    if let Some(flag) = directives.cannot_build(toolchain, flags) {
+        // Nothing to compare: the compiler refuses. Checked, so that the
+        // directive goes once it can.
+        let compiled = srcs.iter().all(|src| {
+            let mut cmd = toolchain.compiler(is_cxx(src));
+            cmd.arg("-c").args(flags.split_whitespace()).args(&cflags).arg(src).arg("-o");
+            cmd.arg(scratch_dir.join("unbuildable.o")).output().is_ok_and(|out| out.status.success())
+        });
+        return match compiled {
+            true => vec![format!("{}: the compiler builds it now; drop its `cannot={}` directive", name, flag)],
+            false => Vec::new(),
+        };
+    }
     let objects = compile_with(toolchain, &srcs, flags, &cflags, scratch_dir);
     let exe = scratch_dir.join("a.out");
-    let name = format!("{} [{} {}]", program.file_name().unwrap().to_string_lossy(), toolchain.name(), flags);
     let linked = try_link_native(&objects, flags, cxx, &directives.libs, &cflags, &exe);
     if !linked.status.success() {
-        // A program the native linker cannot link under these flags (more
-        // than the tiny code model's megabyte, say) is refused by jitrun
-        // too, with its one-line error.
-        return refused_as_natively(&name, &linked, &objects, &directives);
+        let linker_gap = String::from_utf8_lossy(&linked.stderr).contains("isn't handled by");
+        if linker_gap && toolchain == Toolchain::Clang {
+            // GNU ld for aarch64 cannot apply clang's ADRP/ADR or absolute
+            // (MOVW) references to an IFUNC ("isn't handled by
+            // elf64_aarch64_final_link_relocate"; gcc reaches IFUNCs
+            // through the GOT) and lld 14 lacks the tiny model's
+            // GOT_LD_PREL19: no native linker links it. jitrun does; the
+            // oracle is the same program and flags built by gcc.
+            let oracle_dir = scratch_dir.join("oracle");
+            std::fs::create_dir_all(&oracle_dir).unwrap();
+            let gcc_flags = directives.cflags_for(Toolchain::Gcc);
+            let oracle = compile_with(Toolchain::Gcc, &srcs, flags, &gcc_flags, &oracle_dir);
+            let relinked = try_link_native(&oracle, flags, cxx, &directives.libs, &gcc_flags, &exe);
+            assert!(relinked.status.success(), "{}: {}", name, String::from_utf8_lossy(&relinked.stderr));
+        } else {
+            // A program the native linker cannot link under these flags
+            // (more than the tiny code model's megabyte, say) is refused
+            // by jitrun too, with its one-line error.
+            return refused_as_natively(&name, &linked, &objects, &directives);
+        }
     }
     let objects = match jit_objects {
         Some(build) => build(&srcs, &directives),

@@ -44,10 +44,15 @@ pub enum Kind {
     Branch32,
     /// `R_X86_64_GOTPCREL`: `G + A - P`, must fit i32.
     GotPcRel32,
-    /// `R_X86_64_GOTPCRELX` (`rex: false`) and `R_X86_64_REX_GOTPCRELX`:
-    /// like `GotPcRel32`, but `mov`/`call`/`jmp` through the GOT are relaxed
-    /// to `lea`/direct `call`/`jmp` with `S + A - P` when that fits i32.
-    GotPcRelX { rex: bool },
+    /// `R_X86_64_GOTPCRELX`: like `GotPcRel32`, but `mov`/`call`/`jmp`
+    /// through the GOT are relaxed to `lea`/direct `call`/`jmp` with
+    /// `S + A - P` when that fits i32.
+    GotPcRelX,
+    /// `R_X86_64_REX_GOTPCRELX`: `GotPcRelX` of an instruction with a REX
+    /// prefix. (A variant of its own, not a field: a kind without fields
+    /// is one byte compared and matched in one instruction, and the link
+    /// compares and matches kinds per relocation.)
+    RexGotPcRelX,
     /// `R_X86_64_GOTPCREL64`: `G + A - P`, 64 bits.
     GotPcRel64,
     /// `R_X86_64_GOTPC32`: `GOT + A - P`, must fit i32.
@@ -131,8 +136,8 @@ impl Kind {
             R_X86_64_SIZE64 => Kind::Size64,
             R_X86_64_GOTPC32_TLSDESC => Kind::TlsDescGot32,
             R_X86_64_TLSDESC_CALL => Kind::TlsDescCall,
-            R_X86_64_GOTPCRELX => Kind::GotPcRelX { rex: false },
-            R_X86_64_REX_GOTPCRELX => Kind::GotPcRelX { rex: true },
+            R_X86_64_GOTPCRELX => Kind::GotPcRelX,
+            R_X86_64_REX_GOTPCRELX => Kind::RexGotPcRelX,
             _ => return None,
         })
     }
@@ -152,8 +157,8 @@ impl Kind {
             Kind::Pc8 => "R_X86_64_PC8",
             Kind::Branch32 => "R_X86_64_PLT32",
             Kind::GotPcRel32 => "R_X86_64_GOTPCREL",
-            Kind::GotPcRelX { rex: false } => "R_X86_64_GOTPCRELX",
-            Kind::GotPcRelX { rex: true } => "R_X86_64_REX_GOTPCRELX",
+            Kind::GotPcRelX => "R_X86_64_GOTPCRELX",
+            Kind::RexGotPcRelX => "R_X86_64_REX_GOTPCRELX",
             Kind::GotPcRel64 => "R_X86_64_GOTPCREL64",
             Kind::GotPc32 => "R_X86_64_GOTPC32",
             Kind::GotPc64 => "R_X86_64_GOTPC64",
@@ -204,7 +209,12 @@ impl Kind {
     pub fn uses_address_got(self) -> bool {
         matches!(
             self,
-            Kind::GotPcRel32 | Kind::GotPcRelX { .. } | Kind::GotPcRel64 | Kind::GotEntry32 | Kind::GotEntry64
+            Kind::GotPcRel32
+                | Kind::GotPcRelX
+                | Kind::RexGotPcRelX
+                | Kind::GotPcRel64
+                | Kind::GotEntry32
+                | Kind::GotEntry64
         )
     }
 
@@ -246,7 +256,7 @@ impl Kind {
     /// The farthest the kind reaches from the place (see `EdgeKind::reach`).
     pub fn reach(self) -> Option<u64> {
         match self {
-            Kind::Pc32 | Kind::Branch32 | Kind::GotPcRel32 | Kind::GotPcRelX { .. } => Some(1 << 31),
+            Kind::Pc32 | Kind::Branch32 | Kind::GotPcRel32 | Kind::GotPcRelX => Some(1 << 31),
             _ => None,
         }
     }
@@ -391,7 +401,8 @@ pub fn apply_fixup(kind: Kind, data: &mut [u8], offset: usize, v: &FixupValues) 
             field::<1>(data, offset)?[0] = value as i8 as u8;
             Ok(FixupOutcome::Direct)
         }
-        Kind::GotPcRelX { rex } => {
+        Kind::GotPcRelX | Kind::RexGotPcRelX => {
+            let rex = kind == Kind::RexGotPcRelX;
             if v.g.is_none() || fits_i32(s + a - p) {
                 if let Some(resolution) = relax_got_load(data, offset, rex, s + a - p)? {
                     return Ok(resolution);
@@ -661,7 +672,7 @@ mod tests {
         // mov 0(%rip), %rax  => 48 8b 05 <disp32>
         let mut code = [0x48, 0x8b, 0x05, 0, 0, 0, 0];
         let v = FixupValues { p: 0x1003, s: 0x2000, a: -4, g: Some(0x3000), ..Default::default() };
-        assert_eq!(apply_fixup(Kind::GotPcRelX { rex: true }, &mut code, 3, &v).unwrap(), FixupOutcome::Relaxed);
+        assert_eq!(apply_fixup(Kind::RexGotPcRelX, &mut code, 3, &v).unwrap(), FixupOutcome::Relaxed);
         assert_eq!(code[..3], [0x48, 0x8d, 0x05]);
         assert_eq!(i32::from_le_bytes(code[3..].try_into().unwrap()), 0x2000 - 4 - 0x1003);
     }
@@ -670,11 +681,11 @@ mod tests {
     fn gotpcrelx_relaxes_call_and_jmp() {
         let mut call = [0xff, 0x15, 0, 0, 0, 0];
         let v = FixupValues { p: 0x1002, s: 0x2000, a: -4, g: Some(0x3000), ..Default::default() };
-        apply_fixup(Kind::GotPcRelX { rex: false }, &mut call, 2, &v).unwrap();
+        apply_fixup(Kind::GotPcRelX, &mut call, 2, &v).unwrap();
         assert_eq!(call[..2], [0x67, 0xe8]);
         assert_eq!(i32::from_le_bytes(call[2..].try_into().unwrap()), 0x2000 - 0x1006);
         let mut jmp = [0xff, 0x25, 0, 0, 0, 0];
-        apply_fixup(Kind::GotPcRelX { rex: false }, &mut jmp, 2, &v).unwrap();
+        apply_fixup(Kind::GotPcRelX, &mut jmp, 2, &v).unwrap();
         assert_eq!(jmp[0], 0xe9);
         // The jmp starts at P-2 and is 5 bytes long: its next pc is P+3.
         assert_eq!(i32::from_le_bytes(jmp[1..5].try_into().unwrap()), 0x2000 - 0x1005);
@@ -683,7 +694,7 @@ mod tests {
         // to the opcode, and the call returns to the nop.
         let mut tls_call = [0x66, 0x48, 0xff, 0x15, 0, 0, 0, 0];
         let v = FixupValues { p: 0x1004, ..v };
-        apply_fixup(Kind::GotPcRelX { rex: false }, &mut tls_call, 4, &v).unwrap();
+        apply_fixup(Kind::GotPcRelX, &mut tls_call, 4, &v).unwrap();
         assert_eq!(tls_call[..3], [0x66, 0x48, 0xe8]);
         assert_eq!(i32::from_le_bytes(tls_call[3..7].try_into().unwrap()), 0x2000 - 0x1007);
         assert_eq!(tls_call[7], 0x90);
@@ -693,13 +704,13 @@ mod tests {
     fn gotpcrelx_keeps_got_when_far_or_not_relaxable() {
         let mut code = [0x48, 0x8b, 0x05, 0, 0, 0, 0];
         let far = FixupValues { p: 0x1003, s: 0x7f00_0000_0000, a: -4, g: Some(0x3000), ..Default::default() };
-        assert_eq!(apply_fixup(Kind::GotPcRelX { rex: true }, &mut code, 3, &far).unwrap(), FixupOutcome::ViaGot);
+        assert_eq!(apply_fixup(Kind::RexGotPcRelX, &mut code, 3, &far).unwrap(), FixupOutcome::ViaGot);
         assert_eq!(code[1], 0x8b);
         assert_eq!(i32::from_le_bytes(code[3..].try_into().unwrap()), 0x3000 - 4 - 0x1003);
         // test %rax, foo@GOTPCREL(%rip) (48 85 05) is not relaxed.
         let mut test = [0x48, 0x85, 0x05, 0, 0, 0, 0];
         let near = FixupValues { s: 0x2000, ..far };
-        assert_eq!(apply_fixup(Kind::GotPcRelX { rex: true }, &mut test, 3, &near).unwrap(), FixupOutcome::ViaGot);
+        assert_eq!(apply_fixup(Kind::RexGotPcRelX, &mut test, 3, &near).unwrap(), FixupOutcome::ViaGot);
         assert_eq!(test[1], 0x85);
     }
 
@@ -725,7 +736,7 @@ mod tests {
         assert_eq!(apply_fixup(Kind::Pc32, &mut d, 3, &values(0, 0, 0)), Err(FixupError::OutOfBounds));
         assert_eq!(apply_fixup(Kind::Abs32, &mut d, usize::MAX - 1, &values(0, 0, 0)), Err(FixupError::OutOfBounds));
         let v = FixupValues { g: Some(0), ..Default::default() };
-        assert_eq!(apply_fixup(Kind::GotPcRelX { rex: true }, &mut d, 1, &v), Err(FixupError::OutOfBounds));
+        assert_eq!(apply_fixup(Kind::RexGotPcRelX, &mut d, 1, &v), Err(FixupError::OutOfBounds));
     }
 
     #[test]

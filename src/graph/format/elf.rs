@@ -12,7 +12,7 @@ use object::elf;
 use object::read::elf::{FileHeader, SectionHeader, Sym};
 use object::{LittleEndian, SectionIndex, SymbolIndex};
 
-use crate::arch::{Cpu, EdgeKind};
+use crate::arch::{Cpu, EdgeKind, PlainFixup};
 use crate::graph::model::*;
 use crate::support::input::InputData;
 
@@ -83,7 +83,6 @@ fn read_header<'a>(name: &str, data: &'a [u8]) -> Result<(&'a Header, Cpu)> {
 /// One object being translated: its tables, parsed once, and the graph so far.
 struct Translation<'a> {
     name: &'a str,
-    input: &'a Arc<InputData>,
     data: &'a [u8],
     endian: LittleEndian,
     sections: object::read::elf::SectionTable<'a, Header>,
@@ -113,7 +112,6 @@ impl<'a> Translation<'a> {
             sections.symbols(endian, data, elf::SHT_SYMTAB).map_err(|e| err(&format_args!("symbol table: {}", e)))?;
         Ok(Translation {
             name,
-            input,
             data,
             endian,
             loaded: vec![None; sections.len()],
@@ -289,6 +287,7 @@ impl<'a> Translation<'a> {
                 );
             }
             let st_type = sym.st_type();
+            self.graph.built_from_cxx |= names_cxx(sym_name, st_type);
             let kind = match st_type {
                 elf::STT_GNU_IFUNC if sym.st_shndx(self.endian) != elf::SHN_UNDEF => SymbolKind::Ifunc,
                 elf::STT_FUNC | elf::STT_GNU_IFUNC => SymbolKind::Function,
@@ -434,15 +433,18 @@ impl<'a> Translation<'a> {
             let symbol_count = self.graph.symbols.len();
             let is_zero_fill = matches!(self.graph.blocks[block as usize].content, Content::Zero);
             let block_ref = &mut self.graph.blocks[block as usize];
-            // A mapped object's relocations stay in its file and are decoded,
-            // with every check, where they are read (planning, fixups), and
-            // only for the blocks that load, as ld checks them: a large program
-            // has hundreds of thousands, which would take 24 bytes each in
-            // fresh memory here. `.eh_frame`'s (read by offset while pruning),
-            // zero-fill sections' (which must have none) and small read-in
-            // objects' are decoded now.
-            let lazy = matches!(**self.input, InputData::Mapped(..))
-                && self.graph.sections[sid as usize].kind != SectionKind::EhFrame
+            // Relocations stay in the object's bytes (its file, for a mapped
+            // one) and are decoded, with every check, where they are read
+            // (planning, fixups), and only for the blocks that load, as ld
+            // checks them: most are plain kinds that those passes read
+            // straight from the table, and a large program has hundreds of
+            // thousands, which would take 24 bytes each in fresh memory
+            // here. (Decoding a small object's here took Lua's 33 objects
+            // 0.33M instructions, and each decoded edge cost planning and
+            // fixups more than a plain entry read from its table.)
+            // `.eh_frame`'s (read by offset while pruning) and zero-fill
+            // sections' (which must have none) are decoded now.
+            let lazy = self.graph.sections[sid as usize].kind != SectionKind::EhFrame
                 && !is_zero_fill
                 && block_ref.elf_relocations.is_none();
             if lazy {
@@ -535,27 +537,38 @@ pub(crate) fn rela_fields(entry: &[u8]) -> (u64, u32, u32, i64) {
     (word(0), (info >> 32) as u32, info as u32, word(16) as i64)
 }
 
+/// A relocation of a plain kind as [`for_each_relocation`] reads it.
+pub(crate) struct PlainRelocation {
+    /// Read but not checked: its `target` may be out of range (use it with
+    /// `get`), its offset may lie past the section.
+    pub edge: Edge,
+    /// How its kind is written.
+    pub fixup: PlainFixup,
+    /// Its kind's slot in [`Cpu::plain_elf_kinds`].
+    pub slot: usize,
+}
+
 /// Goes through the relocations of `table` (`Elf64_Rela` entries of a
-/// `cpu` object) with `state`: each of a kind [`Cpu::plain_edge_kind_from_elf`]
+/// `cpu` object) with `state`: each of a kind [`Cpu::plain_elf_kinds`]
 /// knows at an offset below 4 GiB (nearly all of a large program's: on
-/// x86-64 `R_X86_64_PC32`, `PLT32` and `64`) goes to `plain` as an edge read in a
-/// few instructions but not checked (its `target` may be out of range:
-/// use it with `get`; its offset may lie past the section); when `plain`
-/// declines it (returns false), and for every other entry, `other` gets
-/// the entry's bytes, to decode with every check ([`decode_relocations`]).
+/// x86-64 `R_X86_64_PC32`, `PLT32` and `64`) goes to `plain`, read in a
+/// few instructions but not checked; when `plain` declines it (returns
+/// false), and for every other entry, `other` gets the entry's bytes, to
+/// decode with every check ([`decode_relocations`]).
 #[inline]
 pub(crate) fn for_each_relocation<S>(
     cpu: Cpu,
     table: &[u8],
     state: &mut S,
-    mut plain: impl FnMut(&mut S, &Edge) -> bool,
+    mut plain: impl FnMut(&mut S, &PlainRelocation) -> bool,
     mut other: impl FnMut(&mut S, &[u8]) -> Result<()>,
 ) -> Result<()> {
+    let kinds = cpu.plain_elf_kinds();
     for entry in table.chunks_exact(RELA_SIZE) {
         let (offset, target, r_type, addend) = rela_fields(entry);
-        let kind = cpu.plain_edge_kind_from_elf(r_type);
-        if let (Some(kind), Ok(offset)) = (kind, u32::try_from(offset)) {
-            if plain(state, &Edge::new(offset, kind, target, addend)) {
+        if let (Some(slot), Ok(offset)) = (kinds.slot(r_type), u32::try_from(offset)) {
+            let (kind, fixup) = kinds.kind(slot);
+            if plain(state, &PlainRelocation { edge: Edge::new(offset, kind, target, addend), fixup, slot }) {
                 continue;
             }
         }
@@ -603,6 +616,30 @@ pub(crate) fn decode_relocations(
 /// check; anything else is replaced lossily for messages.
 /// `name`, a slice of the string table, as text: borrowed from the table's
 /// text when the whole table is valid UTF-8, else checked on its own.
+/// Whether a symbol of an object says the object was compiled from C++:
+/// the source file's name (`STT_FILE`, which gcc and clang write for every
+/// object, `-g` or not) ends as GCC's C++ sources do, or the object defines
+/// or calls a mangled (`_Z`) name, or uses the C++ personality routine.
+/// (Not `.comment`: cc1 and cc1plus write the same one, and clang too. Not
+/// `.gcc_except_table`: C with `-fexceptions` has it. Not DWARF's
+/// `DW_AT_language`: only with `-g`, where `STT_FILE` is there too.)
+fn names_cxx(name: &[u8], st_type: u8) -> bool {
+    if st_type == elf::STT_FILE {
+        return is_cxx_source(name);
+    }
+    name.starts_with(b"_Z") || name == b"__gxx_personality_v0"
+}
+
+/// A C++ source (or preprocessed, or module interface) file name, by the
+/// suffixes `g++` and `clang++` compile as C++.
+pub(crate) fn is_cxx_source(name: &[u8]) -> bool {
+    const SUFFIXES: [&[u8]; 13] = [
+        b".cc", b".cp", b".cxx", b".cpp", b".CPP", b".c++", b".C", b".ii", b".cppm", b".ixx", b".ccm", b".cxxm",
+        b".c++m",
+    ];
+    SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
+}
+
 fn symbol_text<'a>(table: Option<&'a str>, name: &'a [u8]) -> std::borrow::Cow<'a, str> {
     let within = table.and_then(|t| {
         let offset = (name.as_ptr() as usize).checked_sub(t.as_ptr() as usize)?;
@@ -719,6 +756,25 @@ mod tests {
     }
 
     #[test]
+    fn objects_compiled_from_cxx_are_told_by_their_source_name_or_mangled_names() {
+        for name in ["x.cpp", "dir/x.cc", "x.cxx", "x.C", "x.c++", "x.ii", "x.cppm"] {
+            assert!(names_cxx(name.as_bytes(), elf::STT_FILE), "{}", name);
+        }
+        for name in ["x.c", "x.s", "x.S", "x.i", "x.f90", "x.rs", "cc", ""] {
+            assert!(!names_cxx(name.as_bytes(), elf::STT_FILE), "{}", name);
+        }
+        assert!(names_cxx(b"_ZL6helperv", elf::STT_FUNC));
+        assert!(names_cxx(b"_ZSt4cout", elf::STT_NOTYPE));
+        assert!(names_cxx(b"__gxx_personality_v0", elf::STT_NOTYPE));
+        // C's own, however C++-like: the personality of C cleanups, libc's atexit.
+        assert!(!names_cxx(b"__gcc_personality_v0", elf::STT_NOTYPE));
+        assert!(!names_cxx(b"__cxa_atexit", elf::STT_NOTYPE));
+        assert!(!names_cxx(b"main", elf::STT_FUNC));
+        // A file symbol is its source name, nothing else.
+        assert!(!names_cxx(b"_Zfile.c", elf::STT_FILE));
+    }
+
+    #[test]
     fn slim_gcc_lto_objects_are_refused_with_a_reason() {
         use object::write::{Object, Symbol as WriteSymbol, SymbolSection};
         let mut obj = Object::new(object::BinaryFormat::Elf, object::Architecture::X86_64, object::Endianness::Little);
@@ -812,7 +868,8 @@ mod tests {
                     Cpu::X86_64,
                     table,
                     &mut split,
-                    |split, e| {
+                    |split, plain| {
+                        let e = &plain.edge;
                         split.push((u64::from(e.offset), e.kind, e.target as usize, e.addend));
                         true
                     },

@@ -1,5 +1,6 @@
 // jitrun-test: cflags=-pthread
 // jitrun-test: x86_64:gcc-cflags=-mtls-dialect=gnu2
+// jitrun-test: aarch64:clang-cannot=-mcmodel=large
 // Thread-local variables through TLS descriptors (-mtls-dialect=gnu2 on
 // x86-64; aarch64's default dialect):
 // several static thread-locals read in one function (local-dynamic, via

@@ -5,7 +5,7 @@
 //! | `UNSIGNED` 8/4 bytes | `Abs64`/`Abs32` (`TpOff64` for a `__thread_vars` offset word) | in place |
 //! | `SIGNED`, `SIGNED_1/2/4` | `Pc32` (the `_N` forms address a field `N` bytes before the end of the instruction) | in place − 4 |
 //! | `BRANCH` | `Branch32` (a stub when far) | in place − 4 |
-//! | `GOT_LOAD`, `TLV` | `GotPcRelX { rex: true }` (relaxed to `lea` when near) | in place − 4 |
+//! | `GOT_LOAD`, `TLV` | `RexGotPcRelX` (relaxed to `lea` when near) | in place − 4 |
 //! | `GOT` | `GotPcRel32` | in place − 4 |
 //! | `SUBTRACTOR` + `UNSIGNED` | `Delta32`/`Delta64` (`S + A - B`) | in place |
 
@@ -132,7 +132,7 @@ fn decode_one(
             if r.r_type == X86_64_RELOC_TLV {
                 this.mark_thread_local_reference(target);
             }
-            Ok((EdgeKind::X86_64(X86::GotPcRelX { rex: true }), target, inplace - 4, 0))
+            Ok((EdgeKind::X86_64(X86::RexGotPcRelX), target, inplace - 4, 0))
         }
         (X86_64_RELOC_GOT, true, 2) => Ok((EdgeKind::X86_64(X86::GotPcRel32), target_of(this)?, inplace - 4, 0)),
         (X86_64_RELOC_SUBTRACTOR, false, 2 | 3) => {
