@@ -159,6 +159,14 @@ impl Cpu {
         }
     }
 
+    /// An absolute 32-bit address, `S + A` (`R_X86_64_32`, `ABS32`).
+    pub fn absolute32(self) -> EdgeKind {
+        match self {
+            Cpu::X86_64 => EdgeKind::X86_64(x86_64::Kind::Abs32),
+            Cpu::Aarch64 => EdgeKind::Aarch64(aarch64::Kind::Abs32),
+        }
+    }
+
     /// A 32-bit PC-relative reference, `S + A - P`, such as an `.eh_frame`
     /// pointer is (`R_X86_64_PC32`, `R_AARCH64_PREL32`).
     pub fn pc_relative32(self) -> EdgeKind {

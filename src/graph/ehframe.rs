@@ -29,6 +29,93 @@ pub fn check(graph: &LinkGraph) -> Result<()> {
     Ok(())
 }
 
+/// Applies now the `.eh_frame` relocations whose value the records decide
+/// alone, as JITLink's `EHFrameEdgeFixer` does, so that every later reader
+/// (the checks, pruning, the front-ends' pointer search, the unwinder) sees
+/// the CIE pointers and addresses the relocations mean rather than the bytes
+/// the assembler left:
+///
+/// - an edge whose target (and subtracted symbol) lie in the same
+///   `.eh_frame` block has a value no layout changes (a Mach-O `SUBTRACTOR`
+///   pair giving an FDE's CIE pointer, an ELF PC-relative relocation
+///   against a label of the section): it is written into the bytes and
+///   dropped;
+/// - a difference `S + A - B` whose subtracted symbol `B` lies in the block
+///   (an FDE's `pc_begin` as `function - FDE label`) is the PC-relative
+///   `S + A' - P` with `A' = A + (P - B)`: the edge becomes that kind, so it
+///   follows its record when pruning moves it.
+///
+/// Front-ends call it before [`check`].
+pub fn resolve_internal_edges(graph: &mut LinkGraph) -> Result<()> {
+    for b in 0..graph.blocks.len() {
+        let block = &graph.blocks[b];
+        if graph.sections[block.section as usize].kind != SectionKind::EhFrame {
+            continue;
+        }
+        let in_block = |symbol: SymbolId| match graph.symbols.get(symbol as usize).map(|s| s.def) {
+            Some(SymbolDef::Defined { block, offset }) if block as usize == b => Some(offset),
+            _ => None,
+        };
+        let internal =
+            |e: &Edge| in_block(e.target).is_some() || (e.kind.uses_subtrahend() && in_block(e.subtrahend).is_some());
+        if !block.edges.iter().any(internal) {
+            continue;
+        }
+        let Some(original) = block.bytes(graph.input.as_deref()) else {
+            continue;
+        };
+        let mut bytes = original.to_vec();
+        let cpu = graph.cpu;
+        let mut kept = Vec::with_capacity(block.edges.len());
+        for edge in &block.edges {
+            let subtrahend = if edge.kind.uses_subtrahend() { in_block(edge.subtrahend) } else { None };
+            match (in_block(edge.target), subtrahend) {
+                (Some(s), b_offset) if b_offset.is_some() || !edge.kind.uses_subtrahend() => {
+                    // Applied at two bases: equal bytes mean a value no
+                    // layout changes. Otherwise (an absolute address) the
+                    // edge stays for the linker.
+                    let fail = |e: &dyn std::fmt::Display| {
+                        anyhow!("{}: section .eh_frame+{:#x}: relocation {}: {}", graph.name, edge.offset, edge.kind, e)
+                    };
+                    let width = edge.kind.width() as usize;
+                    let field = edge.offset as usize..edge.offset as usize + width;
+                    let mut results = Vec::with_capacity(2);
+                    for base in [0x1000_0000u64, 0x2000_0000] {
+                        let mut scratch = bytes.clone();
+                        let values = crate::arch::FixupValues {
+                            p: base + u64::from(edge.offset),
+                            s: base + s,
+                            a: edge.addend,
+                            got: 0,
+                            g: None,
+                            stub: None,
+                            z: 0,
+                            b: base + b_offset.unwrap_or(0),
+                        };
+                        edge.kind.apply(&mut scratch, edge.offset as usize, &values).map_err(|e| fail(&e))?;
+                        results.push(scratch.get(field.clone()).ok_or_else(|| fail(&"runs past the block"))?.to_vec());
+                    }
+                    if results[0] == results[1] {
+                        bytes[field].copy_from_slice(&results[0]);
+                    } else {
+                        kept.push(*edge);
+                    }
+                }
+                (None, Some(b_offset)) => {
+                    let kind = if edge.kind.width() == 8 { cpu.pc_relative64() } else { cpu.pc_relative32() };
+                    let addend = edge.addend.wrapping_add(i64::from(edge.offset)).wrapping_sub(b_offset as i64);
+                    kept.push(Edge::new(edge.offset, kind, edge.target, addend));
+                }
+                _ => kept.push(*edge),
+            }
+        }
+        let block = &mut graph.blocks[b];
+        block.content = Content::Owned(bytes);
+        block.edges = kept;
+    }
+    Ok(())
+}
+
 /// Relocations come sorted by offset from every assembler seen; a copy is
 /// sorted only when they are not.
 fn sorted_edges(block: &Block) -> std::borrow::Cow<'_, [Edge]> {

@@ -34,6 +34,7 @@
 //! | `__jitrun_sincos_stret`    | `sincos(x)` with sin in `%xmm0`, cos in `%xmm1`    |
 //! | `__jitrun_sincosf_stret`   | `sincosf(x)` with `{sin, cos}` packed in `%xmm0`   |
 //! | `__jitrun_assert_rtn`      | Darwin `__assert_rtn(func, file, line, expr)` → glibc `__assert_fail(expr, file, line, func)` |
+//! | `__jitrun_darwin_NAME` (arm64) | Darwin's variadic call of the C library's `NAME` (arguments on the stack) → glibc's: `printf` → `vprintf` with an AAPCS64 `va_list` of the stack slots, `open` with its slot loaded into x2, `execl` → `execv`, ... (`arch/aarch64/runtime.rs`) |
 
 use std::collections::HashSet;
 

@@ -490,7 +490,13 @@ impl Linker {
             if graphs.iter().any(from_cxx) {
                 runtime_libraries::name_cxx_runtime(&mut host, &libraries, !options.no_as_needed);
             }
-            if !matches!(object_format, Some((FileKind::MachO, _))) {
+            // Mach-O x86-64 objects get none of libgcc.a. Mach-O arm64 code
+            // lowered from Linux IR calls its outline atomics
+            // (`__aarch64_ldadd4_acq_rel`: clang's default
+            // `+outline-atomics` for aarch64 Linux), which only libgcc.a
+            // defines; its members are ELF, of the same CPU, and the graph
+            // does not mind.
+            if !matches!(object_format, Some((FileKind::MachO, _))) || cpu == crate::arch::Cpu::Aarch64 {
                 let mut static_runtime = runtime_libraries::StaticRuntime {
                     table: &mut table,
                     graphs: &mut graphs,

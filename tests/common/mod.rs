@@ -548,12 +548,26 @@ pub fn check_program_with(toolchain: Toolchain, suite: &str, name: &str, flag_se
     assert!(all.is_empty(), "{}", all.join("\n\n"));
 }
 
-/// The target triple of Mach-O test objects.
+/// The target triple of Mach-O x86-64 test objects (and of the assembly
+/// files written for x86-64).
 pub const MACHO_TRIPLE: &str = "x86_64-apple-macosx10.15";
 
-/// Compiles C sources into Mach-O x86-64 objects in `dir`: clang-14 emits
-/// LLVM IR with this machine's headers (glibc's ABI), llc-14 turns the IR
-/// into a Mach-O object. The objects are named `NAME_macho.o`.
+/// The target triple of Mach-O arm64 test objects.
+pub const MACHO_ARM64_TRIPLE: &str = "arm64-apple-macosx11";
+
+/// The Mach-O triple of the tests' target CPU.
+pub fn macho_triple() -> &'static str {
+    if cfg!(target_arch = "aarch64") {
+        MACHO_ARM64_TRIPLE
+    } else {
+        MACHO_TRIPLE
+    }
+}
+
+/// Compiles C sources into Mach-O objects of the tests' target CPU in
+/// `dir`: clang-14 emits LLVM IR for Linux with this machine's headers
+/// (glibc's ABI), llc-14 turns the IR into a Mach-O object. The objects
+/// are named `NAME_macho.o`.
 pub fn compile_macho(sources: &[PathBuf], flags: &str, extra: &[String], dir: &Path) -> Vec<PathBuf> {
     sources
         .iter()
@@ -561,9 +575,8 @@ pub fn compile_macho(sources: &[PathBuf], flags: &str, extra: &[String], dir: &P
             let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
             let ir = dir.join(format!("{}.ll", stem));
             let obj = dir.join(format!("{}_macho.o", stem));
-            let compiler = if is_cxx(src) { "clang++-14" } else { "clang-14" };
             run_checked(
-                Command::new(compiler)
+                clang(is_cxx(src))
                     .args(["-S", "-emit-llvm"])
                     .args(flags.split_whitespace())
                     .args(extra)
@@ -572,10 +585,12 @@ pub fn compile_macho(sources: &[PathBuf], flags: &str, extra: &[String], dir: &P
                     .arg(&ir),
             );
             let text = std::fs::read_to_string(&ir).unwrap();
-            std::fs::write(&ir, ir_for_macho(&text)).unwrap();
+            let text = ir_for_macho(&text);
+            let text = if cfg!(target_arch = "aarch64") { ir_va_lists_for_darwin_arm64(&text) } else { text };
+            std::fs::write(&ir, text).unwrap();
             run_checked(
                 Command::new("llc-14")
-                    .arg(format!("-mtriple={}", MACHO_TRIPLE))
+                    .arg(format!("-mtriple={}", macho_triple()))
                     .arg("-filetype=obj")
                     .arg(&ir)
                     .arg("-o")
@@ -584,6 +599,43 @@ pub fn compile_macho(sources: &[PathBuf], flags: &str, extra: &[String], dir: &P
             obj
         })
         .collect()
+}
+
+/// IR for AArch64 Linux keeps a `va_list` as AAPCS64's five-field struct
+/// and reads it with explicit code that looks at `__gr_offs` and
+/// `__vr_offs` (offsets 24 and 28); lowered for Darwin, `va_start` and
+/// `va_copy` write only its first word, `__stack` (Darwin's `va_list` is
+/// that one pointer: every variadic argument is on the stack). Zeroing the
+/// two offsets after each makes the struct a valid AAPCS64 `va_list` with
+/// no register arguments left: `va_arg` then reads everything from
+/// `__stack`, which is exactly Darwin's layout, and so do glibc's
+/// `vprintf` and the like it is passed to. (See README, "Mach-O arm64".)
+pub fn ir_va_lists_for_darwin_arm64(ir: &str) -> String {
+    let mut out = String::with_capacity(ir.len());
+    let mut n = 0;
+    for line in ir.lines() {
+        out.push_str(line);
+        out.push('\n');
+        let call = ["call void @llvm.va_start(", "call void @llvm.va_copy("]
+            .iter()
+            .find_map(|c| line.find(c).map(|at| &line[at + c.len()..]));
+        let Some(args) = call else { continue };
+        // The first argument: `i8* %name` (typed pointers) or `ptr %name`.
+        let first = args.split([',', ')']).next().unwrap_or("").trim();
+        let Some(list) = first.split_whitespace().last().filter(|v| v.starts_with('%')) else { continue };
+        let opaque = first.starts_with("ptr");
+        let indent = &line[..line.len() - line.trim_start().len()];
+        n += 1;
+        if opaque {
+            out.push_str(&format!("{indent}%jitrun.offs.{n} = getelementptr inbounds i8, ptr {list}, i64 24\n"));
+            out.push_str(&format!("{indent}store i64 0, ptr %jitrun.offs.{n}, align 8\n"));
+        } else {
+            out.push_str(&format!("{indent}%jitrun.offs.{n} = getelementptr inbounds i8, i8* {list}, i64 24\n"));
+            out.push_str(&format!("{indent}%jitrun.offs64.{n} = bitcast i8* %jitrun.offs.{n} to i64*\n"));
+            out.push_str(&format!("{indent}store i64 0, i64* %jitrun.offs64.{n}, align 8\n"));
+        }
+    }
+    out
 }
 
 /// Removes what Linux IR has and Mach-O cannot express: COMDATs (C++

@@ -49,6 +49,105 @@ fn jump_to_absolute(address: u64) -> Vec<u8> {
     code
 }
 
+/// What the runtime names the bridge of a Darwin arm64 variadic call to
+/// the C library function `NAME`: `__jitrun_darwin_NAME`.
+pub const DARWIN_BRIDGE_PREFIX: &str = "__jitrun_darwin_";
+
+/// The bridge piece for calls from Darwin arm64 code to the C library's
+/// variadic function `name`, if it has one.
+pub fn darwin_variadic_bridge(name: &str) -> Option<&'static str> {
+    PIECES.iter().map(|p| p.name).find(|p| p.strip_prefix(DARWIN_BRIDGE_PREFIX) == Some(name))
+}
+
+/// `f(named..., ...)` → `vf(named..., va_list)`: builds an AAPCS64
+/// `va_list` {`__stack`, `__gr_top`, `__vr_top`, `__gr_offs`, `__vr_offs`}
+/// on its own stack with `__stack` at the caller's stack arguments and both
+/// offsets 0 (no register arguments left), so `va_arg` reads every
+/// argument from its 8-byte stack slot: Darwin's layout. The word at
+/// index 7 passes the list's address in the register after the named
+/// arguments (`mov xN, sp`); [`va_list_bridge`] sets it.
+const VA_LIST_BRIDGE_1: [u32; 12] = [
+    0xd100c3ff, // sub  sp, sp, #48
+    0xa9027bfd, // stp  x29, x30, [sp, #32]
+    0x910083fd, // add  x29, sp, #32
+    0x9100c3e9, // add  x9, sp, #48       (the caller's stack arguments)
+    0xf90003e9, // str  x9, [sp]          (__stack)
+    0xa900ffff, // stp  xzr, xzr, [sp, #8] (__gr_top, __vr_top: unused)
+    0xf9000fff, // str  xzr, [sp, #24]    (__gr_offs = __vr_offs = 0)
+    0x910003e1, // mov  x1, sp            (the va_list, after 1 named argument)
+    0x94000000, // bl   vf
+    0xa9427bfd, // ldp  x29, x30, [sp, #32]
+    0x9100c3ff, // add  sp, sp, #48
+    0xd65f03c0, // ret
+];
+
+/// [`VA_LIST_BRIDGE_1`] for `named` named arguments (1 to 5).
+const fn va_list_bridge(named: u32) -> [u8; 48] {
+    let mut words = VA_LIST_BRIDGE_1;
+    words[7] = 0x910003e0 | named;
+    little_endian(&words)
+}
+
+const VA_LIST_BRIDGES: [[u8; 48]; 5] =
+    [va_list_bridge(1), va_list_bridge(2), va_list_bridge(3), va_list_bridge(4), va_list_bridge(5)];
+
+macro_rules! va_list_bridge {
+    ($name:literal => $v:literal, $named:literal) => {
+        Piece {
+            name: concat!("__jitrun_darwin_", $name),
+            always: false,
+            code: &VA_LIST_BRIDGES[$named - 1],
+            fixups: &[(32, EdgeKind::Aarch64(Kind::Call26), $v, 0)],
+        }
+    };
+}
+
+/// `ldr x2, [sp]; b f`: the first stack slot into x2.
+const LOAD_X2: &[u8] = instructions![0xf94003e2, 0x14000000];
+/// `ldr x3, [sp]; b f`.
+const LOAD_X3: &[u8] = instructions![0xf94003e3, 0x14000000];
+/// `ldp x1, x2, [sp]; ldp x3, x4, [sp, #16]; ldp x5, x6, [sp, #32]; b f`.
+const LOAD_X1_TO_X6: &[u8] = instructions![0xa9400be1, 0xa94113e3, 0xa9421be5, 0x14000000];
+
+macro_rules! load_bridge {
+    ($name:literal => $target:literal, $code:ident) => {
+        Piece {
+            name: concat!("__jitrun_darwin_", $name),
+            always: false,
+            code: $code,
+            fixups: &[($code.len() as u32 - 4, EdgeKind::Aarch64(Kind::Jump26), $target, 0)],
+        }
+    };
+}
+
+const EXECL_BRIDGE: &[u8] = instructions![
+    0xd10083ff, // sub  sp, sp, #32
+    0xa9007bfd, // stp  x29, x30, [sp]
+    0x910003fd, // mov  x29, sp
+    0xf9000fe1, // str  x1, [sp, #24]     (argv[0], right below the stack arguments)
+    0x910063e1, // add  x1, sp, #24       (argv)
+    0x94000000, // bl   execv / execvp
+    0xa9407bfd, // ldp  x29, x30, [sp]
+    0x910083ff, // add  sp, sp, #32
+    0xd65f03c0, // ret
+];
+
+const EXECLE_BRIDGE: &[u8] = instructions![
+    0xd10083ff, // sub  sp, sp, #32
+    0xa9007bfd, // stp  x29, x30, [sp]
+    0x910003fd, // mov  x29, sp
+    0xf9000fe1, // str  x1, [sp, #24]
+    0x910063e9, // add  x9, sp, #24
+    0xf840852a, // 1: ldr x10, [x9], #8
+    0xb5ffffea, // cbnz x10, 1b
+    0xf9400122, // ldr  x2, [x9]          (envp: the slot after the NULL)
+    0x910063e1, // add  x1, sp, #24
+    0x94000000, // bl   execve
+    0xa9407bfd, // ldp  x29, x30, [sp]
+    0x910083ff, // add  sp, sp, #32
+    0xd65f03c0, // ret
+];
+
 pub const PIECES: &[Piece] = &[
     Piece {
         name: "atexit",
@@ -292,6 +391,80 @@ pub const PIECES: &[Piece] = &[
         code: &[21, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
         fixups: &[(8, EdgeKind::Aarch64(Kind::Abs64), "_r_debug", 0)],
     },
+    // Darwin arm64 passes every variadic argument on the stack, in 8-byte
+    // slots; glibc's variadic functions (AAPCS64) read them from registers
+    // first. A Mach-O arm64 object's calls to the C library's variadic
+    // functions go to these bridges instead (`graph::format::macho::arm64`
+    // renames them): see [`DARWIN_BRIDGE_PREFIX`].
+    va_list_bridge!("printf" => "vprintf", 1),
+    va_list_bridge!("fprintf" => "vfprintf", 2),
+    va_list_bridge!("sprintf" => "vsprintf", 2),
+    va_list_bridge!("snprintf" => "vsnprintf", 3),
+    va_list_bridge!("dprintf" => "vdprintf", 2),
+    va_list_bridge!("asprintf" => "vasprintf", 2),
+    va_list_bridge!("scanf" => "vscanf", 1),
+    va_list_bridge!("fscanf" => "vfscanf", 2),
+    va_list_bridge!("sscanf" => "vsscanf", 2),
+    va_list_bridge!("__isoc99_scanf" => "__isoc99_vscanf", 1),
+    va_list_bridge!("__isoc99_fscanf" => "__isoc99_vfscanf", 2),
+    va_list_bridge!("__isoc99_sscanf" => "__isoc99_vsscanf", 2),
+    va_list_bridge!("wprintf" => "vwprintf", 1),
+    va_list_bridge!("fwprintf" => "vfwprintf", 2),
+    va_list_bridge!("swprintf" => "vswprintf", 3),
+    va_list_bridge!("wscanf" => "vwscanf", 1),
+    va_list_bridge!("fwscanf" => "vfwscanf", 2),
+    va_list_bridge!("swscanf" => "vswscanf", 2),
+    va_list_bridge!("__isoc99_wscanf" => "__isoc99_vwscanf", 1),
+    va_list_bridge!("__isoc99_fwscanf" => "__isoc99_vfwscanf", 2),
+    va_list_bridge!("__isoc99_swscanf" => "__isoc99_vswscanf", 2),
+    va_list_bridge!("syslog" => "vsyslog", 2),
+    va_list_bridge!("err" => "verr", 2),
+    va_list_bridge!("errx" => "verrx", 2),
+    va_list_bridge!("warn" => "vwarn", 1),
+    va_list_bridge!("warnx" => "vwarnx", 1),
+    va_list_bridge!("__printf_chk" => "__vprintf_chk", 2),
+    va_list_bridge!("__fprintf_chk" => "__vfprintf_chk", 3),
+    va_list_bridge!("__sprintf_chk" => "__vsprintf_chk", 4),
+    va_list_bridge!("__snprintf_chk" => "__vsnprintf_chk", 5),
+    va_list_bridge!("__dprintf_chk" => "__vdprintf_chk", 3),
+    va_list_bridge!("__asprintf_chk" => "__vasprintf_chk", 3),
+    va_list_bridge!("__syslog_chk" => "__vsyslog_chk", 3),
+    va_list_bridge!("__wprintf_chk" => "__vwprintf_chk", 2),
+    va_list_bridge!("__fwprintf_chk" => "__vfwprintf_chk", 3),
+    va_list_bridge!("__swprintf_chk" => "__vswprintf_chk", 5),
+    // One optional argument after the named ones, loaded from its stack
+    // slot into the register AAPCS64 reads it from (a slot the caller did
+    // not fill is read but not used: the stack above is always mapped).
+    load_bridge!("open" => "open", LOAD_X2),
+    load_bridge!("open64" => "open64", LOAD_X2),
+    load_bridge!("fcntl" => "fcntl", LOAD_X2),
+    load_bridge!("fcntl64" => "fcntl64", LOAD_X2),
+    load_bridge!("ioctl" => "ioctl", LOAD_X2),
+    load_bridge!("openat" => "openat", LOAD_X3),
+    load_bridge!("openat64" => "openat64", LOAD_X3),
+    // syscall(number, ...): six argument slots into x1..x6.
+    load_bridge!("syscall" => "syscall", LOAD_X1_TO_X6),
+    // execl(path, arg0, ..., NULL): argv is arg0 stored right below the
+    // stack arguments, which follow it to the NULL; execle's envp is the
+    // slot after the NULL.
+    Piece {
+        name: "__jitrun_darwin_execl",
+        always: false,
+        code: EXECL_BRIDGE,
+        fixups: &[(20, EdgeKind::Aarch64(Kind::Call26), "execv", 0)],
+    },
+    Piece {
+        name: "__jitrun_darwin_execlp",
+        always: false,
+        code: EXECL_BRIDGE,
+        fixups: &[(20, EdgeKind::Aarch64(Kind::Call26), "execvp", 0)],
+    },
+    Piece {
+        name: "__jitrun_darwin_execle",
+        always: false,
+        code: EXECLE_BRIDGE,
+        fixups: &[(36, EdgeKind::Aarch64(Kind::Call26), "execve", 0)],
+    },
 ];
 
 /// What `_init` and `_fini` run before the objects' `.init`/`.fini`
@@ -384,8 +557,14 @@ mod tests {
         let code_pieces = PIECES.iter().filter(|p| !matches!(p.name, "__ehdr_start" | "_IO_stdin_used" | "_DYNAMIC"));
         let mut checked = 0;
         for piece in code_pieces {
-            // `_fini` is `_init`'s twin.
-            let label = if piece.name == "_fini" { "_init" } else { piece.name };
+            // `_fini` is `_init`'s twin; the Darwin bridges share templates
+            // and differ in the function they go to.
+            let template = bridge_template(piece);
+            let label = match template {
+                Some(label) => label,
+                None if piece.name == "_fini" => "_init",
+                None => piece.name,
+            };
             let listed = listed(label);
             assert_eq!(piece.code, listed.bytes.as_slice(), "{}", piece.name);
             let fixups: Vec<_> = piece
@@ -396,12 +575,52 @@ mod tests {
                     (offset, kind.name().to_string(), target.to_string())
                 })
                 .collect();
-            assert_eq!(fixups, listed.relocations, "{}", piece.name);
+            let mut expected = listed.relocations.clone();
+            if template.is_some() {
+                for (relocation, fixup) in expected.iter_mut().zip(&fixups) {
+                    relocation.2.clone_from(&fixup.2);
+                }
+            }
+            assert_eq!(fixups, expected, "{}", piece.name);
             checked += 1;
         }
         assert_eq!(checked, PIECES.len() - 3);
         assert_eq!(INIT_PROLOGUE, listed("init_prologue").bytes);
         assert_eq!(INIT_EPILOGUE, listed("init_epilogue").bytes);
+    }
+
+    /// The label of the template a Darwin bridge's code is, in the listing.
+    fn bridge_template(piece: &Piece) -> Option<&'static str> {
+        piece.name.strip_prefix(DARWIN_BRIDGE_PREFIX)?;
+        let templates: [(&'static str, &[u8]); 10] = [
+            ("__jitrun_darwin_va_list_1", &VA_LIST_BRIDGES[0]),
+            ("__jitrun_darwin_va_list_2", &VA_LIST_BRIDGES[1]),
+            ("__jitrun_darwin_va_list_3", &VA_LIST_BRIDGES[2]),
+            ("__jitrun_darwin_va_list_4", &VA_LIST_BRIDGES[3]),
+            ("__jitrun_darwin_va_list_5", &VA_LIST_BRIDGES[4]),
+            ("__jitrun_darwin_load_x2", LOAD_X2),
+            ("__jitrun_darwin_load_x3", LOAD_X3),
+            ("__jitrun_darwin_load_x1_to_x6", LOAD_X1_TO_X6),
+            ("__jitrun_darwin_execl", EXECL_BRIDGE),
+            ("__jitrun_darwin_execle", EXECLE_BRIDGE),
+        ];
+        let found = templates.iter().find(|(_, code)| *code == piece.code).map(|(label, _)| *label);
+        Some(found.unwrap_or_else(|| panic!("{}: no template has its code", piece.name)))
+    }
+
+    #[test]
+    fn darwin_bridges_are_found_by_the_c_name() {
+        assert_eq!(darwin_variadic_bridge("printf"), Some("__jitrun_darwin_printf"));
+        assert_eq!(darwin_variadic_bridge("__isoc99_sscanf"), Some("__jitrun_darwin___isoc99_sscanf"));
+        assert_eq!(darwin_variadic_bridge("execle"), Some("__jitrun_darwin_execle"));
+        assert_eq!(darwin_variadic_bridge("puts"), None);
+        // printf's va_list goes in x1, snprintf's (3 named) in x3.
+        let word = |name: &str, index: usize| {
+            let code = piece(name).code;
+            u32::from_le_bytes(code[4 * index..4 * index + 4].try_into().unwrap())
+        };
+        assert_eq!(word("__jitrun_darwin_printf", 7), 0x910003e1);
+        assert_eq!(word("__jitrun_darwin_snprintf", 7), 0x910003e3);
     }
 
     #[test]

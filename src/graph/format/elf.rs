@@ -40,6 +40,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
     let mut graph = translation.graph;
     // `.eh_frame`: what the unwinder will trust, checked here on the
     // threads that translate objects.
+    crate::graph::ehframe::resolve_internal_edges(&mut graph)?;
     crate::graph::ehframe::check(&graph)?;
     graph.keep_only_contents();
     Ok(graph)

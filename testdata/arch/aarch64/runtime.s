@@ -125,3 +125,127 @@ stub:
 jump_to_absolute:
   ldr x16, #8
   br x16
+// Darwin arm64 variadic bridges (templates; each piece uses one with its
+// own target): a va_list for 1 to 5 named arguments, stack slots loaded
+// into registers, execl/execle's argv.
+.section .text.__jitrun_darwin_va_list_1,"ax",@progbits
+.globl __jitrun_darwin_va_list_1
+__jitrun_darwin_va_list_1:
+  sub sp, sp, #48
+  stp x29, x30, [sp, #32]
+  add x29, sp, #32
+  add x9, sp, #48
+  str x9, [sp]
+  stp xzr, xzr, [sp, #8]
+  str xzr, [sp, #24]
+  mov x1, sp
+  bl vf
+  ldp x29, x30, [sp, #32]
+  add sp, sp, #48
+  ret
+.section .text.__jitrun_darwin_va_list_2,"ax",@progbits
+.globl __jitrun_darwin_va_list_2
+__jitrun_darwin_va_list_2:
+  sub sp, sp, #48
+  stp x29, x30, [sp, #32]
+  add x29, sp, #32
+  add x9, sp, #48
+  str x9, [sp]
+  stp xzr, xzr, [sp, #8]
+  str xzr, [sp, #24]
+  mov x2, sp
+  bl vf
+  ldp x29, x30, [sp, #32]
+  add sp, sp, #48
+  ret
+.section .text.__jitrun_darwin_va_list_3,"ax",@progbits
+.globl __jitrun_darwin_va_list_3
+__jitrun_darwin_va_list_3:
+  sub sp, sp, #48
+  stp x29, x30, [sp, #32]
+  add x29, sp, #32
+  add x9, sp, #48
+  str x9, [sp]
+  stp xzr, xzr, [sp, #8]
+  str xzr, [sp, #24]
+  mov x3, sp
+  bl vf
+  ldp x29, x30, [sp, #32]
+  add sp, sp, #48
+  ret
+.section .text.__jitrun_darwin_va_list_4,"ax",@progbits
+.globl __jitrun_darwin_va_list_4
+__jitrun_darwin_va_list_4:
+  sub sp, sp, #48
+  stp x29, x30, [sp, #32]
+  add x29, sp, #32
+  add x9, sp, #48
+  str x9, [sp]
+  stp xzr, xzr, [sp, #8]
+  str xzr, [sp, #24]
+  mov x4, sp
+  bl vf
+  ldp x29, x30, [sp, #32]
+  add sp, sp, #48
+  ret
+.section .text.__jitrun_darwin_va_list_5,"ax",@progbits
+.globl __jitrun_darwin_va_list_5
+__jitrun_darwin_va_list_5:
+  sub sp, sp, #48
+  stp x29, x30, [sp, #32]
+  add x29, sp, #32
+  add x9, sp, #48
+  str x9, [sp]
+  stp xzr, xzr, [sp, #8]
+  str xzr, [sp, #24]
+  mov x5, sp
+  bl vf
+  ldp x29, x30, [sp, #32]
+  add sp, sp, #48
+  ret
+.section .text.__jitrun_darwin_load_x2,"ax",@progbits
+.globl __jitrun_darwin_load_x2
+__jitrun_darwin_load_x2:
+  ldr x2, [sp]
+  b f
+.section .text.__jitrun_darwin_load_x3,"ax",@progbits
+.globl __jitrun_darwin_load_x3
+__jitrun_darwin_load_x3:
+  ldr x3, [sp]
+  b f
+.section .text.__jitrun_darwin_load_x1_to_x6,"ax",@progbits
+.globl __jitrun_darwin_load_x1_to_x6
+__jitrun_darwin_load_x1_to_x6:
+  ldp x1, x2, [sp]
+  ldp x3, x4, [sp, #16]
+  ldp x5, x6, [sp, #32]
+  b f
+.section .text.__jitrun_darwin_execl,"ax",@progbits
+.globl __jitrun_darwin_execl
+__jitrun_darwin_execl:
+  sub sp, sp, #32
+  stp x29, x30, [sp]
+  mov x29, sp
+  str x1, [sp, #24]
+  add x1, sp, #24
+  bl execv
+  ldp x29, x30, [sp]
+  add sp, sp, #32
+  ret
+.section .text.__jitrun_darwin_execle,"ax",@progbits
+.globl __jitrun_darwin_execle
+__jitrun_darwin_execle:
+  sub sp, sp, #32
+  stp x29, x30, [sp]
+  mov x29, sp
+  str x1, [sp, #24]
+  add x9, sp, #24
+1:
+  ldr x10, [x9], #8
+  cbnz x10, 1b
+  ldr x2, [x9]
+  add x1, sp, #24
+  bl execve
+  ldp x29, x30, [sp]
+  add sp, sp, #32
+  ret

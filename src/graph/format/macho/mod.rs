@@ -1,37 +1,43 @@
-//! Mach-O x86-64 relocatable objects (`MH_OBJECT`) → [`LinkGraph`].
+//! Mach-O relocatable objects (`MH_OBJECT`, x86-64 and arm64) → [`LinkGraph`].
 //!
-//! On x86-64 Linux a Mach-O x86-64 object runs natively once linked: the
-//! CPU and the calling convention are the same; only the container, the
-//! relocation scheme and a few platform names differ. This front-end
-//! translates all three into the one link model, so every later pass is
-//! shared with ELF.
+//! On Linux a Mach-O object of the host's CPU runs once linked: the CPU is
+//! the same; the container, the relocation scheme and a few platform names
+//! (and, on arm64, how variadic arguments are passed) differ. This
+//! front-end translates them into the one link model, so every later pass
+//! is shared with ELF.
+//!
+//! Where things are:
+//! - this file: what is the same on every CPU (sections, atoms, symbols,
+//!   literal sections, initializers, thread-local variables, `__eh_frame`,
+//!   Darwin names);
+//! - [`x86_64`]: `X86_64_RELOC_*` → the x86-64 fixup kinds;
+//! - [`arm64`]: `ARM64_RELOC_*` (with `ADDEND` prefixes and `SUBTRACTOR`
+//!   pairs) → the aarch64 fixup kinds, and what Darwin arm64 code needs
+//!   of the C library (variadic calls: [`arm64::bind`]).
 //!
 //! - **Atoms.** With `MH_SUBSECTIONS_VIA_SYMBOLS` every symbol starts its
 //!   own block, except private labels (`L…`, `l…`) and `.alt_entry`
 //!   symbols, which stay inside the atom before them. `__eh_frame` stays one
 //!   block. Each atom keeps the alignment its offset had in the section, so
 //!   laying the atoms of a section out in order reproduces the section.
-//! - **Addends live in place.** Mach-O stores addends in the patched bytes;
-//!   they are read into edges here. Section-relative (non-extern)
-//!   relocations store the target's address in the object; the block that
-//!   holds it gets an anonymous symbol the edge points at.
-//! - **Relocations → edges**: `UNSIGNED` → `Abs64`/`Abs32`; `SIGNED`,
-//!   `SIGNED_1/2/4` → `Pc32` (the `_N` forms address a field `N` bytes
-//!   before the end of the instruction); `BRANCH` → `Branch32` (stub when
-//!   far); `GOT_LOAD` and `TLV` → `RexGotPcRelX` (relaxed to
-//!   `lea` when near, as for ELF `REX_GOTPCRELX`); `GOT` → `GotPcRel32`;
-//!   `SUBTRACTOR`+`UNSIGNED` → `Delta32`/`Delta64` (`S + A - B`).
+//! - **Addends.** x86-64 stores addends in the patched bytes; arm64 in the
+//!   data it patches and in `ARM64_RELOC_ADDEND` entries for instructions.
+//!   They are read into edges. Section-relative (non-extern) relocations
+//!   store the target's address in the object; the block that holds it
+//!   gets an anonymous symbol the edge points at.
 //! - **`__eh_frame`** has pc-relative `pc_begin` and LSDA pointers that the
 //!   assembler resolved without relocations; they become `Pc64`/`Pc32`
 //!   edges here (as JITLink's `EHFrameEdgeFixer` does), so the unwinder
-//!   sees correct addresses after layout. `__compact_unwind` is dropped:
-//!   unwinding uses `__eh_frame`.
+//!   sees correct addresses after layout; relocations the records hold
+//!   about themselves (a CIE pointer as a `SUBTRACTOR` pair) are applied
+//!   first (`ehframe::resolve_internal_edges`). `__compact_unwind` is
+//!   dropped: unwinding uses `__eh_frame`.
 //! - **Thread-locals.** `__thread_data`/`__thread_bss` become the TLS
 //!   template. Each `__thread_vars` descriptor `{thunk, key, offset}` gets
-//!   `thunk` = `__jitrun_tlv_get_addr` (see [`crate::host::runtime`]), which
-//!   returns `%fs:0 + offset`, and `offset` = the variable's thread-pointer
-//!   offset (a `TpOff64` edge): glibc places the template in static TLS
-//!   of every thread (see [`crate::host::tls`]).
+//!   `thunk` = `__jitrun_tlv_get_addr` (the CPU's runtime piece), which
+//!   returns the thread pointer + `offset`, and `offset` = the variable's
+//!   thread-pointer offset (a `TpOff64`/`TlsTpRel64` edge): glibc places
+//!   the template in static TLS of every thread (see [`crate::host::tls`]).
 //! - **Initializers.** `__mod_init_func` → init array, `__mod_term_func` →
 //!   fini array, `__init_offsets` (32-bit offsets) → an init array of
 //!   pointers built here.
@@ -49,11 +55,15 @@ use object::macho;
 use object::read::macho::{MachHeader, Nlist, Section as _, Segment as _};
 use object::Endianness;
 
-use crate::arch::x86_64::Kind as X86;
 use crate::arch::{Cpu, EdgeKind};
 use crate::graph::format::elf::MAX_SECTION_ALIGN;
 use crate::graph::model::*;
 use crate::support::input::InputData;
+
+mod arm64;
+mod x86_64;
+
+const S_THREAD_LOCAL_VARIABLES: u32 = macho::S_THREAD_LOCAL_VARIABLES;
 
 type Header = macho::MachHeader64<Endianness>;
 
@@ -143,20 +153,23 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
     let magic = data.get(..4).map(|m| u32::from_le_bytes(m.try_into().unwrap())).unwrap_or(0);
     match magic {
         macho::MH_MAGIC_64 => {}
-        macho::MH_MAGIC => bail!("{}: 32-bit Mach-O (i386) objects are not supported (only x86-64 is)", name),
+        macho::MH_MAGIC => bail!("{}: 32-bit Mach-O objects are not supported (x86-64 and arm64 are)", name),
         _ => bail!("{}: not a little-endian 64-bit Mach-O file", name),
     }
     let header = Header::parse(data, 0).map_err(|e| err(&format_args!("invalid Mach-O header: {}", e)))?;
     let endian = header.endian().map_err(|e| err(&e))?;
     let cputype = header.cputype(endian);
-    match cputype {
-        macho::CPU_TYPE_X86_64 => {}
-        macho::CPU_TYPE_ARM64 | macho::CPU_TYPE_ARM64_32 => bail!(
-            "{}: Mach-O object for arm64; jitrun runs x86-64 code only (arm64 Mach-O is recognised but not supported yet)",
-            name
-        ),
-        other => bail!("{}: Mach-O CPU type {:#x} is not supported (only x86-64 is)", name, other),
-    }
+    let cpu = match cputype {
+        macho::CPU_TYPE_X86_64 => Cpu::X86_64,
+        macho::CPU_TYPE_ARM64 => Cpu::Aarch64,
+        macho::CPU_TYPE_ARM64_32 => {
+            bail!(
+                "{}: Mach-O object for arm64_32 (32-bit pointers, watchOS) is not supported (x86-64 and arm64 are)",
+                name
+            )
+        }
+        other => bail!("{}: Mach-O CPU type {:#x} is not supported (x86-64 and arm64 are)", name, other),
+    };
     if header.filetype(endian) != macho::MH_OBJECT {
         let what = match header.filetype(endian) {
             macho::MH_EXECUTE => "a Mach-O executable",
@@ -201,7 +214,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
         names.push(String::from_utf8_lossy(raw).into_owned());
     }
 
-    let mut graph = LinkGraph::new(name.to_string(), Cpu::X86_64, Some(input.clone()));
+    let mut graph = LinkGraph::new(name.to_string(), cpu, Some(input.clone()));
     let mut sections: Vec<InSection> = Vec::with_capacity(raw_sections.len());
     let mut total_size: u64 = 0;
     for section in &raw_sections {
@@ -346,6 +359,11 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
             continue;
         }
         let external = n_type & macho::N_EXT != 0;
+        if external && raw.is_empty() {
+            // ld64 and JITLink refuse it too: an external symbol is found
+            // by its name, and this one has none.
+            bail!("{}: symbol {}: an external (N_EXT) symbol has an empty name", name, i);
+        }
         let scope = if external { Scope::Global } else { Scope::Local };
         let mut kind = SymbolKind::Unknown;
         let mut linkage = if n_desc & macho::N_WEAK_DEF != 0 { Linkage::Weak } else { Linkage::Strong };
@@ -398,6 +416,9 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
         let mut model_name = c_name(raw);
         if def == SymbolDef::Undefined && !defined_names.contains(model_name) {
             model_name = host_name(model_name);
+            if cpu == Cpu::Aarch64 {
+                model_name = arm64::bind(model_name).map_err(|e| err(&format_args!("symbol {}: {}", raw, e)))?;
+            }
         }
         let name_opt = if raw.is_empty() { None } else { Some(model_name.into()) };
         let id = graph.add_symbol(Symbol { name: name_opt, def, scope, linkage, kind, size });
@@ -412,7 +433,8 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
     for (index, section) in raw_sections.iter().enumerate() {
         let relocs =
             section.relocations(endian, data).map_err(|e| err(&format_args!("{}: {}", sections[index].name, e)))?;
-        if relocs.is_empty() || sections[index].loaded.is_none() {
+        let compact_unwind = cpu == Cpu::Aarch64 && sections[index].name == "__LD,__compact_unwind";
+        if relocs.is_empty() || (sections[index].loaded.is_none() && !compact_unwind) {
             continue;
         }
         if sections[index].file.is_empty() {
@@ -423,7 +445,7 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
             .map(|r| {
                 if r.r_scattered(endian, cputype) {
                     Err(err(&format_args!(
-                        "section {}: scattered relocation (not used on x86-64)",
+                        "section {}: scattered relocation (used by 32-bit Mach-O only)",
                         sections[index].name
                     )))
                 } else {
@@ -431,8 +453,15 @@ pub fn parse(name: &str, input: Arc<InputData>, limits: &crate::graph::Limits) -
                 }
             })
             .collect::<Result<_>>()?;
-        builder.add_relocations(index, &infos)?;
+        if compact_unwind {
+            // arm64 compilers describe most functions' frames only here;
+            // the unwinders of Linux read DWARF.
+            arm64::eh_frame_from_compact_unwind(&mut builder, index, &infos)?;
+        } else {
+            builder.add_relocations(index, &infos)?;
+        }
     }
+    crate::graph::ehframe::resolve_internal_edges(&mut builder.graph)?;
     for (index, section) in sections.iter().enumerate() {
         if section.loaded.is_some_and(|sid| builder.graph.sections[sid as usize].kind == SectionKind::EhFrame) {
             builder.add_eh_frame_edges(index)?;
@@ -514,23 +543,6 @@ impl From<macho::RelocationInfo> for RelocInfo {
             external: r.r_extern,
             r_type: r.r_type,
         }
-    }
-}
-
-/// Name of an `X86_64_RELOC_*` number, for messages.
-pub fn reloc_name(r_type: u8) -> &'static str {
-    match r_type {
-        macho::X86_64_RELOC_UNSIGNED => "X86_64_RELOC_UNSIGNED",
-        macho::X86_64_RELOC_SIGNED => "X86_64_RELOC_SIGNED",
-        macho::X86_64_RELOC_BRANCH => "X86_64_RELOC_BRANCH",
-        macho::X86_64_RELOC_GOT_LOAD => "X86_64_RELOC_GOT_LOAD",
-        macho::X86_64_RELOC_GOT => "X86_64_RELOC_GOT",
-        macho::X86_64_RELOC_SUBTRACTOR => "X86_64_RELOC_SUBTRACTOR",
-        macho::X86_64_RELOC_SIGNED_1 => "X86_64_RELOC_SIGNED_1",
-        macho::X86_64_RELOC_SIGNED_2 => "X86_64_RELOC_SIGNED_2",
-        macho::X86_64_RELOC_SIGNED_4 => "X86_64_RELOC_SIGNED_4",
-        macho::X86_64_RELOC_TLV => "X86_64_RELOC_TLV",
-        _ => "an unknown relocation type",
     }
 }
 
@@ -618,42 +630,24 @@ impl EdgeBuilder<'_> {
         let mut covered = vec![false; if is_init_offsets { (self.sections[section].size / 4) as usize } else { 0 }];
         let mut i = 0;
         while i < relocs.len() {
-            let r = relocs[i];
-            i += 1;
-            let offset = u64::from(r.address);
-            let width = 1u64 << r.length;
-            let sec = &self.sections[section];
-            if offset.checked_add(width).is_none_or(|end| end > sec.size) {
-                return Err(self.fail(
-                    section,
-                    offset,
-                    format_args!("{} patches {} bytes past the end of the section", reloc_name(r.r_type), width),
-                ));
-            }
-            let pair = if r.r_type == macho::X86_64_RELOC_SUBTRACTOR {
-                let next = relocs.get(i).copied();
-                i += 1;
-                match next {
-                    Some(n) if n.r_type == macho::X86_64_RELOC_UNSIGNED && n.address == r.address && n.length == r.length && !n.pcrel => Some(n),
-                    _ => return Err(self.fail(section, offset, "X86_64_RELOC_SUBTRACTOR is not followed by its X86_64_RELOC_UNSIGNED pair (same offset and length)")),
-                }
-            } else {
-                None
+            let (decoded, used) = match self.graph.cpu {
+                Cpu::X86_64 => x86_64::decode(self, section, &relocs[i..])?,
+                Cpu::Aarch64 => arm64::decode(self, section, &relocs[i..])?,
             };
-            let inplace = self.read_signed(section, offset, width);
-            let place = self.sections[section].addr + offset;
-            let (kind, target, addend, subtrahend) = self
-                .decode(section, r, pair, inplace, place)
-                .map_err(|what| self.fail(section, offset, format_args!("{}: {}", describe(r), what)))?;
+            i += used;
+            let Decoded { r, kind, target, addend, subtrahend } = decoded;
+            let offset = u64::from(r.address);
             if is_init_offsets {
                 // Entry k (4 bytes) becomes pointer k (8 bytes).
-                if offset % 4 != 0 || r.length != 2 || !matches!(kind, EdgeKind::X86_64(X86::Abs32 | X86::Delta32)) {
+                let cpu = self.graph.cpu;
+                let reference32 = kind.width() == 4 && (kind.uses_subtrahend() || kind == cpu.absolute32());
+                if offset % 4 != 0 || r.length != 2 || !reference32 {
                     return Err(self.fail(
                         section,
                         offset,
                         format_args!(
                             "{} in an init-offsets section: expected a 32-bit function reference",
-                            describe(r)
+                            describe(cpu, r)
                         ),
                     ));
                 }
@@ -670,7 +664,11 @@ impl EdgeBuilder<'_> {
                 self.sections[section].atom_at(offset).expect("offset checked against the size");
             let block_size = self.graph.blocks[block as usize].size;
             if block_offset + kind.width() > block_size {
-                return Err(self.fail(section, offset, format_args!("{} straddles two atoms", describe(r))));
+                return Err(self.fail(
+                    section,
+                    offset,
+                    format_args!("{} straddles two atoms", describe(self.graph.cpu, r)),
+                ));
             }
             let block_offset = self.edge_offset(section, block_offset)?;
             self.graph.blocks[block as usize]
@@ -695,103 +693,56 @@ impl EdgeBuilder<'_> {
         Ok(())
     }
 
-    /// One relocation (or SUBTRACTOR pair) → (kind, target, addend).
-    fn decode(
-        &mut self,
-        section: usize,
-        r: RelocInfo,
-        pair: Option<RelocInfo>,
-        inplace: i64,
-        place: u64,
-    ) -> Result<(EdgeKind, SymbolId, i64, SymbolId), String> {
-        use macho::*;
-        // For a section-relative pc-relative field the in-place value is
-        // the distance from the end of the instruction (`N` bytes of
-        // immediate after the 4-byte field) to the target.
-        let pcrel_by_address = |this: &mut Self, extra: i64| {
-            let target_addr = (place as i64).wrapping_add(4 + extra).wrapping_add(inplace);
-            let (sym, addend) = this.symbol_at_address(r.symbolnum as usize - 1, target_addr)?;
-            Ok::<_, String>((sym, addend - 4 - extra))
-        };
-        let target_of = |this: &mut Self| -> Result<SymbolId, String> {
-            if !r.external {
-                return Err("must refer to a symbol (r_extern = 1)".to_string());
-            }
-            this.symbol_index(r.symbolnum)
-        };
-        match (r.r_type, r.pcrel, r.length) {
-            (X86_64_RELOC_UNSIGNED, false, 2 | 3) => {
-                let kind = if r.length == 3 { X86::Abs64 } else { X86::Abs32 };
-                let (target, addend) = if r.external {
-                    (self.symbol_index(r.symbolnum)?, inplace)
-                } else {
-                    self.symbol_at_address(r.symbolnum as usize - 1, inplace)?
-                };
-                let kind = if kind == X86::Abs64
-                    && self.sections[section].sect_type == S_THREAD_LOCAL_VARIABLES
-                    && self.is_tls(target)
-                {
-                    // A descriptor's `offset` word: the variable's
-                    // thread-pointer offset, for __jitrun_tlv_get_addr.
-                    X86::TpOff64
-                } else {
-                    kind
-                };
-                Ok((EdgeKind::X86_64(kind), target, addend, 0))
-            }
-            (X86_64_RELOC_SIGNED | X86_64_RELOC_SIGNED_1 | X86_64_RELOC_SIGNED_2 | X86_64_RELOC_SIGNED_4, true, 2) => {
-                let extra = match r.r_type {
-                    X86_64_RELOC_SIGNED_1 => 1,
-                    X86_64_RELOC_SIGNED_2 => 2,
-                    X86_64_RELOC_SIGNED_4 => 4,
-                    _ => 0,
-                };
-                if r.external {
-                    Ok((EdgeKind::X86_64(X86::Pc32), self.symbol_index(r.symbolnum)?, inplace - 4, 0))
-                } else {
-                    let (sym, addend) = pcrel_by_address(self, extra)?;
-                    Ok((EdgeKind::X86_64(X86::Pc32), sym, addend, 0))
-                }
-            }
-            (X86_64_RELOC_BRANCH, true, 2) => {
-                if r.external {
-                    Ok((EdgeKind::X86_64(X86::Branch32), self.symbol_index(r.symbolnum)?, inplace - 4, 0))
-                } else {
-                    let (sym, addend) = pcrel_by_address(self, 0)?;
-                    Ok((EdgeKind::X86_64(X86::Branch32), sym, addend, 0))
-                }
-            }
-            (X86_64_RELOC_GOT_LOAD | X86_64_RELOC_TLV, true, 2) => {
-                let target = target_of(self)?;
-                if r.r_type == X86_64_RELOC_TLV {
-                    // The target is a descriptor. Marking the reference lets
-                    // the linker refuse one that binds to a shared library's
-                    // thread-local variable, which has no descriptor.
-                    let symbol = &mut self.graph.symbols[target as usize];
-                    if symbol.def == SymbolDef::Undefined {
-                        symbol.kind = SymbolKind::Tls;
-                    }
-                }
-                Ok((EdgeKind::X86_64(X86::RexGotPcRelX), target, inplace - 4, 0))
-            }
-            (X86_64_RELOC_GOT, true, 2) => Ok((EdgeKind::X86_64(X86::GotPcRel32), target_of(self)?, inplace - 4, 0)),
-            (X86_64_RELOC_SUBTRACTOR, false, 2 | 3) => {
-                let pair = pair.expect("checked by the caller");
-                if !r.external {
-                    return Err("the subtracted symbol must be a symbol (r_extern = 1), not a section".to_string());
-                }
-                let subtrahend = self.symbol_index(r.symbolnum)?;
-                let (minuend, addend) = if pair.external {
-                    (self.symbol_index(pair.symbolnum)?, inplace)
-                } else {
-                    // The in-place value holds the minuend's object address.
-                    self.symbol_at_address(pair.symbolnum as usize - 1, inplace)?
-                };
-                let kind = if r.length == 3 { X86::Delta64 } else { X86::Delta32 };
-                Ok((EdgeKind::X86_64(kind), minuend, addend, subtrahend))
-            }
-            _ => Err("this combination of type, pc-relative flag and length is not supported".to_string()),
+    /// Refuses a relocation whose field runs past the end of its section.
+    fn check_bounds(&self, section: usize, r: RelocInfo) -> Result<()> {
+        let offset = u64::from(r.address);
+        let width = 1u64 << r.length;
+        if offset.checked_add(width).is_none_or(|end| end > self.sections[section].size) {
+            return Err(self.fail(
+                section,
+                offset,
+                format_args!(
+                    "{} patches {} bytes past the end of the section",
+                    reloc_name(self.graph.cpu, r.r_type),
+                    width
+                ),
+            ));
         }
+        Ok(())
+    }
+
+    /// A thread-local variable's descriptor is the target of a TLV access.
+    /// Marking an undefined one lets the linker make a descriptor for a
+    /// shared library's thread-local variable (which has none) and refuse
+    /// what it cannot serve.
+    fn mark_thread_local_reference(&mut self, target: SymbolId) {
+        let symbol = &mut self.graph.symbols[target as usize];
+        if symbol.def == SymbolDef::Undefined {
+            symbol.kind = SymbolKind::Tls;
+        }
+    }
+
+    /// A `SUBTRACTOR` relocation `r` and its `UNSIGNED` `pair` (same field)
+    /// → (minuend, addend, subtrahend): the field holds `minuend + addend -
+    /// subtrahend`. The subtracted symbol must be a symbol; a section-relative
+    /// minuend's object address is in place.
+    fn subtractor_pair(
+        &mut self,
+        r: RelocInfo,
+        pair: RelocInfo,
+        inplace: i64,
+    ) -> Result<(SymbolId, i64, SymbolId), String> {
+        if !r.external {
+            return Err("the subtracted symbol must be a symbol (r_extern = 1), not a section".to_string());
+        }
+        let subtrahend = self.symbol_index(r.symbolnum)?;
+        let (minuend, addend) = if pair.external {
+            (self.symbol_index(pair.symbolnum)?, inplace)
+        } else {
+            // The in-place value holds the minuend's object address.
+            self.symbol_at_address((pair.symbolnum as usize).wrapping_sub(1), inplace)?
+        };
+        Ok((minuend, addend, subtrahend))
     }
 
     fn is_tls(&self, symbol: SymbolId) -> bool {
@@ -807,9 +758,14 @@ impl EdgeBuilder<'_> {
     /// CIE personality, FDE `pc_begin` and LSDA, when pc-relative and not
     /// already covered by a relocation.
     fn add_eh_frame_edges(&mut self, section: usize) -> Result<()> {
-        let sec = &self.sections[section];
-        let bytes = &self.data[sec.file.clone()];
-        let block = sec.atoms[0].1;
+        let block = self.sections[section].atoms[0].1;
+        // The block's bytes, with what the records say of themselves
+        // already applied (`ehframe::resolve_internal_edges`).
+        let bytes = match self.graph.blocks[block as usize].bytes(self.graph.input.as_deref()) {
+            Some(bytes) => bytes.to_vec(),
+            None => return Ok(()),
+        };
+        let bytes = &bytes[..];
         let covered: std::collections::HashSet<u64> =
             self.graph.blocks[block as usize].edges.iter().map(|e| u64::from(e.offset)).collect();
         let records = parse_eh_frame(bytes).map_err(|(at, what)| self.fail(section, at, what))?;
@@ -861,10 +817,29 @@ impl EdgeBuilder<'_> {
     }
 }
 
-fn describe(r: RelocInfo) -> String {
+/// Name of a relocation number of `cpu`, for messages.
+pub fn reloc_name(cpu: Cpu, r_type: u8) -> &'static str {
+    match cpu {
+        Cpu::X86_64 => x86_64::reloc_name(r_type),
+        Cpu::Aarch64 => arm64::reloc_name(r_type),
+    }
+}
+
+/// One relocation, or the pair that describes one field (`SUBTRACTOR` +
+/// `UNSIGNED`, `ARM64_RELOC_ADDEND` + its relocation), as the CPU's module
+/// decoded it. `r` is the entry that names the field, for messages.
+struct Decoded {
+    r: RelocInfo,
+    kind: EdgeKind,
+    target: SymbolId,
+    addend: i64,
+    subtrahend: SymbolId,
+}
+
+fn describe(cpu: Cpu, r: RelocInfo) -> String {
     format!(
         "{} (type {}, {}pc-relative, {} bytes, {})",
-        reloc_name(r.r_type),
+        reloc_name(cpu, r.r_type),
         r.r_type,
         if r.pcrel { "" } else { "not " },
         1u32 << r.length,
