@@ -12,7 +12,6 @@
 #               the program; 20 minutes under emulation
 #   launcher    build-system recipes (cmake, make, meson): CPU-neutral
 #   sanitizers  TSan cannot map its shadow memory under qemu-user
-#   macho       Mach-O x86-64 objects run on x86-64 hosts only
 #   docs        the man page and README are the same; the list of hot
 #               functions names the x86-64 build's symbols
 # Inside the binaries that run, a few checks say why they cannot be made
@@ -26,7 +25,7 @@ target=(--release --target aarch64-unknown-linux-gnu)
 
 cargo build "${target[@]}" --tests --bins
 cargo test "${target[@]}" --lib
-for suite in differential_c differential_cxx tls archives lifecycle diagnostics hygiene layers checks; do
+for suite in differential_c differential_cxx tls archives lifecycle diagnostics hygiene layers checks macho; do
   cargo test "${target[@]}" --test "$suite" -- --test-threads 2
 done
 # 4,000 corrupted inputs take 8 minutes under emulation; 500 of them (the
