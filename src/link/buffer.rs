@@ -103,20 +103,12 @@ pub(super) fn finish(mut placed: Placed, mut mapper: BufferMapper) -> Result<Buf
     let library_paths: Vec<String> = placed.libraries.iter().map(|l| l.path.display().to_string()).collect();
     let symbols = std::mem::take(&mut placed.symbols);
     let (cpu, hook) = (placed.cpu, placed.on_linked.take());
-    let model = DeferredLinkInfo {
-        cpu,
-        graphs: placed.graphs,
-        layout: placed.layout,
-        res: placed.res,
-        tables: placed.tables,
-        table_blocks: placed.table_blocks,
-        copies_in_use: placed.copies_in_use,
-        base: placed.base,
-        table_graph: placed.table_graph,
-        library_paths,
-        inputs: placed.inputs,
-        phases: placed.timer.phases,
-    };
+    let (inputs, phases) = (std::mem::take(&mut placed.inputs), std::mem::take(&mut placed.timer.phases));
+    let defer = placed.options.defer_link_info;
+    // Loaded until the info is collected below: it names the library
+    // defining each external by its loaded address.
+    let _libraries = std::mem::take(&mut placed.libraries);
+    let model = placed.into_deferred_link_info(library_paths, inputs, phases);
     let image = BufferImage { cpu, mapper, info: OnceLock::new(), model: Mutex::new(None), symbols };
     match hook {
         // The caller wants the graphs back: the info is collected now.
@@ -131,7 +123,7 @@ pub(super) fn finish(mut placed: Placed, mut mapper: BufferMapper) -> Result<Buf
         }
         None => {
             *image.model.lock().unwrap_or_else(|e| e.into_inner()) = Some(model);
-            if !placed.options.defer_link_info {
+            if !defer {
                 image.link_info();
             }
         }

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Result};
 
 use super::{interposition, Placed};
-use crate::graph::deferred::DeferredLinkInfo;
 use crate::graph::fixups;
 use crate::graph::layout::SegmentKind;
 use crate::graph::linkinfo;
@@ -262,25 +261,12 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
         initializers,
         finalizers,
         dso_handle,
-        libraries: placed.libraries,
+        libraries: std::mem::take(&mut placed.libraries),
     });
     image.link_info = info;
     image.got_interposition = got_interposition;
     if defer {
-        image.deferred_link_info = Some(DeferredLinkInfo {
-            cpu: placed.cpu,
-            graphs: placed.graphs,
-            layout: placed.layout,
-            res: placed.res,
-            tables: placed.tables,
-            table_blocks: placed.table_blocks,
-            copies_in_use: placed.copies_in_use,
-            base,
-            table_graph: placed.table_graph,
-            library_paths,
-            inputs,
-            phases,
-        });
+        image.deferred_link_info = Some(placed.into_deferred_link_info(library_paths, inputs, phases));
         return Ok(image);
     }
     // The graphs are dropped here unless the caller asked for them back.

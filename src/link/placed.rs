@@ -6,6 +6,7 @@ use anyhow::Result;
 
 use super::{Destination, LinkOptions, LinkedGraphsHook};
 use crate::arch::{Cpu, TlsVariant};
+use crate::graph::deferred::DeferredLinkInfo;
 use crate::graph::fixups::{self, Addresses, ExternalTls, TlsPlacement};
 use crate::graph::layout::{Layout, TlsLayout, NOT_PLACED};
 use crate::graph::linkinfo::{InputInfo, PhaseTimer};
@@ -48,6 +49,30 @@ pub(super) struct Placed {
 }
 
 impl Placed {
+    /// What the link info is later collected from (`--map`, reports,
+    /// `--check`): the graphs and the decisions made about them.
+    pub fn into_deferred_link_info(
+        self,
+        library_paths: Vec<String>,
+        inputs: Vec<InputInfo>,
+        phases: std::collections::BTreeMap<String, f64>,
+    ) -> DeferredLinkInfo {
+        DeferredLinkInfo {
+            cpu: self.cpu,
+            graphs: self.graphs,
+            layout: self.layout,
+            res: self.res,
+            tables: self.tables,
+            table_blocks: self.table_blocks,
+            copies_in_use: self.copies_in_use,
+            base: self.base,
+            table_graph: self.table_graph,
+            library_paths,
+            inputs,
+            phases,
+        }
+    }
+
     /// The addresses of the link's targets.
     pub fn addresses(&self) -> Addresses<'_> {
         Addresses {
