@@ -432,11 +432,7 @@ fn check_expressions_pass_and_fail_where_they_should() {
 /// run the emulated jitrun: ptrace sees qemu, not the program. The gdb
 /// tests run on hosts of the CPU they are built for.
 fn gdb_cannot_run_the_target() -> bool {
-    let cross = common::cross_testing();
-    if cross {
-        eprintln!("note: emulated CPU: gdb cannot trace jitrun under qemu-user; the gdb tests run on native hosts");
-    }
-    cross
+    common::emulation_cannot_show("gdb cannot trace jitrun under qemu-user")
 }
 
 fn run_under_gdb(test: &str, flags: &str, commands: &[&str]) -> String {

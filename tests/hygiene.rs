@@ -65,11 +65,7 @@ fn cycle(object: &Path) {
 /// maps qemu's view: the footprint checks are made on native hosts; the
 /// loads themselves still run.
 fn footprint_is_qemus() -> bool {
-    let cross = common::cross_testing();
-    if cross {
-        eprintln!("note: emulated CPU: RSS and mappings include qemu's own; checked on native hosts");
-    }
-    cross
+    common::emulation_cannot_show("RSS and mappings include qemu's own")
 }
 
 #[test]

@@ -50,11 +50,10 @@ fn load_run_unload_twice_runs_each_pair_twice() {
 /// natively.
 #[test]
 fn a_tight_address_space_limit_leaves_room_for_the_program() {
-    if common::cross_testing() {
-        // qemu-user maps the emulated process's memory in its own address
-        // space, with its code cache: `ulimit -v` limits qemu, not the
-        // program, and 60 MB does not start qemu at all.
-        eprintln!("note: emulated CPU: address-space limits apply to qemu; checked on native hosts");
+    // qemu-user maps the emulated process's memory in its own address
+    // space, with its code cache: `ulimit -v` limits qemu, not the
+    // program, and 60 MB does not start qemu at all.
+    if common::emulation_cannot_show("address-space limits apply to qemu") {
         return;
     }
     let dir = common::scratch("lifecycle-rlimit-as");

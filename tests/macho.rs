@@ -57,11 +57,10 @@ macho_programs! {
 
 #[test]
 fn tls_big_static() {
-    if common::cross_testing() {
-        // As tests/tls.rs's big_static_tls: under qemu-user no thread
-        // starts once glibc.rtld.optional_static_tls is raised, natively
-        // linked programs included. Native hosts run it.
-        eprintln!("note: emulated CPU: qemu-user cannot start threads with a large static TLS surplus");
+    // As tests/tls.rs's big_static_tls: under qemu-user no thread starts
+    // once glibc.rtld.optional_static_tls is raised, natively linked
+    // programs included.
+    if common::emulation_cannot_show("qemu-user cannot start threads with a large static TLS surplus") {
         return;
     }
     common::check_macho_program("tls", "big_static_tls.c", MACHO_FLAG_SETS);

@@ -32,11 +32,7 @@ fn text(bytes: &[u8]) -> String {
 /// `prctl(PR_SET_MM_MAP)` on. What the program sees there is checked on
 /// native hosts.
 fn process_files_are_qemus() -> bool {
-    let cross = common::cross_testing();
-    if cross {
-        eprintln!("note: emulated CPU: /proc/self/cmdline and /proc/self/exe are qemu's");
-    }
-    cross
+    common::emulation_cannot_show("/proc/self/cmdline and /proc/self/exe are qemu's")
 }
 
 fn process_is_gone(pid: &str) -> bool {

@@ -103,6 +103,17 @@ pub fn cross_testing() -> bool {
     })
 }
 
+/// Whether the tests run under emulation, where a check cannot show what
+/// it is about (`what`, printed as a note): then the caller skips it; it
+/// is made on hosts of the CPU the tests are built for.
+pub fn emulation_cannot_show(what: &str) -> bool {
+    let cross = cross_testing();
+    if cross {
+        eprintln!("note: emulated CPU: {}; checked on native hosts", what);
+    }
+    cross
+}
+
 /// `cc` for the tests' target.
 pub fn cc() -> Command {
     Command::new(if cross_testing() { format!("{}-gcc", target_triple()) } else { "cc".to_string() })
