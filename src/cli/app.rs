@@ -129,7 +129,7 @@ fn link_like_a_linker(
 ) -> ! {
     init_logging(0);
     let checked = |cli: &Cli, inputs: &[Input]| -> Result<()> {
-        match link(cli, inputs) {
+        match link(cli, inputs, None) {
             Ok(Linked::Done(0)) => Ok(()),
             Ok(_) => anyhow::bail!("the link check did not complete"),
             Err(e) => Err(restart_if_needed(e, cli)),
@@ -163,7 +163,7 @@ fn print_completions(shell: clap_complete::Shell) -> ! {
 
 /// Parses the command line and links.
 fn parse_and_link(args: Vec<std::ffi::OsString>) -> (Cli, Result<Linked>) {
-    let (cli, inputs) = match Cli::parse_ordered(args) {
+    let (cli, inputs) = match Cli::parse_ordered(args.iter().cloned()) {
         Ok(parsed) => parsed,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_JITRUN_ERROR } else { 0 };
@@ -187,7 +187,7 @@ fn parse_and_link(args: Vec<std::ffi::OsString>) -> (Cli, Result<Linked>) {
     if cli.contained.merge_results {
         std::process::exit(merge_results(&cli));
     }
-    let mut linked = link(&cli, &inputs);
+    let mut linked = link(&cli, &inputs, Some(&args));
     // The link model, from which a crash builds its table (most runs
     // never crash; see crash::build_table_when_needed).
     let deferred = match &mut linked {
@@ -271,9 +271,70 @@ fn print_unresolved(linker: Linker) -> Result<i32> {
     }
 }
 
-fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
+/// The link cache this run may use (see `crate::link::cache`): plain runs
+/// only, whose link and nothing else decides what runs. `args` is jitrun's
+/// whole command line.
+fn link_cache_request(cli: &Cli, args: &[std::ffi::OsString]) -> Option<crate::link::cache::CacheRequest> {
+    if cli.no_link_cache {
+        return None;
+    }
+    let dir = cli
+        .link_cache
+        .clone()
+        .or_else(|| std::env::var_os("JITRUN_LINK_CACHE").filter(|v| !v.is_empty()).map(std::path::PathBuf::from))?;
+    let plain = !cli.noexec
+        && !cli.print_unresolved
+        && cli.map.is_none()
+        && cli.report.is_none()
+        && cli.check.is_empty()
+        && !cli.perf_map
+        && !cli.isolated()
+        && cli.batch.is_none()
+        && cli.repeat == 1;
+    if !plain {
+        log::debug!("link cache: not used: only plain runs use it");
+        return None;
+    }
+    // jitrun's own arguments: the program's (the tail) do not change the link.
+    let own = &args[..args.len().saturating_sub(cli.args.len())];
+    let environment: Vec<(String, String)> = std::env::vars_os()
+        .map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned()))
+        .filter(|(k, _)| {
+            (k.starts_with("LD_") || k.starts_with("JITRUN_") || k == "GLIBC_TUNABLES") && k != "JITRUN_LINK_CACHE"
+        })
+        .collect();
+    let key = format!(
+        "jitrun {}\nexe {:?}\ncpu {}\nkernel {:?} {:?}\npage {}\ncwd {:?}\nenv {:?}\nargs {:?}\n",
+        env!("CARGO_PKG_VERSION"),
+        crate::support::FileStamp::of_path(Path::new("/proc/self/exe")),
+        crate::host::loader::cpu_features(),
+        std::fs::read_to_string("/proc/sys/kernel/osrelease").ok(),
+        std::fs::read_to_string("/proc/sys/kernel/version").ok(),
+        crate::support::page_size(),
+        std::env::current_dir().ok(),
+        environment,
+        own,
+    );
+    Some(crate::link::cache::CacheRequest { dir, key, max_bytes: cli.link_cache_max.saturating_mul(1 << 20) })
+}
+
+fn link(cli: &Cli, inputs: &[Input], args: Option<&[std::ffi::OsString]>) -> Result<Linked> {
     if cli.report.is_some() {
         crate::diagnostics::report::intercept_immediate_exits();
+    }
+    let link_cache = args.and_then(|args| link_cache_request(cli, args));
+    if let Some(request) = &link_cache {
+        if let Some(cached) = crate::link::cache::load(request) {
+            if cli.no_crash_handler {
+                return Ok(Linked::Run(Box::new(cached.image), false));
+            }
+            let source = cached.crash_info;
+            crate::diagnostics::crash::build_table_when_needed(true, move || {
+                crate::diagnostics::crash::prepare(&source.read().unwrap_or_default(), true, None)
+            });
+            return Ok(Linked::Run(Box::new(cached.image), true));
+        }
+        crate::support::input::record_opened_files();
     }
     let options = LinkOptions {
         search_paths: cli.library_path.clone(),
@@ -294,6 +355,7 @@ fn link(cli: &Cli, inputs: &[Input]) -> Result<Linked> {
         // otherwise only the crash handler needs it, and it can wait.
         // Isolated runs get their crash table before the first fork.
         defer_link_info: cli.map.is_none() && cli.report.is_none() && cli.check.is_empty() && !cli.perf_map,
+        link_cache,
     };
     let mut linker = Linker::new(options);
     // Consecutive objects go in together so they are translated in parallel.

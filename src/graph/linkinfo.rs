@@ -201,6 +201,27 @@ fn protection_string(p: region::Protection) -> String {
         .collect()
 }
 
+/// The words link info spells kinds and scopes with: `word` as the
+/// static string, or `unknown` (for link info read back from the link cache).
+pub fn known_word(word: &str) -> &'static str {
+    const KNOWN: [&str; 13] = [
+        "function",
+        "ifunc",
+        "data",
+        "tls",
+        "section",
+        "unknown",
+        "global",
+        "local",
+        "address",
+        "tp-offset",
+        "tls-index",
+        "tls-module",
+        "tls-descriptor",
+    ];
+    KNOWN.iter().find(|known| **known == word).copied().unwrap_or("unknown")
+}
+
 fn kind_name(kind: SymbolKind) -> &'static str {
     match kind {
         SymbolKind::Function => "function",

@@ -907,6 +907,80 @@ impl LoadedObject<'_> {
     }
 }
 
+/// The loaded object whose segment holds `addr`: its name as the loader
+/// keeps it (empty for the executable) and its load bias. The link cache
+/// records an external as such an object and an offset from its bias.
+pub fn module_holding(addr: u64) -> Option<(std::ffi::CString, u64)> {
+    let mut found = None;
+    for_each_loaded_object(|object| {
+        if object.contains(addr) {
+            found = Some((object.name.to_owned(), object.bias));
+            return std::ops::ControlFlow::Break(());
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    found
+}
+
+/// What identifies this CPU to the C library, which picks its string and
+/// memory functions by it (the link cache keys entries with it: an image
+/// keeps the addresses libc chose). On x86-64, glibc's own copy of the
+/// `cpuid` leaves it chose by (`__x86_get_cpuid_feature_leaf`, glibc
+/// 2.33): running `cpuid` again costs ~11 µs a leaf in a VM.
+#[cfg(target_arch = "x86_64")]
+pub fn cpu_features() -> String {
+    /// glibc's `struct cpuid_feature`: the leaf's registers, then the
+    /// features it found usable.
+    type CpuidFeature = [u32; 8];
+    type FeatureLeaf = unsafe extern "C" fn(u32) -> *const CpuidFeature;
+    let Some(address) = lookup_global(c"__x86_get_cpuid_feature_leaf") else {
+        return "unknown".to_string();
+    };
+    // SAFETY: glibc's function of that type (its <sys/platform/x86.h>).
+    let leaf_of = unsafe { std::mem::transmute::<u64, FeatureLeaf>(address) };
+    let mut words = Vec::new();
+    // Its leaves (1, 7, 0x80000001, 0xd.1, ...); past the last it answers
+    // with zeros.
+    for index in 0..12 {
+        // SAFETY: the function returns a pointer to static data of glibc's
+        // for any index.
+        let Some(leaf) = (unsafe { leaf_of(index).as_ref() }) else { continue };
+        let mut leaf = *leaf;
+        if index == 0 {
+            // Leaf 1's EBX holds the APIC ID of the core glibc started on.
+            leaf[1] &= 0x00ff_ffff;
+        }
+        words.extend(leaf);
+    }
+    words.iter().map(|w| format!("{:08x}", w)).collect()
+}
+
+/// aarch64: the hardware capabilities the kernel reports, and the main
+/// ID register (glibc picks `memcpy` by the CPU's model too).
+#[cfg(target_arch = "aarch64")]
+pub fn cpu_features() -> String {
+    // SAFETY: getauxval reads this process's auxiliary vector.
+    let (hwcap, hwcap2) = unsafe { (libc::getauxval(libc::AT_HWCAP), libc::getauxval(libc::AT_HWCAP2)) };
+    let midr = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1").unwrap_or_default();
+    format!("{:x}.{:x}.{}", hwcap, hwcap2, midr.trim())
+}
+
+/// The executable's load bias: 0 for a position-dependent one (jitrun is
+/// linked `-no-pie`), whose functions are where the file says.
+pub fn executable_bias() -> Option<u64> {
+    module_biases().into_iter().find(|(name, _)| name.as_bytes().is_empty()).map(|(_, bias)| bias)
+}
+
+/// Every loaded object's name and load bias, in the loader's order.
+pub fn module_biases() -> Vec<(std::ffi::CString, u64)> {
+    let mut modules = Vec::new();
+    for_each_loaded_object(|object| {
+        modules.push((object.name.to_owned(), object.bias));
+        std::ops::ControlFlow::Continue(())
+    });
+    modules
+}
+
 /// The protection the dynamic loader gave the page holding `addr`, if a
 /// loaded object's segment holds it: the segment's flags, read-only where
 /// `PT_GNU_RELRO` covers the page (the loader protects the relro range

@@ -1187,6 +1187,11 @@ impl SymbolMap {
         map
     }
 
+    /// Every entry: name, address, size (0 when unknown), in insertion order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, u64, u64)> + '_ {
+        self.entries.iter().map(|e| (&self.names[e.name as usize..(e.name + e.name_len) as usize], e.address, e.size))
+    }
+
     /// `Ok(entry)` for `name`, or `Err(free slot)` where it would go.
     fn probe(&self, name: &str, hash: u64) -> Result<u32, usize> {
         let mask = self.index.len().wrapping_sub(1);

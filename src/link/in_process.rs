@@ -9,7 +9,7 @@ use anyhow::{anyhow, bail, Result};
 
 use super::{interposition, Placed};
 use crate::graph::fixups;
-use crate::graph::layout::SegmentKind;
+use crate::graph::layout::{Segment, SegmentKind};
 use crate::graph::linkinfo;
 use crate::graph::model::*;
 use crate::graph::resolve::Target;
@@ -23,6 +23,7 @@ use crate::memory::{ActionPair, AllocInfo, InProcessMapper, MemoryMapper, Segmen
 /// Makes the placed image a running part of this process.
 pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<Image> {
     let (base, tls_module) = (placed.base, placed.tls_module.take());
+    placed.tls_module_was_none = tls_module.is_none();
     let symbols = std::mem::take(&mut placed.symbols);
     let mut inputs = std::mem::take(&mut placed.inputs);
     let mut phases = std::mem::take(&mut placed.timer.phases);
@@ -114,6 +115,7 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
         })
         .collect::<Result<Vec<_>>>()?;
 
+    let ifuncs_none = ifuncs.is_empty();
     // A program with its own malloc gets it from every library too, and
     // libc reads the program's definitions of its variables.
     let image_definition = |name: &str| match placed.res.globals.get(name)?.target {
@@ -139,52 +141,22 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
     if let Some(module) = tls_module {
         actions.push(tls::action(module));
     }
+    let mut copies = Vec::new();
     for (i, copy) in placed.tables.copies.iter().enumerate() {
         if !placed.copies_in_use[i] {
             continue;
         }
         let ext = &placed.res.externals[copy.external as usize];
-        let (name, original, size) = (ext.name.to_string(), ext.address, copy.size);
         let slot = base + layout.block_offsets[placed.table_graph as usize][placed.table_blocks.copies[i] as usize];
-        actions.push(ActionPair::with_state(
-            "copy relocation",
-            move || Ok(copyreloc::install(&name, original, slot, size)),
-            move |patched| copyreloc::uninstall(original, slot, size, patched),
-        ));
+        copies.push((copy.external, slot, copy.size));
+        actions.push(copy_relocation_action(ext.name.to_string(), ext.address, slot, copy.size));
     }
     let eh_frame = layout.section(".eh_frame").filter(|s| s.size > 4).map(|eh| (base + eh.offset, eh.size));
-    if let Some((addr, _)) = eh_frame {
-        // With a sanitizer, libgcc_s finds the frames through the module
-        // listed for it below, not through a registration.
-        let with_shared_unwinder = !listed_for_symbolizer;
-        // Dropping the registration unregisters.
-        actions.push(ActionPair::with_state(
-            "register eh_frame",
-            move || Ok(crate::host::unwind::register(addr, with_shared_unwinder)),
-            drop,
-        ));
-    }
-    let page = crate::support::page_size();
-    let segments = layout
-        .segments
-        .iter()
-        .map(|s| SegmentProtection {
-            addr: base + s.offset,
-            size: s.size.div_ceil(page) * page,
-            protection: s.kind.final_protection(),
-        })
-        .collect();
-    let writable: Vec<(usize, usize)> = layout
-        .segments
-        .iter()
-        .filter(|s| s.kind.final_protection().contains(region::Protection::WRITE))
-        .map(|s| ((base + s.offset) as usize, s.size as usize))
-        .collect();
-    actions.push(ActionPair::with_state(
-        "register with the leak checker",
-        move || Ok(host::register_leak_checker_roots(writable)),
-        drop,
-    ));
+    // With a sanitizer, libgcc_s finds the frames through the module
+    // listed for it below, not through a registration.
+    actions.extend(eh_frame.map(|(addr, _)| eh_frame_action(addr, !listed_for_symbolizer)));
+    let segments = protections(base, &layout.segments);
+    actions.push(leak_checker_action(base, &layout.segments));
     actions.extend(crate::diagnostics::debugger::action(&info, debug_files));
     if listed_for_symbolizer {
         // A sanitizer's reports name the image's functions and globals.
@@ -213,13 +185,7 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
     // dladdr and backtrace_symbols know the image from here on, and
     // name its exported symbols (those a native executable's dynamic
     // symbol table would hold); dl_iterate_phdr lists it.
-    let address_table =
-        crate::host::dladdr::AddressTable::new(base, layout.size, &exports).with_segments(base, &layout.segments);
-    actions.push(ActionPair::with_state(
-        "register with dladdr",
-        move || Ok(crate::host::dladdr::register(address_table)),
-        drop,
-    ));
+    actions.push(dladdr_action(base, layout.size, &exports, &layout.segments));
     if placed.options.export_dynamic {
         log::debug!("exporting {} symbols to libraries loaded later", exports.len());
         actions.push(ActionPair::with_state(
@@ -252,6 +218,64 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
         Finalizers { fini: array(".fini_array"), fini_code: code(crate::arch::runtime::FINI_CODE, "_fini") };
     let dso_handle =
         symbols.address(crate::arch::runtime::DSO_HANDLE).ok_or_else(|| anyhow!("internal: no __dso_handle"))?;
+    if let Some(request) = &placed.options.link_cache {
+        // What the cache restores: an image needing nothing else of this process.
+        let needs = [
+            (!placed.tls_module_was_none, "thread-local variables"),
+            (!ifuncs_none, "IFUNCs"),
+            (placed.options.export_dynamic, "--export-dynamic"),
+            (crate::diagnostics::debugger::wanted(), "a debugger's registration"),
+            (listed_for_symbolizer || !placed.options.sanitize.is_empty(), "a sanitizer"),
+            (got_interposition.is_some(), "libraries' GOT entries pointed at the image"),
+            (calls_mcount, "profiling (-pg)"),
+            (placed.has_random_guard, "a random stack guard"),
+            // Where they are is fixed with jitrun's executable (part of the
+            // cache's key) unless it is position-independent.
+            (placed.calls_jitrun && crate::host::loader::executable_bias() != Some(0), "jitrun's own functions"),
+            (placed.options.base.is_some() || placed.tables.needs_low_image, "a fixed or low address"),
+            (placed.on_linked.is_some(), "its link graphs handed back"),
+            (placed.options.self_exe.is_some(), "--self-exe"),
+            (!placed.libraries.iter().all(|l| l.path.is_file()), "a library made in memory"),
+        ];
+        let unmet = needs.iter().find(|(needed, _)| *needed).map(|(_, what)| *what);
+        if let Some(what) = unmet {
+            log::debug!("link cache: not stored: the image needs {}", what);
+        }
+        let reproducible = unmet.is_none();
+        if reproducible {
+            let crash_info = if defer {
+                linkinfo::collect(
+                    &placed.graphs,
+                    &addrs,
+                    &library_paths,
+                    &host::defining_object_name,
+                    inputs.clone(),
+                    phases.clone(),
+                )
+            } else {
+                (*info).clone()
+            };
+            super::cache::store(
+                request,
+                super::cache::Linked {
+                    addrs: placed.addresses(),
+                    graphs: &placed.graphs,
+                    layout,
+                    symbols: &symbols,
+                    libraries: &placed.libraries,
+                    initializers,
+                    finalizers,
+                    dso_handle,
+                    eh_frame,
+                    crash_info: &crash_info,
+                    search_dirs: &placed.options.search_paths,
+                    opened: crate::support::input::take_opened_files(),
+                    mapper: &mapper,
+                    copies,
+                },
+            )?;
+        }
+    }
     let mut image = Image::new(MappedProgram {
         mapper: Box::new(mapper),
         base,
@@ -274,4 +298,76 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
         hook(placed.graphs);
     }
     Ok(image)
+}
+
+/// The final protection of each segment of an image at `base`.
+pub(super) fn protections(base: u64, segments: &[Segment]) -> Vec<SegmentProtection> {
+    let page = crate::support::page_size();
+    segments
+        .iter()
+        .map(|s| SegmentProtection {
+            addr: base + s.offset,
+            size: s.size.div_ceil(page) * page,
+            protection: s.kind.final_protection(),
+        })
+        .collect()
+}
+
+/// Copies library variable `name` at `original` into the image's `slot`
+/// of `size` bytes and points the libraries at the copy, as a copy
+/// relocation does; undone at teardown.
+pub(super) fn copy_relocation_action(name: String, original: u64, slot: u64, size: u64) -> ActionPair {
+    ActionPair::with_state(
+        "copy relocation",
+        move || Ok(copyreloc::install(&name, original, slot, size)),
+        move |patched| copyreloc::uninstall(original, slot, size, patched),
+    )
+}
+
+/// Registers the image's `.eh_frame` at `addr` with the unwinders
+/// (dropping the registration unregisters).
+fn eh_frame_action(addr: u64, with_shared_unwinder: bool) -> ActionPair {
+    ActionPair::with_state(
+        "register eh_frame",
+        move || Ok(crate::host::unwind::register(addr, with_shared_unwinder)),
+        drop,
+    )
+}
+
+/// Makes the image's writable segments roots of a leak checker's scan.
+fn leak_checker_action(base: u64, segments: &[Segment]) -> ActionPair {
+    let writable: Vec<(usize, usize)> = segments
+        .iter()
+        .filter(|s| s.kind.final_protection().contains(region::Protection::WRITE))
+        .map(|s| ((base + s.offset) as usize, s.size as usize))
+        .collect();
+    ActionPair::with_state(
+        "register with the leak checker",
+        move || Ok(host::register_leak_checker_roots(writable)),
+        drop,
+    )
+}
+
+/// Makes `dladdr`, `backtrace_symbols` and `dl_iterate_phdr` know the
+/// image, naming `exports`.
+fn dladdr_action(base: u64, size: u64, exports: &[crate::host::exports::Export], segments: &[Segment]) -> ActionPair {
+    let address_table = crate::host::dladdr::AddressTable::new(base, size, exports).with_segments(base, segments);
+    ActionPair::with_state("register with dladdr", move || Ok(crate::host::dladdr::register(address_table)), drop)
+}
+
+/// The actions of an image that needs nothing of this process but its
+/// unwinders, a leak checker and `dladdr` (the link cache's images), in
+/// the order [`finish`] takes them.
+pub(super) fn actions_of_any_image(
+    base: u64,
+    size: u64,
+    segments: &[Segment],
+    eh_frame: Option<u64>,
+    with_shared_unwinder: bool,
+) -> Vec<ActionPair> {
+    let mut actions: Vec<ActionPair> =
+        eh_frame.map(|addr| eh_frame_action(addr, with_shared_unwinder)).into_iter().collect();
+    actions.push(leak_checker_action(base, segments));
+    actions.push(dladdr_action(base, size, &[], segments));
+    actions
 }

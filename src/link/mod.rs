@@ -1,6 +1,7 @@
 //! The linker: inputs in, an [`Image`] out, as a straight list of passes.
 
 mod buffer;
+pub mod cache;
 pub mod fuzzing;
 mod in_process;
 mod interposition;
@@ -76,6 +77,9 @@ pub struct LinkOptions {
     /// Leave the link info (maps, reports, crash tables) to be collected
     /// later, off the critical path, with [`Image::take_deferred_link_info`].
     pub defer_link_info: bool,
+    /// `--link-cache`: store the image for later runs of the same link
+    /// (see [`cache`]).
+    pub link_cache: Option<cache::CacheRequest>,
 }
 
 impl LinkOptions {
@@ -461,6 +465,8 @@ impl Linker {
         let mut needed: HashSet<&str> =
             table.undefined_names().filter(|n| runtime::provides(cpu, n, &own_function)).collect();
         needed.extend(runtime_libraries::init_code_wrappers_needed(&graphs, &table));
+        let has_random_guard = needed.contains(crate::arch::runtime::STACK_CHK_GUARD);
+        let calls_jitrun = needed.iter().any(|name| own_function(name).is_some());
         let runtime_graph = runtime::build(cpu, &needed, &own_function);
         table.add_graph(graphs.len() as u32, &runtime_graph, &graphs)?;
         graphs.push(runtime_graph);
@@ -549,11 +555,17 @@ impl Linker {
         log::debug!("image at {:#x}, {} bytes, {:?}", base, layout.size, placement);
         timer.mark("map");
 
+        // For the link cache, all of them: libraries move (see `cache`).
+        let copies_in_use = match options.link_cache {
+            Some(_) if destination == Destination::ThisProcess => vec![true; tables.copies.len()],
+            _ => fixups::decide_copies(&tables, &res, base, layout.size),
+        };
         let mut placed = Placed {
             destination,
             options,
             cpu,
-            copies_in_use: fixups::decide_copies(&tables, &res, base, layout.size),
+            // For the link cache, all of them: libraries move (see `cache`).
+            copies_in_use,
             table_graph: graphs.len() as u32 - 1,
             graphs,
             res,
@@ -567,6 +579,9 @@ impl Linker {
             libraries,
             named_and_loaded,
             calls_a_sanitizer,
+            has_random_guard,
+            calls_jitrun,
+            tls_module_was_none: true,
             on_linked,
             inputs,
             timer,

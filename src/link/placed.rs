@@ -43,6 +43,13 @@ pub(super) struct Placed {
     /// Which of `libraries` were named for the link and loaded.
     pub named_and_loaded: Vec<usize>,
     pub calls_a_sanitizer: bool,
+    /// The runtime object holds a random stack guard (Mach-O).
+    pub has_random_guard: bool,
+    /// The runtime object jumps to jitrun's own functions (`dladdr`,
+    /// `dlsym`, ...) at their addresses in this process.
+    pub calls_jitrun: bool,
+    /// Set by `in_process::finish` once it took the TLS module.
+    pub tls_module_was_none: bool,
     pub on_linked: Option<LinkedGraphsHook>,
     pub inputs: Vec<InputInfo>,
     pub timer: PhaseTimer,

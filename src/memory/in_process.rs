@@ -134,6 +134,86 @@ fn prefault_for_writing(addr: u64, huge_end: u64, filled: u64) {
     }
 }
 
+impl InProcessMapper {
+    /// Copies `dest.len()` bytes at `addr` out of an initialized image: the
+    /// range must lie in one of its segments, given a readable protection.
+    pub fn read(&self, addr: u64, dest: &mut [u8]) -> Result<()> {
+        let len = dest.len() as u64;
+        let readable = self.initialized.values().flat_map(|i| &i.segments).any(|s| {
+            s.protection.contains(region::Protection::READ) && s.addr <= addr && addr + len <= s.addr + s.size
+        });
+        if !readable || self.reservation_containing(addr, len).is_none() {
+            bail!("read: [{:#x}, +{:#x}) is not in a readable segment of an image", addr, len);
+        }
+        // SAFETY: the range lies in a readable segment of a reservation this
+        // mapper owns, and nothing writes it meanwhile (`&self`).
+        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, dest.as_mut_ptr(), dest.len()) };
+        Ok(())
+    }
+
+    /// Maps `len` bytes of `file` from `offset` (page aligned), privately
+    /// (copy on write), at `addr`, the start of a reservation made with
+    /// `Placement::Fixed`, and makes the rest of the image up to `size`
+    /// writable zero-fill: what `prepare` gives, with the contents already
+    /// there (the link cache's image). The file's pages stay shared with
+    /// the page cache until written.
+    pub fn prepare_from_file(
+        &mut self,
+        addr: u64,
+        size: u64,
+        file: &std::fs::File,
+        offset: u64,
+        len: u64,
+    ) -> Result<&mut [u8]> {
+        use std::os::fd::AsRawFd;
+        let page = crate::support::page_size();
+        let Some(reservation) = self.reservation_containing_mut(addr, size) else {
+            bail!("prepare: [{:#x}, +{:#x}) is not inside a reservation", addr, size);
+        };
+        if reservation.base != addr || len > size || !offset.is_multiple_of(page) || size == 0 {
+            bail!("prepare: a file mapping must start the image, page aligned, within its size");
+        }
+        let mapped_len = len.div_ceil(page) * page;
+        if addr + mapped_len > reservation.map_start + reservation.map_len as u64 {
+            bail!("prepare: the cached image's file pages run past its reservation");
+        }
+        if mapped_len > 0 {
+            // SAFETY: MAP_FIXED replaces only this mapper's own inaccessible
+            // reservation, from its start; the mapping is private, so writes
+            // to it never reach the file.
+            let ptr = unsafe {
+                libc::mmap(
+                    addr as *mut libc::c_void,
+                    mapped_len as usize,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_FIXED,
+                    file.as_raw_fd(),
+                    offset as libc::off_t,
+                )
+            };
+            if ptr == libc::MAP_FAILED {
+                bail!("cannot map the cached image: {}", std::io::Error::last_os_error());
+            }
+        }
+        if size > mapped_len {
+            // SAFETY: the zero-fill rest of the image, inside the reservation.
+            unsafe {
+                region::protect(
+                    (addr + mapped_len) as *const u8,
+                    (size - mapped_len) as usize,
+                    region::Protection::READ_WRITE,
+                )
+            }
+            .context("cannot make working memory writable")?;
+        }
+        reservation.writable.push(addr..addr + size.max(mapped_len));
+        // SAFETY: the range is mapped read-write, owned by this mapper, and
+        // the returned borrow of `self` keeps it from being released. Bytes
+        // of the last file page past `len` are the file's (zero, as written).
+        Ok(unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, size as usize) })
+    }
+}
+
 impl MemoryMapper for InProcessMapper {
     fn reserve(&mut self, size: u64, align: u64, placement: Placement) -> Result<u64> {
         let page = crate::support::page_size();

@@ -140,8 +140,28 @@ impl Drop for ReadableFile {
     }
 }
 
+/// The files [`InputData::open`] opened since [`record_opened_files`], or
+/// `None` when nobody asked: what a link read, for the link cache.
+static OPENED_FILES: std::sync::Mutex<Option<Vec<OpenedFile>>> = std::sync::Mutex::new(None);
+
+/// A file opened while recording, and its stamp when it was opened.
+pub type OpenedFile = (std::path::PathBuf, Option<crate::support::FileStamp>);
+
+/// Starts listing the files inputs are opened from (see [`take_opened_files`]).
+pub fn record_opened_files() {
+    *OPENED_FILES.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+}
+
+/// The files opened since [`record_opened_files`], in order; stops listing.
+pub fn take_opened_files() -> Vec<OpenedFile> {
+    OPENED_FILES.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default()
+}
+
 impl InputData {
     pub fn open(path: &Path) -> Result<InputData> {
+        if let Some(opened) = OPENED_FILES.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            opened.push((path.to_path_buf(), crate::support::FileStamp::of_path(path)));
+        }
         let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
         // A small file is read whole by one read(2) of up to READ_BELOW
         // bytes: a regular file's read returns less only at its end, so no

@@ -2,6 +2,7 @@
 //! own heap, threads of its own, fixed buffers for signal handlers, and the
 //! facts of the machine (page size, exit statuses).
 
+pub mod checksum;
 pub mod fixed_buffer;
 pub mod heap;
 pub mod input;
@@ -28,6 +29,36 @@ pub fn parse_address(s: &str) -> Result<u64, String> {
         None => s.parse(),
     };
     parsed.map_err(|_| format!("`{}` is not a number (decimal or 0x hex)", s))
+}
+
+/// What a file looks like from the outside: enough to tell, with one
+/// `stat`, that it was replaced or written since (the link cache's test
+/// for shared libraries and directories; for objects it adds a checksum).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct FileStamp {
+    pub device: u64,
+    pub inode: u64,
+    pub size: u64,
+    /// Modification and status-change times, in nanoseconds.
+    pub modified: i128,
+    pub changed: i128,
+}
+
+impl FileStamp {
+    /// The stamp of what `path` names (following links), or `None` if
+    /// there is nothing there.
+    pub fn of_path(path: &std::path::Path) -> Option<FileStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
+        let nanos = |secs: i64, nsecs: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsecs);
+        Some(FileStamp {
+            device: meta.dev(),
+            inode: meta.ino(),
+            size: meta.size(),
+            modified: nanos(meta.mtime(), meta.mtime_nsec()),
+            changed: nanos(meta.ctime(), meta.ctime_nsec()),
+        })
+    }
 }
 
 /// Which file something is, whatever the path to it or the descriptor

@@ -462,14 +462,45 @@ pub fn differential_with(
     native.args(&directives.args).envs(directives.env.iter().cloned());
     let native = run_with(&mut native, &directives.stdin, timeout);
 
-    let mut jit = Command::new(jitrun_bin());
-    // A native program that dies from a signal prints nothing itself; the
-    // crash report would be the only difference (the status still compares).
-    jit.arg("--no-crash-handler");
-    jit.args(&objects).args(&directives.libs).arg("--").args(&directives.args).envs(directives.env.iter().cloned());
-    let jit = run_with(&mut jit, &directives.stdin, timeout);
+    let jit_run = |link_cache: Option<&Path>| {
+        let mut jit = Command::new(jitrun_bin());
+        // A native program that dies from a signal prints nothing itself; the
+        // crash report would be the only difference (the status still compares).
+        jit.arg("--no-crash-handler");
+        if let Some(dir) = link_cache {
+            jit.arg("--link-cache").arg(dir);
+        }
+        jit.args(&objects).args(&directives.libs).arg("--").args(&directives.args).envs(directives.env.iter().cloned());
+        run_with(&mut jit, &directives.stdin, timeout)
+    };
+    let mut diffs = output_diffs(&name, &native, &jit_run(None));
+    // Twice more through a link cache: the first run stores the image (if
+    // the cache keeps links like this one), the second maps it back.
+    let cache = scratch_dir.join("link-cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    diffs.extend(output_diffs(&format!("{} (link cache: storing)", name), &native, &jit_run(Some(&cache))));
+    let stored = link_cache_entries(&cache);
+    diffs.extend(output_diffs(&format!("{} (link cache: stored)", name), &native, &jit_run(Some(&cache))));
+    if link_cache_entries(&cache) != stored {
+        diffs.push(format!("{}: the second run through the link cache did not use its entry {:?}", name, stored));
+    }
+    diffs
+}
 
-    output_diffs(&name, &native, &jit)
+/// The entries in a link cache directory, each as its name and inode (a
+/// run that links again replaces its entry with a new file).
+pub fn link_cache_entries(dir: &Path) -> Vec<(String, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut entries: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .map(|listing| {
+            listing
+                .filter_map(|e| e.ok())
+                .filter_map(|e| Some((e.file_name().to_string_lossy().into_owned(), e.metadata().ok()?.ino())))
+                .collect()
+        })
+        .unwrap_or_default();
+    entries.sort();
+    entries
 }
 
 /// For a program the native link refused (`native_link`): jitrun refuses

@@ -1,0 +1,978 @@
+//! The link cache (`--link-cache DIR`): a plain run's image, once linked,
+//! is kept in a file that a later jitrun asking for the same link maps
+//! straight into its address space, as the kernel maps an executable,
+//! instead of parsing, resolving, laying out and fixing up again.
+//!
+//! An entry is used only when everything the link depended on is as it was:
+//! - the *key*: jitrun's own executable, the CPU's features (libc picks
+//!   `memcpy` and friends by them), the kernel (its vDSO defines `time`
+//!   and `clock_gettime`), the page size, the working directory,
+//!   jitrun's arguments before `--` and the environment variables that
+//!   steer a link;
+//! - every file the link read (objects, archives, scripts): same device,
+//!   inode, size, modification and change times, and, for a file changed
+//!   less than two seconds before the link (a timestamp may be as coarse
+//!   as a timer tick, so a rewrite within one could keep them), the same
+//!   XXH64 of its bytes;
+//! - every library directory searched and every shared library loaded in
+//!   the process at the time (libc, libm, ...): same stamp, so a library
+//!   added, removed or upgraded invalidates the entry.
+//!
+//! What moves between processes is re-done at each use: the libraries'
+//! addresses (ASLR) are found again, and every fixup that refers to a
+//! symbol outside the image is applied again from the original bytes of
+//! its instruction (a GOT load relaxed to `lea` for a nearby libc may need
+//! the GOT again). The image itself goes back where it was linked (the
+//! entry records the address, taken with `MAP_FIXED_NOREPLACE`); if that
+//! range is taken, jitrun links as if there were no entry.
+//!
+//! A link made for the cache uses every copy relocation it planned (as
+//! `ld` does for a PIE), not only those out of reach of where the library
+//! happens to be: a variable of libc's that the code reads PC-relatively
+//! must be reachable wherever libc is next time.
+//!
+//! Only links that need nothing else of the process are stored: no
+//! thread-locals, IFUNCs, interposed allocators,
+//! `--export-dynamic`, sanitizers, debugger registration, jitrun's own
+//! functions placed in the image, or source lines. Others simply link.
+//! Entries are written to a temporary file and renamed into place, never
+//! changed where they are (a running program maps its entry privately),
+//! and the directory is kept under its size limit, oldest entries first.
+
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use crate::arch::{aarch64, x86_64, EdgeKind, FixupValues};
+use crate::graph::fixups::Addresses;
+use crate::graph::layout::{Layout, Segment, SegmentKind};
+use crate::graph::linkinfo::{LinkInfo, SectionInfo, SegmentInfo, StubInfo, SymbolInfo};
+use crate::graph::model::*;
+use crate::graph::resolve::Target;
+use crate::graph::tables::GotSlot;
+use crate::host::loader::SharedLibrary;
+use crate::image::{Finalizers, FunctionArray, Image, Initializers, MappedProgram, SymbolMap};
+use crate::memory::{AllocInfo, InProcessMapper, MemoryMapper, Placement};
+use crate::support::FileStamp;
+
+const MAGIC: &[u8; 8] = b"JITRUNLC";
+const FORMAT_VERSION: u32 = 1;
+/// The fixed part at the start of an entry: magic, version, then the
+/// offsets and lengths of the metadata, the image and the crash table.
+const HEADER_SIZE: usize = 8 + 4 + 6 * 8;
+
+/// What a run asks of the cache: where it is, the key of this link, and
+/// how large the directory may grow.
+#[derive(Clone, Debug)]
+pub struct CacheRequest {
+    pub dir: PathBuf,
+    /// Everything outside the files that decides the link (see the module
+    /// docs), compared byte for byte with an entry's.
+    pub key: String,
+    pub max_bytes: u64,
+}
+
+impl CacheRequest {
+    /// The entry's file: a hash of the key names it (the key itself is
+    /// inside and compared in full).
+    fn entry_path(&self) -> PathBuf {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        self.key.hash(&mut hasher);
+        self.dir.join(format!("{:016x}.jitrun-link", hasher.finish()))
+    }
+}
+
+/// The fixup kinds the cache re-applies for references outside the image,
+/// numbered by their position (an entry names them by number, and only the
+/// jitrun that wrote it reads it: its executable is part of the key), with
+/// the bytes of the instruction each may rewrite, from the field's start:
+/// an x86-64 GOT load relaxed to `lea` (or a call through the GOT to a
+/// direct one) changes the three bytes before its field, so they are put
+/// back from the object before the fixup is applied again. Another kind
+/// referring outside the image keeps the link out of the cache.
+const REAPPLIED_KINDS: [(EdgeKind, std::ops::Range<i64>); 36] = [
+    (EdgeKind::X86_64(x86_64::Kind::Abs64), 0..8),
+    (EdgeKind::X86_64(x86_64::Kind::Pc32), 0..4),
+    (EdgeKind::X86_64(x86_64::Kind::Pc64), 0..8),
+    (EdgeKind::X86_64(x86_64::Kind::Branch32), 0..4),
+    (EdgeKind::X86_64(x86_64::Kind::GotPcRel32), 0..4),
+    (EdgeKind::X86_64(x86_64::Kind::GotPcRelX), -3..5),
+    (EdgeKind::X86_64(x86_64::Kind::RexGotPcRelX), -3..5),
+    (EdgeKind::X86_64(x86_64::Kind::GotPcRel64), 0..8),
+    (EdgeKind::X86_64(x86_64::Kind::GotOff64), 0..8),
+    (EdgeKind::X86_64(x86_64::Kind::PltOff64), 0..8),
+    (EdgeKind::X86_64(x86_64::Kind::GotEntry32), 0..4),
+    (EdgeKind::X86_64(x86_64::Kind::GotEntry64), 0..8),
+    (EdgeKind::Aarch64(aarch64::Kind::Abs64), 0..8),
+    (EdgeKind::Aarch64(aarch64::Kind::Prel64), 0..8),
+    (EdgeKind::Aarch64(aarch64::Kind::Prel32), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::Plt32), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::Jump26), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::Call26), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::AdrPrelPgHi21), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::AddAbsLo12Nc), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::Ldst8AbsLo12Nc), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::Ldst16AbsLo12Nc), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::Ldst32AbsLo12Nc), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::Ldst64AbsLo12Nc), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::AdrGotPage), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::Ld64GotLo12Nc), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::GotLdPrel19), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::Ld64GotPageLo15), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::MovwUabsG0), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::MovwUabsG0Nc), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::MovwUabsG1), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::MovwUabsG1Nc), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::MovwUabsG2), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::MovwUabsG2Nc), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::MovwUabsG3), 0..4),
+    (EdgeKind::Aarch64(aarch64::Kind::LdPrelLo19), 0..4),
+];
+
+fn kind_number(kind: EdgeKind) -> Option<u16> {
+    REAPPLIED_KINDS.iter().position(|(k, _)| *k == kind).map(|i| i as u16)
+}
+
+/// A fixup applied again at each use: at image offset `at`, of `kind`,
+/// to external `external`, with the link's own GOT and stub addresses
+/// (the image goes back to the same address).
+struct ExternalFixup {
+    at: u64,
+    kind: u16,
+    addend: i64,
+    external: u32,
+    got: u64,
+    got_entry: Option<u64>,
+    stub: Option<u64>,
+    /// The original bytes of the field and of the instruction bytes the
+    /// fixup may rewrite, from image offset `window_at`.
+    window_at: u64,
+    window: Vec<u8>,
+}
+
+/// An external as the entry keeps it: a loaded object (by the name the
+/// loader gives it) and an offset from its load bias.
+struct ExternalPlace {
+    module: Vec<u8>,
+    offset: u64,
+}
+
+/// A file the entry depends on, and how it is checked.
+struct Dependency {
+    path: PathBuf,
+    /// `None`: nothing was there (a directory searched that did not exist).
+    stamp: Option<FileStamp>,
+    /// XXH64 of the contents, for the objects, archives and scripts read.
+    checksum: Option<u64>,
+    /// The file's status last changed well before the link read it: any
+    /// change since would show in its stamp, and the checksum need not be
+    /// computed again (see [`SETTLED`]).
+    settled: bool,
+}
+
+/// How much older than the link a file's status-change time must be for
+/// its stamp alone to tell a change: the kernel's timestamps may be as
+/// coarse as a timer tick, so a file written twice within one tick can
+/// keep its stamp; two seconds is far beyond any tick.
+const SETTLED: i128 = 2_000_000_000;
+
+impl Dependency {
+    /// A file the link read: checksummed, unless it is a shared library
+    /// (loaded, not linked in; its stamp says whether it changed).
+    fn read(path: &Path, stamp: Option<FileStamp>) -> Dependency {
+        let checksum = if is_shared_library(path) { None } else { checksum_of(path) };
+        let now =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
+        let settled = stamp.is_some_and(|s| s.changed < now - SETTLED);
+        Dependency { path: path.to_path_buf(), stamp, checksum, settled }
+    }
+
+    fn stamped(path: &Path) -> Dependency {
+        Dependency { path: path.to_path_buf(), stamp: FileStamp::of_path(path), checksum: None, settled: true }
+    }
+
+    fn unchanged(&self) -> bool {
+        FileStamp::of_path(&self.path) == self.stamp
+            && (self.settled || self.checksum.is_none() || checksum_of(&self.path) == self.checksum)
+    }
+}
+
+fn is_shared_library(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 64];
+    File::open(path).and_then(|mut f| f.read_exact(&mut header)).is_ok()
+        && crate::support::input::is_elf_shared_object(&header)
+}
+
+fn checksum_of(path: &Path) -> Option<u64> {
+    crate::support::checksum::of_file(path)
+}
+
+/// What the entry needs of a finished link; see [`store`].
+pub(super) struct Linked<'a> {
+    pub addrs: Addresses<'a>,
+    pub graphs: &'a [LinkGraph],
+    pub layout: &'a Layout,
+    pub symbols: &'a SymbolMap,
+    pub libraries: &'a [SharedLibrary],
+    pub initializers: Initializers,
+    pub finalizers: Finalizers,
+    pub dso_handle: u64,
+    pub eh_frame: Option<(u64, u64)>,
+    pub crash_info: &'a LinkInfo,
+    pub search_dirs: &'a [PathBuf],
+    pub opened: Vec<crate::support::input::OpenedFile>,
+    pub mapper: &'a InProcessMapper,
+    /// Copy relocations: the external, its slot's address and size.
+    pub copies: Vec<(u32, u64, u64)>,
+}
+
+/// Writes the entry for a link that just finished (its image mapped at
+/// `addrs.base`, fixed up, not yet run). Declines, with a debug note, a
+/// link the cache cannot reproduce; fails only on what a user should hear
+/// of (the directory cannot be written).
+pub(super) fn store(request: &CacheRequest, linked: Linked) -> Result<()> {
+    let mut meta = Writer::default();
+    meta.bytes(request.key.as_bytes());
+    if describe(&linked, &mut meta)?.is_none() {
+        return Ok(());
+    }
+    let image = image_bytes(&linked)?;
+    let crash = encode_crash_info(linked.crash_info);
+    let page = crate::support::page_size() as usize;
+    let meta = meta.0;
+    let meta_offset = HEADER_SIZE;
+    let image_offset = (meta_offset + meta.len()).next_multiple_of(page);
+    let crash_offset = image_offset + image.len().next_multiple_of(page);
+    let mut file = Vec::with_capacity(crash_offset + crash.len());
+    file.extend_from_slice(MAGIC);
+    file.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    for value in [meta_offset, meta.len(), image_offset, image.len(), crash_offset, crash.len()] {
+        file.extend_from_slice(&(value as u64).to_le_bytes());
+    }
+    file.extend_from_slice(&meta);
+    file.resize(image_offset, 0);
+    file.extend_from_slice(&image);
+    file.resize(crash_offset, 0);
+    file.extend_from_slice(&crash);
+
+    std::fs::create_dir_all(&request.dir)
+        .with_context(|| format!("--link-cache {}: cannot create the directory", request.dir.display()))?;
+    let path = request.entry_path();
+    let temporary = request.dir.join(format!(".{}.{}.tmp", std::process::id(), unique_suffix()));
+    let written = File::create(&temporary).and_then(|mut f| f.write_all(&file));
+    if let Err(e) = written.and_then(|()| std::fs::rename(&temporary, &path)) {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(anyhow!("--link-cache {}: cannot write an entry: {}", request.dir.display(), e));
+    }
+    log::debug!("link cache: stored {} ({} bytes)", path.display(), file.len());
+    keep_under_limit(&request.dir, request.max_bytes, &path);
+    Ok(())
+}
+
+fn unique_suffix() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(std::process::id().into());
+    hasher.finish()
+}
+
+/// Removes the oldest entries until the directory holds at most
+/// `max_bytes` (the entry just written stays, even if it alone is larger).
+fn keep_under_limit(dir: &Path, max_bytes: u64, keep: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(listing) = std::fs::read_dir(dir) else { return };
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    let mut entries: Vec<(i64, u64, PathBuf)> = Vec::new();
+    for entry in listing.filter_map(|e| e.ok()) {
+        let (name, Ok(meta)) = (entry.file_name().to_string_lossy().into_owned(), entry.metadata()) else { continue };
+        if name.ends_with(".jitrun-link") {
+            entries.push((meta.mtime(), meta.size(), entry.path()));
+        } else if name.ends_with(".tmp") && name.starts_with('.') && meta.mtime() < now - 3600 {
+            // Left by a jitrun killed while writing.
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    let mut total: u64 = entries.iter().map(|e| e.1).sum();
+    entries.sort();
+    for (_, size, path) in entries {
+        if total <= max_bytes {
+            break;
+        }
+        if path != keep && std::fs::remove_file(&path).is_ok() {
+            total -= size;
+        }
+    }
+}
+
+/// The image's bytes up to the end of its contents (zero-fill excluded),
+/// read from where it is mapped, segment by segment (gaps stay zero).
+fn image_bytes(linked: &Linked) -> Result<Vec<u8>> {
+    let filled = linked.layout.data_end() as usize;
+    let mut bytes = vec![0u8; filled];
+    for segment in &linked.layout.segments {
+        let (start, end) = (segment.offset as usize, ((segment.offset + segment.size) as usize).min(filled));
+        if start < end {
+            linked.mapper.read(linked.addrs.base + start as u64, &mut bytes[start..end])?;
+        }
+    }
+    Ok(bytes)
+}
+
+/// Writes the entry's metadata; `None` if the link is one the cache cannot
+/// reproduce (why goes to the debug log).
+fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
+    let decline = |why: &str| {
+        log::debug!("link cache: not stored: {}", why);
+        Ok(None)
+    };
+    let (addrs, graphs) = (&linked.addrs, linked.graphs);
+    let res = addrs.res;
+    if graphs.iter().any(|g| g.has_line_info) {
+        return decline("objects with source lines (crash reports name them from the link)");
+    }
+    // Externals: where each is, as an object of the process and an offset.
+    let mut places = Vec::with_capacity(res.externals.len());
+    for external in &res.externals {
+        match crate::host::loader::module_holding(external.address) {
+            Some((name, bias))
+                if name.as_bytes().is_empty()
+                    || name.as_bytes().starts_with(b"linux-vdso")
+                    || name.as_bytes().starts_with(b"linux-gate")
+                    || Path::new(name.to_str().unwrap_or("")).is_file() =>
+            {
+                places.push(ExternalPlace { module: name.into_bytes(), offset: external.address.wrapping_sub(bias) })
+            }
+            _ => return decline(&format!("`{}` is not in a library file", external.name)),
+        }
+    }
+    // Every fixup that refers to an external, with its original bytes.
+    let mut fixups = Vec::new();
+    for (g, graph) in graphs.iter().enumerate() {
+        for b in 0..graph.blocks.len() as BlockId {
+            let placed = linked.layout.block_offsets[g][b as usize];
+            if placed == crate::graph::layout::NOT_PLACED {
+                continue;
+            }
+            let block = &graph.blocks[b as usize];
+            let edges = graph.edges(b)?;
+            for edge in edges.iter() {
+                // An external whose references go to its copy or its
+                // canonical stub is inside the image.
+                let outside = |t: Target| match t {
+                    Target::External(e) => addrs.address_if_any(t) == Some(res.externals[e as usize].address),
+                    _ => false,
+                };
+                let target = res.targets[g][edge.target as usize];
+                if edge.kind.uses_subtrahend() && outside(res.targets[g][edge.subtrahend as usize]) {
+                    return decline("a difference with a symbol outside the image");
+                }
+                let Target::External(external) = target else { continue };
+                if !outside(target) {
+                    continue;
+                }
+                let Some(kind) = kind_number(edge.kind) else {
+                    return decline(&format!("fixup {} refers outside the image", edge.kind));
+                };
+                if edge.kind.is_tls() {
+                    return decline(&format!("fixup {} refers outside the image", edge.kind));
+                }
+                let original = block.bytes(graph.input_bytes()).unwrap_or(&[]);
+                let field = u64::from(edge.offset);
+                let span = &REAPPLIED_KINDS[kind as usize].1;
+                let start = field.saturating_sub(span.start.unsigned_abs());
+                let end = (field + span.end as u64).min(block.size);
+                let Some(window) = original.get(start as usize..end as usize).map(<[u8]>::to_vec) else {
+                    return decline("a fixup's instruction is not in the object");
+                };
+                let may_use_stub = edge.kind.far_reference() != crate::arch::FarReference::Never;
+                fixups.push(ExternalFixup {
+                    at: placed + field,
+                    kind,
+                    addend: edge.addend,
+                    external,
+                    got: addrs.got(),
+                    got_entry: if edge.kind.uses_address_got() {
+                        addrs.got_entry(GotSlot::Address(target))
+                    } else {
+                        None
+                    },
+                    stub: if may_use_stub { addrs.stub(target) } else { None },
+                    window_at: placed + start,
+                    window,
+                });
+            }
+        }
+    }
+    // GOT entries holding an external's address.
+    let got_offset = addrs.got() - addrs.base;
+    let mut got_slots = Vec::new();
+    for &(slot, word) in &addrs.tables.got {
+        let library_address = |e: u32| res.externals[e as usize].address;
+        match slot {
+            GotSlot::Address(t @ Target::External(e)) if addrs.address_if_any(t) != Some(library_address(e)) => {}
+            GotSlot::Address(Target::External(e)) | GotSlot::JumpSlot(Target::External(e)) => {
+                got_slots.push((got_offset + 8 * word, e))
+            }
+            GotSlot::Address(_) | GotSlot::JumpSlot(_) => {}
+            _ => return decline("thread-local GOT entries"),
+        }
+    }
+
+    // The dependencies: files read, directories searched, objects loaded.
+    let mut dependencies: Vec<Dependency> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (path, stamp_when_opened) in &linked.opened {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let stamp = FileStamp::of_path(path);
+        if stamp != *stamp_when_opened {
+            return decline(&format!("{} changed during the link", path.display()));
+        }
+        dependencies.push(Dependency::read(path, stamp));
+    }
+    let dirs =
+        linked.search_dirs.iter().cloned().chain(crate::graph::libsearch::DEFAULT_DIRS.iter().map(PathBuf::from));
+    for dir in dirs.chain([PathBuf::from("/etc/ld.so.cache")]) {
+        if seen.insert(dir.clone()) {
+            dependencies.push(Dependency::stamped(&dir));
+        }
+    }
+    for (name, _) in crate::host::loader::module_biases() {
+        let path = PathBuf::from(name.to_string_lossy().into_owned());
+        if path.is_file() && seen.insert(path.clone()) {
+            dependencies.push(Dependency::stamped(&path));
+        }
+    }
+
+    meta.u64(dependencies.len() as u64);
+    for d in &dependencies {
+        meta.bytes(d.path.as_os_str().as_encoded_bytes());
+        match d.stamp {
+            Some(s) => {
+                meta.u8(1);
+                for v in [s.device, s.inode, s.size] {
+                    meta.u64(v);
+                }
+                meta.i128(s.modified);
+                meta.i128(s.changed);
+            }
+            None => meta.u8(0),
+        }
+        meta.option(d.checksum);
+        meta.u8(d.settled as u8);
+    }
+    meta.u64(linked.libraries.len() as u64);
+    for library in linked.libraries {
+        meta.bytes(library.path.as_os_str().as_encoded_bytes());
+    }
+    meta.u64(places.len() as u64);
+    for place in &places {
+        meta.bytes(&place.module);
+        meta.u64(place.offset);
+    }
+    meta.u64(addrs.base);
+    meta.u64(linked.layout.size);
+    meta.u64(linked.layout.segments.len() as u64);
+    for s in &linked.layout.segments {
+        meta.u8(segment_kind_number(s.kind));
+        meta.u64(s.offset);
+        meta.u64(s.size);
+    }
+    meta.option(linked.eh_frame.map(|(a, _)| a));
+    let arrays = [linked.initializers.preinit, linked.initializers.init, linked.finalizers.fini];
+    for array in arrays {
+        meta.u64(array.start);
+        meta.u64(array.count);
+    }
+    meta.option(linked.initializers.init_code);
+    meta.option(linked.finalizers.fini_code);
+    meta.option(linked.initializers.profiled_code.map(|(start, _)| start));
+    meta.u64(linked.dso_handle);
+    meta.u8(linked.symbols.macho_names as u8);
+    let symbols: Vec<(&str, u64, u64)> = linked.symbols.iter().collect();
+    meta.u64(symbols.len() as u64);
+    for (name, address, size) in symbols {
+        meta.bytes(name.as_bytes());
+        meta.u64(address);
+        meta.u64(size);
+    }
+    meta.u64(fixups.len() as u64);
+    for f in &fixups {
+        meta.u64(f.at);
+        meta.u64(f.kind.into());
+        meta.u64(f.addend as u64);
+        meta.u64(f.external.into());
+        meta.u64(f.got);
+        meta.option(f.got_entry);
+        meta.option(f.stub);
+        meta.u64(f.window_at);
+        meta.bytes(&f.window);
+    }
+    meta.u64(got_slots.len() as u64);
+    for (at, external) in got_slots {
+        meta.u64(at);
+        meta.u64(external.into());
+    }
+    meta.u64(linked.copies.len() as u64);
+    for &(external, slot, size) in &linked.copies {
+        meta.bytes(res.externals[external as usize].name.as_bytes());
+        meta.u64(external.into());
+        meta.u64(slot);
+        meta.u64(size);
+    }
+    Ok(Some(()))
+}
+
+fn segment_kind_number(kind: SegmentKind) -> u8 {
+    match kind {
+        SegmentKind::Text => 0,
+        SegmentKind::ReadOnly => 1,
+        SegmentKind::RelRo => 2,
+        SegmentKind::Data => 3,
+        SegmentKind::Bss => 4,
+    }
+}
+
+fn segment_kind(number: u8) -> Option<SegmentKind> {
+    Some(match number {
+        0 => SegmentKind::Text,
+        1 => SegmentKind::ReadOnly,
+        2 => SegmentKind::RelRo,
+        3 => SegmentKind::Data,
+        4 => SegmentKind::Bss,
+        _ => return None,
+    })
+}
+
+/// A linked image taken from the cache, and where its crash table comes
+/// from if a crash needs one.
+pub struct CachedImage {
+    pub image: Image,
+    pub crash_info: CrashInfoSource,
+}
+
+/// The part of an entry that describes the image for crash reports, read
+/// only when a crash needs it.
+pub struct CrashInfoSource {
+    path: PathBuf,
+    stamp: Option<FileStamp>,
+    offset: u64,
+    len: u64,
+}
+
+impl CrashInfoSource {
+    /// The link info crash reports need (functions, sections, stubs), if
+    /// the entry is still the one the image came from.
+    pub fn read(&self) -> Option<LinkInfo> {
+        use std::os::unix::fs::FileExt;
+        if FileStamp::of_path(&self.path) != self.stamp {
+            return None;
+        }
+        let file = File::open(&self.path).ok()?;
+        let mut bytes = vec![0u8; usize::try_from(self.len).ok()?];
+        file.read_exact_at(&mut bytes, self.offset).ok()?;
+        decode_crash_info(&bytes, &self.path).ok()
+    }
+}
+
+/// The image of the entry for `request`, mapped and ready to run, if there
+/// is a valid one. `Ok(None)` means link as usual (no entry, a stale one,
+/// or its address is taken here); an entry that cannot be read is
+/// reported in the debug log and also means linking.
+pub fn load(request: &CacheRequest) -> Option<CachedImage> {
+    let path = request.entry_path();
+    match try_load(request, &path) {
+        Ok(Some(image)) => {
+            log::debug!("link cache: using {}", path.display());
+            Some(image)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            log::debug!("link cache: {}: {:#}", path.display(), e);
+            None
+        }
+    }
+}
+
+fn try_load(request: &CacheRequest, path: &Path) -> Result<Option<CachedImage>> {
+    use std::os::unix::fs::FileExt;
+    let Ok(file) = File::open(path) else { return Ok(None) };
+    let stamp = FileStamp::of_path(path);
+    let mut header = [0u8; HEADER_SIZE];
+    file.read_exact_at(&mut header, 0).context("cannot read the header")?;
+    if &header[..8] != MAGIC || header[8..12] != FORMAT_VERSION.to_le_bytes() {
+        bail!("not a link cache entry of this version");
+    }
+    let field = |i: usize| u64::from_le_bytes(header[12 + 8 * i..20 + 8 * i].try_into().expect("8 bytes"));
+    let (meta_offset, meta_len, image_offset, image_len, crash_offset, crash_len) =
+        (field(0), field(1), field(2), field(3), field(4), field(5));
+    let file_len = file.metadata()?.len();
+    for (offset, len) in [(meta_offset, meta_len), (image_offset, image_len), (crash_offset, crash_len)] {
+        if offset.checked_add(len).is_none_or(|end| end > file_len) {
+            bail!("a part at offset {:#x} runs past the end of the file", offset);
+        }
+    }
+    // Parsed where it is mapped: a large program's metadata read into the
+    // heap would grow it by a fresh huge page.
+    // (Entries are never changed in place, only replaced.)
+    let mapped = crate::support::input::InputData::open(path)?;
+    let meta =
+        mapped.bytes().get(meta_offset as usize..(meta_offset + meta_len) as usize).context("the file shrank")?;
+    let mut r = Reader { data: meta, at: 0 };
+    // The key first: a different link is no error, merely another entry.
+    let key = r.bytes()?;
+    if key != request.key.as_bytes() {
+        log::debug!("link cache: another link's entry ({})", String::from_utf8_lossy(key));
+        return Ok(None);
+    }
+    for _ in 0..r.count(11)? {
+        let path = PathBuf::from(std::ffi::OsStr::from_bytes(r.bytes()?));
+        let stamp = match r.u8()? {
+            0 => None,
+            _ => Some(FileStamp {
+                device: r.u64()?,
+                inode: r.u64()?,
+                size: r.u64()?,
+                modified: r.i128()?,
+                changed: r.i128()?,
+            }),
+        };
+        let checksum = r.option()?;
+        let settled = r.u8()? != 0;
+        if !(Dependency { path: path.clone(), stamp, checksum, settled }).unchanged() {
+            log::debug!("link cache: {} changed", path.display());
+            return Ok(None);
+        }
+    }
+    let mut libraries = Vec::new();
+    for _ in 0..r.count(8)? {
+        let path = PathBuf::from(std::ffi::OsStr::from_bytes(r.bytes()?));
+        libraries.push(SharedLibrary::open(&path)?);
+    }
+    let biases = crate::host::loader::module_biases();
+    let mut externals = Vec::new();
+    for _ in 0..r.count(16)? {
+        let module = r.bytes()?;
+        let offset = r.u64()?;
+        let Some((_, bias)) = biases.iter().find(|(name, _)| name.as_bytes() == module) else {
+            log::debug!("link cache: {} is not loaded", String::from_utf8_lossy(module));
+            return Ok(None);
+        };
+        externals.push(bias.wrapping_add(offset));
+    }
+    let base = r.u64()?;
+    let size = r.u64()?;
+    let mut segments = Vec::new();
+    for _ in 0..r.count(17)? {
+        let kind = segment_kind(r.u8()?).ok_or_else(|| anyhow!("a segment of unknown kind"))?;
+        let (offset, seg_size) = (r.u64()?, r.u64()?);
+        if offset.checked_add(seg_size).is_none_or(|end| end > size) {
+            bail!("a segment lies outside the image");
+        }
+        segments.push(Segment { kind, offset, size: seg_size });
+    }
+    if image_len > size {
+        bail!("the image's contents are larger than the image");
+    }
+    // Back where it was linked, or not at all.
+    let mut mapper = InProcessMapper::new();
+    if let Err(e) = mapper.reserve(size, crate::support::page_size(), Placement::Fixed(base)) {
+        log::debug!("link cache: {:#}", e);
+        return Ok(None);
+    }
+    let memory = mapper.prepare_from_file(base, size, &file, image_offset, image_len)?;
+    drop(file);
+
+    let inside = |address: u64| address >= base && address - base < size;
+    let checked = |address: Option<u64>| match address {
+        Some(a) if !inside(a) => Err(anyhow!("an address {:#x} outside the image", a)),
+        other => Ok(other),
+    };
+    let eh_frame = checked(r.option()?)?;
+    let mut arrays = [FunctionArray::default(); 3];
+    for array in &mut arrays {
+        *array = FunctionArray { start: r.u64()?, count: r.u64()? };
+        if array.count > 0
+            && (!inside(array.start) || array.count.checked_mul(8).is_none_or(|n| array.start - base + n > size))
+        {
+            bail!("a function array lies outside the image");
+        }
+    }
+    let init_code = checked(r.option()?)?;
+    let fini_code = checked(r.option()?)?;
+    if r.option()?.is_some() {
+        bail!("a profiled image");
+    }
+    let dso_handle = checked(Some(r.u64()?))?.unwrap_or_default();
+    let macho_names = r.u8()? != 0;
+    // The symbols are checked here and read into their map at the end.
+    let symbol_count = r.count(24)?;
+    let symbols_at = r.at;
+    for _ in 0..symbol_count {
+        std::str::from_utf8(r.bytes()?).context("a symbol name is not UTF-8")?;
+        r.u64()?;
+        r.u64()?;
+    }
+    // Applied as they are read: no list of them on the heap.
+    for _ in 0..r.count(62)? {
+        let at = r.u64()?;
+        let kind = REAPPLIED_KINDS.get(r.u64()? as usize).ok_or_else(|| anyhow!("an unknown fixup kind"))?.0;
+        let addend = r.u64()? as i64;
+        let s = *externals.get(r.u64()? as usize).ok_or_else(|| anyhow!("an unknown external"))?;
+        let got = r.u64()?;
+        let (g, stub) = (r.option()?, r.option()?);
+        let window_at = r.u64()?;
+        let window = r.bytes()?;
+        if window_at.checked_add(window.len() as u64).is_none_or(|end| end > size) || at >= size {
+            bail!("a fixup lies outside the image");
+        }
+        let start = window_at as usize;
+        memory[start..start + window.len()].copy_from_slice(window);
+        let values = FixupValues { p: base + at, s, a: addend, got, g, stub, ..Default::default() };
+        kind.apply(memory, at as usize, &values).map_err(|e| anyhow!("fixup {} at {:#x}: {}", kind, at, e))?;
+    }
+    for _ in 0..r.count(16)? {
+        let at = r.u64()?;
+        let address = *externals.get(r.u64()? as usize).ok_or_else(|| anyhow!("an unknown external"))?;
+        if at.checked_add(8).is_none_or(|end| end > size) {
+            bail!("a GOT entry lies outside the image");
+        }
+        memory[at as usize..at as usize + 8].copy_from_slice(&address.to_le_bytes());
+    }
+    let mut copies = Vec::new();
+    for _ in 0..r.count(32)? {
+        let name = String::from_utf8_lossy(r.bytes()?).into_owned();
+        let original = *externals.get(r.u64()? as usize).ok_or_else(|| anyhow!("an unknown external"))?;
+        let (slot, slot_size) = (r.u64()?, r.u64()?);
+        if !inside(slot) || slot_size > size - (slot - base) {
+            bail!("a copy relocation's slot lies outside the image");
+        }
+        copies.push(super::in_process::copy_relocation_action(name, original, slot, slot_size));
+    }
+
+    let layout_size = size;
+    let mut actions = copies;
+    actions.extend(super::in_process::actions_of_any_image(base, layout_size, &segments, eh_frame, true));
+    let key = mapper.initialize(AllocInfo { segments: super::in_process::protections(base, &segments), actions })?;
+    let mut symbols_reader = Reader { data: meta, at: symbols_at };
+    let entries = (0..symbol_count).map_while(|_| {
+        let name = std::str::from_utf8(symbols_reader.bytes().ok()?).ok()?;
+        Some((name, symbols_reader.u64().ok()?, Some(symbols_reader.u64().ok()?)))
+    });
+    let mut symbols = SymbolMap::new(ExactSize(entries, symbol_count));
+    symbols.macho_names = macho_names;
+    let [preinit, init, fini] = arrays;
+    let image = Image::new(MappedProgram {
+        mapper: Box::new(mapper),
+        base,
+        size,
+        key,
+        symbols,
+        initializers: Initializers { preinit, init_code, init, profiled_code: None },
+        finalizers: Finalizers { fini, fini_code },
+        dso_handle,
+        libraries,
+    });
+    let crash_info = CrashInfoSource { path: path.to_path_buf(), stamp, offset: crash_offset, len: crash_len };
+    Ok(Some(CachedImage { image, crash_info }))
+}
+
+/// Encodes what crash reports read of the link info.
+fn encode_crash_info(info: &LinkInfo) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u64(info.base);
+    w.u64(info.size);
+    w.u64(info.segments.len() as u64);
+    for s in &info.segments {
+        w.str(&s.name);
+        w.u64(s.address);
+        w.u64(s.size);
+        w.str(&s.protection);
+    }
+    w.u64(info.sections.len() as u64);
+    for s in &info.sections {
+        w.str(&s.name);
+        w.str(&s.segment);
+        w.u64(s.address);
+        w.u64(s.size);
+    }
+    w.u64(info.input_sections.len() as u64);
+    for s in &info.input_sections {
+        w.str(&s.object);
+        w.str(&s.name);
+        w.u64(s.address);
+        w.u64(s.size);
+    }
+    w.u64(info.symbols.len() as u64);
+    for s in &info.symbols {
+        w.str(&s.name);
+        w.u64(s.address);
+        w.u64(s.size);
+        w.str(s.kind);
+        w.str(s.scope);
+        w.str(&s.object);
+        w.str(&s.section);
+    }
+    w.u64(info.stubs.len() as u64);
+    for s in &info.stubs {
+        w.u64(s.address);
+        w.u64(s.size);
+        w.str(&s.target);
+        w.u64(s.target_address);
+        w.u64(s.got_entry);
+    }
+    w.0
+}
+
+fn decode_crash_info(bytes: &[u8], path: &Path) -> Result<LinkInfo> {
+    let mut r = Reader { data: bytes, at: 0 };
+    let decode = |r: &mut Reader| -> Result<LinkInfo> {
+        let mut info = LinkInfo { base: r.u64()?, size: r.u64()?, ..Default::default() };
+        for _ in 0..r.count(24)? {
+            info.segments.push(SegmentInfo {
+                name: r.string()?,
+                address: r.u64()?,
+                size: r.u64()?,
+                protection: r.string()?,
+            });
+        }
+        for _ in 0..r.count(32)? {
+            info.sections.push(SectionInfo {
+                name: r.string()?,
+                segment: r.string()?,
+                address: r.u64()?,
+                size: r.u64()?,
+            });
+        }
+        for _ in 0..r.count(32)? {
+            info.input_sections.push(crate::graph::linkinfo::InputSectionInfo {
+                object: r.string()?,
+                name: r.string()?,
+                address: r.u64()?,
+                size: r.u64()?,
+            });
+        }
+        for _ in 0..r.count(48)? {
+            info.symbols.push(SymbolInfo {
+                name: r.string()?,
+                address: r.u64()?,
+                size: r.u64()?,
+                kind: crate::graph::linkinfo::known_word(&r.string()?),
+                scope: crate::graph::linkinfo::known_word(&r.string()?),
+                object: r.string()?,
+                section: r.string()?,
+            });
+        }
+        for _ in 0..r.count(40)? {
+            info.stubs.push(StubInfo {
+                address: r.u64()?,
+                size: r.u64()?,
+                target: r.string()?,
+                target_object: None,
+                target_address: r.u64()?,
+                got_entry: r.u64()?,
+            });
+        }
+        Ok(info)
+    };
+    decode(&mut r).with_context(|| format!("{}: the crash table's part", path.display()))
+}
+
+/// An iterator that says how many items it yields (SymbolMap sizes itself
+/// from the bound).
+struct ExactSize<I>(I, usize);
+
+impl<I: Iterator> Iterator for ExactSize<I> {
+    type Item = I::Item;
+    fn next(&mut self) -> Option<I::Item> {
+        self.0.next()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.1))
+    }
+}
+
+#[derive(Default)]
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i128(&mut self, v: i128) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn bytes(&mut self, v: &[u8]) {
+        self.u64(v.len() as u64);
+        self.0.extend_from_slice(v);
+    }
+    fn str(&mut self, v: &str) {
+        self.bytes(v.as_bytes());
+    }
+    fn option(&mut self, v: Option<u64>) {
+        match v {
+            Some(v) => {
+                self.u8(1);
+                self.u64(v);
+            }
+            None => self.u8(0),
+        }
+    }
+}
+
+/// Reads what [`Writer`] wrote; every read is bounds-checked and names the
+/// offset where the entry ends too early.
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let end = self.at.checked_add(n).filter(|&end| end <= self.data.len());
+        let Some(end) = end else { bail!("truncated at offset {:#x}", self.at) };
+        let bytes = &self.data[self.at..end];
+        self.at = end;
+        Ok(bytes)
+    }
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+    fn i128(&mut self) -> Result<i128> {
+        Ok(i128::from_le_bytes(self.take(16)?.try_into().expect("16 bytes")))
+    }
+    fn bytes(&mut self) -> Result<&'a [u8]> {
+        let len = usize::try_from(self.u64()?)?;
+        self.take(len)
+    }
+    fn string(&mut self) -> Result<String> {
+        Ok(String::from_utf8_lossy(self.bytes()?).into_owned())
+    }
+    fn option(&mut self) -> Result<Option<u64>> {
+        Ok(match self.u8()? {
+            0 => None,
+            _ => Some(self.u64()?),
+        })
+    }
+    /// A count of items of at least `item_size` bytes each, no more than
+    /// the rest of the data could hold.
+    fn count(&mut self, item_size: usize) -> Result<usize> {
+        let n = usize::try_from(self.u64()?)?;
+        if n.checked_mul(item_size.max(1)).is_none_or(|bytes| bytes > self.data.len() - self.at) {
+            bail!("a count of {} at offset {:#x} exceeds the entry", n, self.at - 8);
+        }
+        Ok(n)
+    }
+}

@@ -1,0 +1,232 @@
+//! The link cache (`--link-cache DIR`): a second run of the same link maps
+//! the stored image and behaves as the first; anything the link depended
+//! on that changes (an object, a library directory) makes it link again;
+//! entries it cannot trust are ignored; the directory stays under its
+//! limit. (Every differential test also runs each program through a cache
+//! twice: see `common::differential_with`.)
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::{compile_source, jitrun_bin, link_cache_entries, run_with, scratch, shell_status};
+
+fn jitrun_cached(cache: &Path, args: &[&Path]) -> Output {
+    let mut cmd = Command::new(jitrun_bin());
+    cmd.arg("--link-cache").arg(cache).args(args);
+    run_with(&mut cmd, b"", Duration::from_secs(30))
+}
+
+/// `dir/name`, created.
+fn subdir(dir: &Path, name: &str) -> PathBuf {
+    let sub = dir.join(name);
+    std::fs::create_dir_all(&sub).unwrap();
+    sub
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs `objects` twice through a fresh cache in `dir`: both runs print
+/// `expected`, the first stores one entry and the second maps it (its
+/// file is not replaced). Returns the cache directory.
+fn stored_then_used(dir: &Path, objects: &[&Path], expected: &str) -> PathBuf {
+    let cache = dir.join("cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let first = jitrun_cached(&cache, objects);
+    assert_eq!(text(&first.stdout), expected, "{}", text(&first.stderr));
+    let stored = link_cache_entries(&cache);
+    assert_eq!(stored.len(), 1, "one entry stored: {:?}", stored);
+    let second = jitrun_cached(&cache, objects);
+    assert_eq!(text(&second.stdout), expected, "{}", text(&second.stderr));
+    assert_eq!((shell_status(&first), shell_status(&second)), (0, 0));
+    assert_eq!(link_cache_entries(&cache), stored, "the second run linked again instead of mapping the entry");
+    cache
+}
+
+const LIBC_USER: &str = r#"#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+static int compare(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+int (*pick)(const void *, const void *) = compare;
+int main(void) {
+    int v[] = {5, 3, 9, 1};
+    qsort(v, 4, sizeof v[0], pick);
+    char *s = strdup("copied");
+    fprintf(stderr, "to stderr\n");
+    printf("%d %d %d %d %s %.3f %p\n", v[0], v[1], v[2], v[3], s, sqrt(2.0), (void *)stdout == NULL ? NULL : (void *)1);
+    free(s);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_second_run_maps_the_stored_image_in_every_code_model() {
+    for (i, flags) in ["-O0", "-O2", "-O2 -fPIC", "-O2 -mcmodel=large"].iter().enumerate() {
+        let dir = scratch(&format!("link-cache-models-{}", i));
+        let object = compile_source(&dir, "libc_user.c", LIBC_USER, flags);
+        let math = PathBuf::from("-lm");
+        stored_then_used(&dir, &[&object, &math], "1 3 5 9 copied 1.414 0x1\n");
+    }
+}
+
+#[test]
+fn a_changed_object_is_linked_again() {
+    let dir = scratch("link-cache-changed");
+    let v1 = "#include <stdio.h>\nint main(void) { puts(\"one\"); return 0; }\n";
+    let v2 = "#include <stdio.h>\nint main(void) { puts(\"two\"); return 0; }\n";
+    let object = compile_source(&dir, "prog.c", v1, "-O2");
+    let cache = stored_then_used(&dir, &[&object], "one\n");
+    // The same size, the same modification time: only the status-change
+    // time and the contents tell.
+    let modified = std::fs::metadata(&object).unwrap().modified().unwrap();
+    let rebuilt = compile_source(&subdir(&dir, "v2"), "prog.c", v2, "-O2");
+    assert_eq!(std::fs::metadata(&rebuilt).unwrap().len(), std::fs::metadata(&object).unwrap().len());
+    std::fs::write(&object, std::fs::read(&rebuilt).unwrap()).unwrap();
+    std::fs::File::options().write(true).open(&object).unwrap().set_modified(modified).unwrap();
+    let out = jitrun_cached(&cache, &[&object]);
+    assert_eq!(text(&out.stdout), "two\n", "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_library_added_to_a_directory_searched_first_is_linked() {
+    let dir = scratch("link-cache-library");
+    let (first, second) = (dir.join("first"), dir.join("second"));
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::create_dir_all(&second).unwrap();
+    let archive = |at: &Path, text: &str| {
+        let member = compile_source(
+            &subdir(&dir, &format!("{}-member", at.file_name().unwrap().to_string_lossy())),
+            "greet.c",
+            text,
+            "-O2",
+        );
+        let _ = std::fs::remove_file(at.join("libgreet.a"));
+        common::run_checked(common::ar().arg("rcs").arg(at.join("libgreet.a")).arg(&member));
+    };
+    archive(&second, "const char *greeting(void) { return \"from second\"; }\n");
+    let main = compile_source(
+        &dir,
+        "main.c",
+        "#include <stdio.h>\nconst char *greeting(void);\nint main(void) { puts(greeting()); return 0; }\n",
+        "-O2",
+    );
+    let args = [main.clone(), format!("-L{}", first.display()).into(), format!("-L{}", second.display()).into()];
+    let with_lib: Vec<&Path> = args.iter().map(PathBuf::as_path).chain([Path::new("-lgreet")]).collect();
+    let cache = stored_then_used(&dir, &with_lib, "from second\n");
+    // A library appears in a directory searched before: the link changes.
+    archive(&first, "const char *greeting(void) { return \"from first\"; }\n");
+    let out = jitrun_cached(&cache, &with_lib);
+    assert_eq!(text(&out.stdout), "from first\n", "{}", text(&out.stderr));
+}
+
+#[test]
+fn entries_that_cannot_be_trusted_are_ignored() {
+    let dir = scratch("link-cache-corrupt");
+    let object = compile_source(&dir, "prog.c", LIBC_USER, "-O2");
+    let math = PathBuf::from("-lm");
+    let cache = stored_then_used(&dir, &[&object, &math], "1 3 5 9 copied 1.414 0x1\n");
+    let (name, _) = link_cache_entries(&cache).remove(0);
+    let entry = cache.join(&name);
+    let original = std::fs::read(&entry).unwrap();
+    let damaged: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("truncated in its header", original[..20].to_vec()),
+        ("truncated in its metadata", original[..200].to_vec()),
+        ("with its metadata overwritten", {
+            let mut bytes = original.clone();
+            for b in bytes.iter_mut().skip(60).take(4000) {
+                *b = 0xff;
+            }
+            bytes
+        }),
+        ("with its counts zeroed", {
+            let mut bytes = original.clone();
+            for b in bytes.iter_mut().skip(60).take(4000) {
+                *b = 0;
+            }
+            bytes
+        }),
+    ];
+    for (what, bytes) in damaged {
+        std::fs::write(&entry, &bytes).unwrap();
+        let out = jitrun_cached(&cache, &[&object, &math]);
+        assert_eq!(text(&out.stdout), "1 3 5 9 copied 1.414 0x1\n", "an entry {}: {}", what, text(&out.stderr));
+        assert_eq!(text(&out.stderr), "to stderr\n", "an entry {}", what);
+        assert_eq!(shell_status(&out), 0, "an entry {}", what);
+    }
+}
+
+#[test]
+fn a_crash_in_a_mapped_image_names_the_function() {
+    let dir = scratch("link-cache-crash");
+    let source = common::testdata().join("diagnostics").join("null_deref.c");
+    let object = common::compile(&[source], "-O2", &[], &dir).remove(0);
+    let cache = dir.join("cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    for run in ["storing", "mapped"] {
+        let out = jitrun_cached(&cache, &[&object]);
+        let stderr = text(&out.stderr);
+        assert_eq!(shell_status(&out), 139, "{}: {}", run, stderr);
+        assert!(stderr.contains("SIGSEGV") && stderr.contains("crash_here+0x"), "{}: {}", run, stderr);
+        assert!(stderr.contains("null_deref.o, .text)"), "{}: {}", run, stderr);
+    }
+    assert_eq!(link_cache_entries(&cache).len(), 1);
+}
+
+#[test]
+fn links_the_cache_cannot_reproduce_are_not_stored() {
+    let dir = scratch("link-cache-declined");
+    // Thread-locals live in a module of this process the entry cannot hold.
+    let object = compile_source(
+        &dir,
+        "tls.c",
+        "#include <stdio.h>\n__thread int counter = 41;\nint main(void) { printf(\"%d\\n\", ++counter); return 0; }\n",
+        "-O2",
+    );
+    let cache = dir.join("cache");
+    for _ in 0..2 {
+        let out = jitrun_cached(&cache, &[&object]);
+        assert_eq!(text(&out.stdout), "42\n", "{}", text(&out.stderr));
+    }
+    assert!(link_cache_entries(&cache).is_empty());
+}
+
+#[test]
+fn the_directory_stays_under_its_limit_and_the_cache_can_be_turned_off() {
+    let dir = scratch("link-cache-limit");
+    let cache = dir.join("cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    // Each entry holds a 300 KiB table: four do not fit in one MiB.
+    for i in 0..4 {
+        let text_of = format!(
+            "#include <stdio.h>\nconst char table[300 * 1024] = {{{}}};\nint main(void) {{ printf(\"%d\\n\", table[0]); return 0; }}\n",
+            i + 1
+        );
+        let object = compile_source(&subdir(&dir, &i.to_string()), "big.c", &text_of, "-O2");
+        let mut cmd = Command::new(jitrun_bin());
+        cmd.arg("--link-cache").arg(&cache).args(["--link-cache-max", "1"]).arg(&object);
+        let out = run_with(&mut cmd, b"", Duration::from_secs(30));
+        assert_eq!(text(&out.stdout), format!("{}\n", i + 1), "{}", text(&out.stderr));
+        let total: u64 = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
+        assert!(total <= 1 << 20, "{} bytes in the cache after {} links", total, i + 1);
+    }
+    assert!(link_cache_entries(&cache).len() < 4);
+
+    // --no-link-cache wins over the environment.
+    let off = dir.join("off");
+    let object =
+        compile_source(&dir, "hello.c", "#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n", "-O2");
+    let mut cmd = Command::new(jitrun_bin());
+    cmd.env("JITRUN_LINK_CACHE", &off).arg("--no-link-cache").arg(&object);
+    assert_eq!(text(&run_with(&mut cmd, b"", Duration::from_secs(30)).stdout), "hi\n");
+    assert!(!off.exists());
+    let mut cmd = Command::new(jitrun_bin());
+    cmd.env("JITRUN_LINK_CACHE", &off).arg(&object);
+    assert_eq!(text(&run_with(&mut cmd, b"", Duration::from_secs(30)).stdout), "hi\n");
+    assert_eq!(link_cache_entries(&off).len(), 1);
+}
