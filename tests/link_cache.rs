@@ -66,7 +66,11 @@ int main(void) {
 
 #[test]
 fn a_second_run_maps_the_stored_image_in_every_code_model() {
-    for (i, flags) in ["-O0", "-O2", "-O2 -fPIC", "-O2 -mcmodel=large"].iter().enumerate() {
+    #[cfg(target_arch = "x86_64")]
+    let models = ["-O0", "-O2", "-O2 -fPIC", "-O2 -mcmodel=large"];
+    #[cfg(target_arch = "aarch64")]
+    let models = ["-O0", "-O2", "-O2 -fPIC", "-O2 -mcmodel=large -fno-pic -fno-pie", "-O2 -mcmodel=tiny"];
+    for (i, flags) in models.iter().enumerate() {
         let dir = scratch(&format!("link-cache-models-{}", i));
         let object = compile_source(&dir, "libc_user.c", LIBC_USER, flags);
         let math = PathBuf::from("-lm");
@@ -216,6 +220,16 @@ fn the_directory_stays_under_its_limit_and_the_cache_can_be_turned_off() {
         assert!(total <= 1 << 20, "{} bytes in the cache after {} links", total, i + 1);
     }
     assert!(link_cache_entries(&cache).len() < 4);
+
+    // A directory that cannot be written: the program runs, with a warning.
+    let blocked = dir.join("a-file");
+    std::fs::write(&blocked, b"").unwrap();
+    let object =
+        compile_source(&dir, "hello.c", "#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n", "-O2");
+    let out = jitrun_cached(&blocked.join("cache"), &[&object]);
+    assert_eq!((text(&out.stdout), shell_status(&out)), ("hi\n".to_string(), 0));
+    assert!(text(&out.stderr).starts_with("jitrun: warning: --link-cache"), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr).lines().count(), 1, "{}", text(&out.stderr));
 
     // --no-link-cache wins over the environment.
     let off = dir.join("off");

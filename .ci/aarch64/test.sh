@@ -25,7 +25,7 @@ target=(--release --target aarch64-unknown-linux-gnu)
 
 cargo build "${target[@]}" --tests --bins
 cargo test "${target[@]}" --lib
-for suite in differential_c differential_cxx tls archives lifecycle diagnostics hygiene layers checks macho; do
+for suite in differential_c differential_cxx tls archives lifecycle diagnostics hygiene layers checks macho link_cache; do
   cargo test "${target[@]}" --test "$suite" -- --test-threads 2
 done
 # 4,000 corrupted inputs take 8 minutes under emulation; 500 of them (the

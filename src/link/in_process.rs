@@ -255,7 +255,9 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
             } else {
                 (*info).clone()
             };
-            super::cache::store(
+            // The program runs either way: an entry that cannot be written
+            // is worth a warning, not a failed run.
+            let stored = super::cache::store(
                 request,
                 super::cache::Linked {
                     addrs: placed.addresses(),
@@ -273,7 +275,10 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
                     mapper: &mapper,
                     copies,
                 },
-            )?;
+            );
+            if let Err(e) = stored {
+                eprintln!("jitrun: warning: {:#}", e);
+            }
         }
     }
     let mut image = Image::new(MappedProgram {
