@@ -304,12 +304,11 @@ fn link_cache_request(cli: &Cli, args: &[std::ffi::OsString]) -> Option<crate::l
         })
         .collect();
     let key = format!(
-        "jitrun {}\nexe {:?}\ncpu {}\nkernel {:?} {:?}\npage {}\ncwd {:?}\nenv {:?}\nargs {:?}\n",
+        "jitrun {}\nexe {:?}\ncpu {}\nkernel {}\npage {}\ncwd {:?}\nenv {:?}\nargs {:?}\n",
         env!("CARGO_PKG_VERSION"),
         crate::support::FileStamp::of_path(Path::new("/proc/self/exe")),
         crate::host::loader::cpu_features(),
-        std::fs::read_to_string("/proc/sys/kernel/osrelease").ok(),
-        std::fs::read_to_string("/proc/sys/kernel/version").ok(),
+        crate::host::loader::kernel_identity(),
         crate::support::page_size(),
         std::env::current_dir().ok(),
         environment,

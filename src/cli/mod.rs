@@ -714,10 +714,23 @@ impl Cli {
         let mut words = args.iter().skip(1);
         let mut inputs = Vec::new();
         let mut program_args = Vec::new();
-        for word in words.by_ref() {
+        // `--link-cache DIR`: scripts that run a program many times name
+        // it, and clap's parser would cost them its ~0.1 ms each time.
+        let mut link_cache = None;
+        while let Some(word) = words.next() {
             let word = word.to_str()?;
             if word == "--" {
                 break;
+            } else if word == "--link-cache" && link_cache.is_none() {
+                let dir = words.next()?.to_str()?;
+                if dir.is_empty() || dir.starts_with('-') {
+                    return None;
+                }
+                link_cache = Some(PathBuf::from(dir));
+            } else if let Some(dir) =
+                word.strip_prefix("--link-cache=").filter(|d| !d.is_empty() && link_cache.is_none())
+            {
+                link_cache = Some(PathBuf::from(dir));
             } else if let Some(name) = word.strip_prefix("-l").filter(|n| !n.is_empty() && !n.starts_with('=')) {
                 inputs.push(Input::Library(name.to_string()));
             } else if word.is_empty() || word.starts_with('-') {
@@ -753,7 +766,7 @@ impl Cli {
             whole_archive: Vec::new(),
             no_whole_archive: Vec::new(),
             base: None,
-            link_cache: None,
+            link_cache,
             no_link_cache: false,
             link_cache_max: 256,
             max_image_size: 4u64 << 30,
@@ -876,6 +889,8 @@ mod tests {
             &["jitrun", "-lm", "a.o", "--", "x", "-y", "--", "--noexec"],
             &["jitrun", "a.o", "--"],
             &["jitrun", "dir/prog.o", "--", ""],
+            &["jitrun", "--link-cache", "cache", "a.o", "-lm", "--", "x"],
+            &["jitrun", "a.o", "--link-cache=dir/cache"],
         ];
         for args in plain {
             let fast = Cli::parse_plain(&os_args(args)).unwrap_or_else(|| panic!("{:?} is plain", args));
@@ -893,6 +908,9 @@ mod tests {
             &["jitrun", "a.o", "-l=m"],
             &["jitrun", "--help"],
             &["jitrun", "a.o", ""],
+            &["jitrun", "a.o", "--link-cache"],
+            &["jitrun", "--link-cache", "-v", "a.o"],
+            &["jitrun", "--link-cache=", "a.o"],
         ];
         for args in not_plain {
             assert!(Cli::parse_plain(&os_args(args)).is_none(), "{:?} is not plain", args);

@@ -922,6 +922,22 @@ pub fn module_holding(addr: u64) -> Option<(std::ffi::CString, u64)> {
     found
 }
 
+/// The running kernel's release and build (`uname -rv`): its vDSO
+/// defines `time` and `clock_gettime`, which the link cache's images call.
+pub fn kernel_identity() -> String {
+    // SAFETY: uname fills the zeroed struct (plain data) passed.
+    let name = unsafe {
+        let mut name: libc::utsname = std::mem::zeroed();
+        if libc::uname(&mut name) != 0 {
+            return "unknown".to_string();
+        }
+        name
+    };
+    // SAFETY: uname's fields are NUL-terminated strings.
+    let field = |f: &[libc::c_char]| unsafe { CStr::from_ptr(f.as_ptr()) }.to_string_lossy().into_owned();
+    format!("{} {}", field(&name.release), field(&name.version))
+}
+
 /// What identifies this CPU to the C library, which picks its string and
 /// memory functions by it (the link cache keys entries with it: an image
 /// keeps the addresses libc chose). On x86-64, glibc's own copy of the
