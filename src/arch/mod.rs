@@ -633,6 +633,11 @@ pub struct FixupValues {
     pub z: u64,
     /// `B`: address of the subtracted symbol (difference kinds).
     pub b: u64,
+    /// `S` may be elsewhere when the image runs (a library's symbol in an
+    /// image the link cache keeps): a branch goes through its stub and a
+    /// GOT load stays one even when `S` is in reach, so that the code
+    /// refers only to the image and only its tables change.
+    pub movable: bool,
 }
 
 /// How a fixup was satisfied, for statistics and maps.

@@ -41,6 +41,7 @@ impl DeferredLinkInfo {
             table_blocks: &self.table_blocks,
             copies_in_use: &self.copies_in_use,
             tls: None,
+            externals_move: false,
         }
     }
 

@@ -91,6 +91,7 @@ pub fn resolve_internal_edges(graph: &mut LinkGraph) -> Result<()> {
                             stub: None,
                             z: 0,
                             b: base + b_offset.unwrap_or(0),
+                            movable: false,
                         };
                         edge.kind.apply(&mut scratch, edge.offset as usize, &values).map_err(|e| fail(&e))?;
                         results.push(scratch.get(field.clone()).ok_or_else(|| fail(&"runs past the block"))?.to_vec());

@@ -61,6 +61,9 @@ pub struct Addresses<'a> {
     /// Which copy slots are used (see [`decide_copies`]).
     pub copies_in_use: &'a [bool],
     pub tls: Option<&'a TlsPlacement>,
+    /// The libraries' symbols may be elsewhere when the image runs (the
+    /// link cache): references to them go through stubs and the GOT.
+    pub externals_move: bool,
 }
 
 impl Addresses<'_> {
@@ -120,6 +123,18 @@ impl Addresses<'_> {
             }
             Target::NotLoaded | Target::TlsModuleBase => return None,
         })
+    }
+
+    /// Whether `target` is a symbol outside the image that references
+    /// reach where it is (not through its copy or canonical stub), and so
+    /// may move with its library ([`Addresses::externals_move`]).
+    pub fn is_movable(&self, target: Target) -> bool {
+        match target {
+            Target::External(e) => {
+                self.externals_move && self.external_address(e, target) == self.res.externals[e as usize].address
+            }
+            _ => false,
+        }
     }
 
     /// Where a reference to external `e` goes: its linker-made TLV
@@ -264,7 +279,9 @@ pub fn copy_and_fix_blocks(
     let symbol_addrs: Vec<Vec<Option<u64>>> = (0..graphs.len())
         .map(|g| {
             let targets = addrs.res.targets.get(g).map_or(&[][..], Vec::as_slice);
-            targets.iter().map(|&t| addrs.address_if_any(t)).collect()
+            // A symbol that may move takes the general path, which routes
+            // it through the tables.
+            targets.iter().map(|&t| if addrs.is_movable(t) { None } else { addrs.address_if_any(t) }).collect()
         })
         .collect();
     let mut placed: Vec<(u64, u32, BlockId)> = Vec::new();
@@ -444,6 +461,7 @@ impl BlockFixups<'_> {
                 None => addrs.address(addrs.res.targets[g][s as usize]).map_err(|e| fail(&e)),
             };
             values.s = address_of(edge.target)?;
+            values.movable = addrs.is_movable(target);
             if kind.uses_subtrahend() {
                 values.b = address_of(edge.subtrahend)?;
             }

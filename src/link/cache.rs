@@ -154,6 +154,27 @@ struct ExternalFixup {
     window: Vec<u8>,
 }
 
+impl ExternalFixup {
+    /// The bytes this fixup makes of its window for a symbol at `s`, the
+    /// image at `base`; `None` if it cannot reach it.
+    fn result(&self, base: u64, s: u64) -> Option<Vec<u8>> {
+        let mut bytes = self.window.clone();
+        let kind = REAPPLIED_KINDS[self.kind as usize].0;
+        let values = FixupValues {
+            p: base + self.at,
+            s,
+            a: self.addend,
+            got: self.got,
+            g: self.got_entry,
+            stub: self.stub,
+            movable: true,
+            ..Default::default()
+        };
+        kind.apply(&mut bytes, (self.at - self.window_at) as usize, &values).ok()?;
+        Some(bytes)
+    }
+}
+
 /// An external as the entry keeps it: a loaded object (by the name the
 /// loader gives it) and an offset from its load bias.
 struct ExternalPlace {
@@ -390,7 +411,7 @@ fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
                     return decline("a fixup's instruction is not in the object");
                 };
                 let may_use_stub = edge.kind.far_reference() != crate::arch::FarReference::Never;
-                fixups.push(ExternalFixup {
+                let fixup = ExternalFixup {
                     at: placed + field,
                     kind,
                     addend: edge.addend,
@@ -404,7 +425,14 @@ fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
                     stub: if may_use_stub { addrs.stub(target) } else { None },
                     window_at: placed + start,
                     window,
-                });
+                };
+                // Most go through a stub or the GOT (the link was made
+                // with `Addresses::externals_move`): their bytes are the
+                // same wherever the library is, and only the GOT changes.
+                let address = res.externals[external as usize].address;
+                if fixup.result(addrs.base, address) != fixup.result(addrs.base, address ^ (1 << 40)) {
+                    fixups.push(fixup);
+                }
             }
         }
     }
@@ -734,7 +762,7 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Option<CachedImage>> 
         }
         let start = window_at as usize;
         memory[start..start + window.len()].copy_from_slice(window);
-        let values = FixupValues { p: base + at, s, a: addend, got, g, stub, ..Default::default() };
+        let values = FixupValues { p: base + at, s, a: addend, got, g, stub, movable: true, ..Default::default() };
         kind.apply(memory, at as usize, &values).map_err(|e| anyhow!("fixup {} at {:#x}: {}", kind, at, e))?;
     }
     for _ in 0..r.count(16)? {

@@ -92,6 +92,7 @@ impl Placed {
             table_blocks: &self.table_blocks,
             copies_in_use: &self.copies_in_use,
             tls: self.tls.as_ref(),
+            externals_move: self.options.link_cache.is_some() && self.destination == Destination::ThisProcess,
         }
     }
 

@@ -967,11 +967,16 @@ pub fn apply_fixup(kind: Kind, data: &mut [u8], offset: usize, v: &FixupValues) 
         equation,
         Equation::GotEntry | Equation::GotPcRelative | Equation::GotPageDelta | Equation::GotEntryFromGotPage
     );
+    let through_stub = kind.far_reference() == FarReference::ThroughStub;
+    if let (true, true, Some(l)) = (v.movable, through_stub, v.stub) {
+        write_field(field, data, offset, signed(l) + a - p)?;
+        return Ok(FixupOutcome::ViaStub);
+    }
     match (write_field(field, data, offset, x), v.stub) {
         (Ok(()), _) if through_got => Ok(FixupOutcome::ViaGot),
         (Ok(()), _) => Ok(FixupOutcome::Direct),
         // A failed check wrote nothing: the field takes the stub's displacement instead.
-        (Err(FixupError::OutOfRange { .. }), Some(l)) if kind.far_reference() == FarReference::ThroughStub => {
+        (Err(FixupError::OutOfRange { .. }), Some(l)) if through_stub => {
             write_field(field, data, offset, signed(l) + a - p)?;
             Ok(FixupOutcome::ViaStub)
         }

@@ -735,6 +735,19 @@ fn instructions_of_another_class_are_refused() {
     }
 }
 
+/// A symbol that may move (the link cache) is called through its stub even
+/// in range, so that the call's bytes do not depend on where it is.
+#[test]
+fn calls_to_a_movable_symbol_go_through_the_stub_in_range_too() {
+    let p = 0x7f00_0000_1000;
+    let near = FixupValues { p, s: p + 0x100, stub: Some(p + 0x1000), movable: true, ..Default::default() };
+    assert_eq!(patch(Kind::Call26, 0x94000000, &near), Ok((FixupOutcome::ViaStub, 0x94000400)));
+    assert_eq!(patch(Kind::Jump26, 0x14000000, &near), Ok((FixupOutcome::ViaStub, 0x14000400)));
+    // Without a stub it is reached directly, as any symbol.
+    let no_stub = FixupValues { stub: None, ..near };
+    assert_eq!(patch(Kind::Call26, 0x94000000, &no_stub), Ok((FixupOutcome::Direct, 0x94000040)));
+}
+
 #[test]
 fn far_calls_and_jumps_go_through_the_stub() {
     // bl at P to a function 2^27 bytes away: out of range, so to the stub L.

@@ -381,14 +381,22 @@ pub fn apply_fixup(kind: Kind, data: &mut [u8], offset: usize, v: &FixupValues) 
             put64(data, offset, s + a - p)?;
             Ok(FixupOutcome::Direct)
         }
-        Kind::Pc32 | Kind::Branch32 => match (put32(data, offset, s + a - p, I32), v.stub) {
-            (Ok(()), _) => Ok(FixupOutcome::Direct),
-            (Err(_), Some(stub)) => {
-                put32(data, offset, stub as i64 as i128 + a - p, I32)?;
-                Ok(FixupOutcome::ViaStub)
+        Kind::Pc32 | Kind::Branch32 => {
+            // Through the stub when out of reach, or when `S` may move.
+            let direct = if v.movable && v.stub.is_some() { Ok(()) } else { put32(data, offset, s + a - p, I32) };
+            match (direct, v.stub) {
+                (Ok(()), Some(stub)) if v.movable => {
+                    put32(data, offset, stub as i64 as i128 + a - p, I32)?;
+                    Ok(FixupOutcome::ViaStub)
+                }
+                (Ok(()), _) => Ok(FixupOutcome::Direct),
+                (Err(_), Some(stub)) => {
+                    put32(data, offset, stub as i64 as i128 + a - p, I32)?;
+                    Ok(FixupOutcome::ViaStub)
+                }
+                (Err(e), None) => Err(e),
             }
-            (Err(e), None) => Err(e),
-        },
+        }
         Kind::Pc16 => {
             let value = s + a - p;
             in_range(value, (i16::MIN as i128, i16::MAX as i128 + 1))?;
@@ -403,7 +411,7 @@ pub fn apply_fixup(kind: Kind, data: &mut [u8], offset: usize, v: &FixupValues) 
         }
         Kind::GotPcRelX | Kind::RexGotPcRelX => {
             let rex = kind == Kind::RexGotPcRelX;
-            if v.g.is_none() || fits_i32(s + a - p) {
+            if v.g.is_none() || (fits_i32(s + a - p) && !v.movable) {
                 if let Some(resolution) = relax_got_load(data, offset, rex, s + a - p)? {
                     return Ok(resolution);
                 }
@@ -675,6 +683,23 @@ mod tests {
         assert_eq!(apply_fixup(Kind::RexGotPcRelX, &mut code, 3, &v).unwrap(), FixupOutcome::Relaxed);
         assert_eq!(code[..3], [0x48, 0x8d, 0x05]);
         assert_eq!(i32::from_le_bytes(code[3..].try_into().unwrap()), 0x2000 - 4 - 0x1003);
+    }
+
+    /// A symbol that may move (the link cache) keeps its GOT load and is
+    /// called through its stub, in range or not.
+    #[test]
+    fn a_movable_symbol_is_reached_through_the_got_and_its_stub() {
+        let mut code = [0x48, 0x8b, 0x05, 0, 0, 0, 0];
+        let v = FixupValues { p: 0x1003, s: 0x2000, a: -4, g: Some(0x3000), movable: true, ..Default::default() };
+        assert_eq!(apply_fixup(Kind::RexGotPcRelX, &mut code, 3, &v).unwrap(), FixupOutcome::ViaGot);
+        assert_eq!(code[..3], [0x48, 0x8b, 0x05]);
+        assert_eq!(i32::from_le_bytes(code[3..].try_into().unwrap()), 0x3000 - 4 - 0x1003);
+        let mut call = [0u8; 4];
+        let near = FixupValues { p: 0x1000, s: 0x1100, a: -4, stub: Some(0x3000), movable: true, ..Default::default() };
+        assert_eq!(apply_fixup(Kind::Branch32, &mut call, 0, &near).unwrap(), FixupOutcome::ViaStub);
+        assert_eq!(i32::from_le_bytes(call), 0x3000 - 4 - 0x1000);
+        let no_stub = FixupValues { stub: None, ..near };
+        assert_eq!(apply_fixup(Kind::Branch32, &mut call, 0, &no_stub).unwrap(), FixupOutcome::Direct);
     }
 
     #[test]
