@@ -172,13 +172,17 @@ fn a_crash_in_a_mapped_image_names_the_function() {
     let object = common::compile(&[source], "-O2", &[], &dir).remove(0);
     let cache = dir.join("cache");
     let _ = std::fs::remove_dir_all(&cache);
+    let mut reports = Vec::new();
     for run in ["storing", "mapped"] {
         let out = jitrun_cached(&cache, &[&object]);
         let stderr = text(&out.stderr);
         assert_eq!(shell_status(&out), 139, "{}: {}", run, stderr);
         assert!(stderr.contains("SIGSEGV") && stderr.contains("crash_here+0x"), "{}: {}", run, stderr);
         assert!(stderr.contains("null_deref.o, .text)"), "{}: {}", run, stderr);
+        reports.push(stderr);
     }
+    // The image is at the same address: the same report, frame by frame.
+    assert_eq!(reports[0], reports[1]);
     assert_eq!(link_cache_entries(&cache).len(), 1);
 }
 

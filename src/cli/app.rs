@@ -329,7 +329,7 @@ fn link(cli: &Cli, inputs: &[Input], args: Option<&[std::ffi::OsString]>) -> Res
             }
             let source = cached.crash_info;
             crate::diagnostics::crash::build_table_when_needed(true, move || {
-                crate::diagnostics::crash::prepare(&source.read().unwrap_or_default(), true, None)
+                crate::diagnostics::crash::publish_recorded_table(&source.read().unwrap_or_default(), true)
             });
             return Ok(Linked::Run(Box::new(cached.image), true));
         }

@@ -817,36 +817,60 @@ fn report_crash(table: &CrashTable, sig: c_int, pc: u64, rsp: u64) {
     }
 }
 
-/// Builds and publishes the crash table straight from the link model,
-/// without the link info's strings (a tenth of the work of
-/// [`DeferredLinkInfo::collect`](crate::graph::deferred::DeferredLinkInfo::collect) followed by [`prepare`]).
-/// The same symbols as the link info's: live definitions, globals only
-/// where they won, those that are functions or lie in code. Frees the
-/// model.
-pub fn prepare_from_link_model(model: crate::graph::deferred::DeferredLinkInfo, print: bool) {
-    use crate::graph::layout::{SegmentKind, NOT_PLACED};
-    use crate::graph::model::{SectionId, SymbolKind};
-    use crate::graph::resolve::Target;
-    let addrs = model.addresses();
+/// What a crash table is built from, symbol by symbol: [`Ranges`] itself,
+/// or a recording of it ([`TableRecording`]).
+pub(crate) trait RangeSink {
+    fn add_place(&mut self, object: &str, section: &str) -> u32;
+    fn push(&mut self, start: u64, size: u64, section_end: u64, name: &str, place: u32, is_function: bool);
+}
+
+impl RangeSink for Ranges {
+    fn add_place(&mut self, object: &str, section: &str) -> u32 {
+        Ranges::add_place(self, object, section)
+    }
+    fn push(&mut self, start: u64, size: u64, section_end: u64, name: &str, place: u32, is_function: bool) {
+        Ranges::push(self, start, size, section_end, name, place, is_function)
+    }
+}
+
+/// An empty table for the image `addrs` describes: its range and code.
+fn ranges_of_image(addrs: &crate::graph::fixups::Addresses) -> Ranges {
     let page = crate::support::page_size();
-    let segment_range = |s: &crate::graph::layout::Segment| model.base + s.offset..model.base + s.offset + s.size;
-    let text: Vec<_> =
-        model.layout.segments.iter().filter(|s| s.kind == SegmentKind::Text).map(segment_range).collect();
-    let code = model
+    let code = addrs
         .layout
         .segments
         .iter()
         .filter(|s| s.kind.final_protection().contains(region::Protection::EXECUTE))
-        .map(|s| model.base + s.offset..model.base + s.offset + s.size.div_ceil(page) * page);
-    let mut ranges = Ranges::new(model.base..model.base + model.layout.size, code.collect());
-    for (g, graph) in model.graphs.iter().enumerate() {
+        .map(|s| addrs.base + s.offset..addrs.base + s.offset + s.size.div_ceil(page) * page);
+    Ranges::new(addrs.base..addrs.base + addrs.layout.size, code.collect())
+}
+
+/// The symbols a crash report names, straight from the link model: live
+/// definitions, globals only where they won, those that are functions or
+/// lie in code, and the stubs.
+fn walk_image_symbols(
+    addrs: &crate::graph::fixups::Addresses,
+    graphs: &[crate::graph::model::LinkGraph],
+    sink: &mut dyn RangeSink,
+) {
+    use crate::graph::layout::{SegmentKind, NOT_PLACED};
+    use crate::graph::model::{SectionId, SymbolKind};
+    use crate::graph::resolve::Target;
+    let (base, layout) = (addrs.base, addrs.layout);
+    let text: Vec<_> = layout
+        .segments
+        .iter()
+        .filter(|s| s.kind == SegmentKind::Text)
+        .map(|s| base + s.offset..base + s.offset + s.size)
+        .collect();
+    for (g, graph) in graphs.iter().enumerate() {
         let mut places: rustc_hash::FxHashMap<SectionId, u32> = Default::default();
-        for (name, sym, block, address) in crate::graph::linkinfo::image_symbols(graph, g, &addrs) {
-            let placed = model.layout.block_offsets[g][block as usize];
+        for (name, sym, block, address) in crate::graph::linkinfo::image_symbols(graph, g, addrs) {
+            let placed = layout.block_offsets[g][block as usize];
             if placed == NOT_PLACED {
                 continue;
             }
-            let block_start = model.base + placed;
+            let block_start = base + placed;
             let in_code = text.iter().any(|t| t.contains(&block_start));
             if sym.kind != SymbolKind::Function && !in_code {
                 continue;
@@ -854,25 +878,139 @@ pub fn prepare_from_link_model(model: crate::graph::deferred::DeferredLinkInfo, 
             let section = graph.blocks[block as usize].section;
             let place = *places
                 .entry(section)
-                .or_insert_with(|| ranges.add_place(&graph.name, &graph.sections[section as usize].name));
+                .or_insert_with(|| sink.add_place(&graph.name, &graph.sections[section as usize].name));
             let section_end =
                 if in_code { block_start + graph.blocks[block as usize].size } else { address + sym.size };
-            ranges.push(address, sym.size, section_end, name, place, sym.kind == SymbolKind::Function);
+            sink.push(address, sym.size, section_end, name, place, sym.kind == SymbolKind::Function);
         }
     }
-    if !model.tables.stubs.is_empty() {
-        let stub_size = model.cpu.stub_size();
-        let place = ranges.add_place("<linker tables>", ".plt");
-        for &(target, _) in &model.tables.stubs {
+    if !addrs.tables.stubs.is_empty() {
+        let stub_size = addrs.cpu.stub_size();
+        let place = sink.add_place("<linker tables>", ".plt");
+        for &(target, _) in &addrs.tables.stubs {
             let Some(address) = addrs.stub(target) else { continue };
             let name = match target {
-                Target::External(e) => format!("stub for {}", model.res.externals[e as usize].name),
-                Target::Ifunc(i) => format!("stub for {}", model.res.ifuncs[i as usize].name),
+                Target::External(e) => format!("stub for {}", addrs.res.externals[e as usize].name),
+                Target::Ifunc(i) => format!("stub for {}", addrs.res.ifuncs[i as usize].name),
                 _ => "stub".to_string(),
             };
-            ranges.push(address, stub_size, address + stub_size, &name, place, true);
+            sink.push(address, stub_size, address + stub_size, &name, place, true);
         }
     }
+}
+
+/// A crash table's makings as bytes, to build it in another process (the
+/// link cache keeps them with its entry): see [`publish_recorded_table`].
+#[derive(Default)]
+pub struct TableRecording(Vec<u8>, u32);
+
+impl TableRecording {
+    /// Records the table of the image `addrs` describes (its objects: `graphs`).
+    pub fn of_image(
+        addrs: &crate::graph::fixups::Addresses,
+        graphs: &[crate::graph::model::LinkGraph],
+    ) -> TableRecording {
+        let ranges = ranges_of_image(addrs);
+        let mut recording = TableRecording::default();
+        for v in [ranges.image.start, ranges.image.end, ranges.code.len() as u64] {
+            recording.word(v);
+        }
+        for code in &ranges.code {
+            recording.word(code.start);
+            recording.word(code.end);
+        }
+        walk_image_symbols(addrs, graphs, &mut recording);
+        recording
+    }
+
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.0
+    }
+
+    fn word(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn text(&mut self, s: &str) {
+        self.word(s.len() as u64);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+}
+
+impl RangeSink for TableRecording {
+    fn add_place(&mut self, object: &str, section: &str) -> u32 {
+        self.0.push(0);
+        self.text(object);
+        self.text(section);
+        // Numbered in order, as the replay's `Ranges::add_place` numbers them.
+        self.1 += 1;
+        self.1 - 1
+    }
+    fn push(&mut self, start: u64, size: u64, section_end: u64, name: &str, place: u32, is_function: bool) {
+        self.0.push(1 + is_function as u8);
+        for v in [start, size, section_end, place.into()] {
+            self.word(v);
+        }
+        self.text(name);
+    }
+}
+
+/// Builds the table a [`TableRecording`] recorded and publishes it (an
+/// empty one, naming nothing, if the bytes are not a recording: the
+/// crash is still reported).
+pub fn publish_recorded_table(bytes: &[u8], print: bool) {
+    /// Reads what [`TableRecording`] wrote, bounds-checked.
+    struct Bytes<'a>(&'a [u8]);
+    impl<'a> Bytes<'a> {
+        fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+            let (head, rest) = (self.0.get(..n)?, self.0.get(n..)?);
+            self.0 = rest;
+            Some(head)
+        }
+        fn word(&mut self) -> Option<u64> {
+            Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+        }
+        fn text(&mut self) -> Option<String> {
+            let len = usize::try_from(self.word()?).ok()?;
+            Some(String::from_utf8_lossy(self.take(len)?).into_owned())
+        }
+    }
+    fn replay(bytes: &[u8]) -> Option<Ranges> {
+        let mut r = Bytes(bytes);
+        let (start, end, count) = (r.word()?, r.word()?, r.word()?);
+        let mut code = Vec::new();
+        for _ in 0..count.min(1 << 16) {
+            code.push(r.word()?..r.word()?);
+        }
+        let mut ranges = Ranges::new(start..end, code);
+        let mut places = 0u64;
+        while let Some(&[tag]) = r.take(1) {
+            if tag == 0 {
+                let (object, section) = (r.text()?, r.text()?);
+                ranges.add_place(&object, &section);
+                places += 1;
+            } else {
+                let (start, size, section_end, place) = (r.word()?, r.word()?, r.word()?, r.word()?);
+                let place = u32::try_from(place).ok().filter(|&p| u64::from(p) < places)?;
+                ranges.push(start, size, section_end, &r.text()?, place, tag == 2);
+            }
+        }
+        ranges.finish();
+        Some(ranges)
+    }
+    publish(replay(bytes).unwrap_or_default(), print, None);
+}
+
+/// Builds and publishes the crash table straight from the link model,
+/// without the link info's strings (a tenth of the work of
+/// [`DeferredLinkInfo::collect`](crate::graph::deferred::DeferredLinkInfo::collect) followed by [`prepare`]).
+/// The same symbols as the link info's: live definitions, globals only
+/// where they won, those that are functions or lie in code. Frees the
+/// model.
+pub fn prepare_from_link_model(model: crate::graph::deferred::DeferredLinkInfo, print: bool) {
+    let addrs = model.addresses();
+    let mut ranges = ranges_of_image(&addrs);
+    walk_image_symbols(&addrs, &model.graphs, &mut ranges);
     ranges.finish();
     let mut lines = crate::graph::line_table::LineTable::default();
     crate::diagnostics::debugger::add_lines_of_objects(&mut lines, &model.graphs, |g, s| {

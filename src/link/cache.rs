@@ -40,7 +40,6 @@
 //! and the directory is kept under its size limit, oldest entries first.
 
 use std::fs::File;
-use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +48,6 @@ use anyhow::{anyhow, bail, Context, Result};
 use crate::arch::{aarch64, x86_64, EdgeKind, FixupValues};
 use crate::graph::fixups::Addresses;
 use crate::graph::layout::{Layout, Segment, SegmentKind};
-use crate::graph::linkinfo::{LinkInfo, SectionInfo, SegmentInfo, StubInfo, SymbolInfo};
 use crate::graph::model::*;
 use crate::graph::resolve::Target;
 use crate::graph::tables::GotSlot;
@@ -60,9 +58,11 @@ use crate::support::FileStamp;
 
 const MAGIC: &[u8; 8] = b"JITRUNLC";
 const FORMAT_VERSION: u32 = 1;
-/// The fixed part at the start of an entry: magic, version, then the
-/// offsets and lengths of the metadata, the image and the crash table.
-const HEADER_SIZE: usize = 8 + 4 + 6 * 8;
+/// The fixed part at the start of an entry: magic, version, the offsets
+/// and lengths of the metadata, the image and the crash table, then the
+/// image's address and size (reserved first, before anything else of the
+/// entry is mapped where the image must go).
+const HEADER_SIZE: usize = 8 + 4 + 8 * 8;
 
 /// What a run asks of the cache: where it is, the key of this link, and
 /// how large the directory may grow.
@@ -205,10 +205,12 @@ impl Dependency {
     /// A file the link read: checksummed, unless it is a shared library
     /// (loaded, not linked in; its stamp says whether it changed).
     fn read(path: &Path, stamp: Option<FileStamp>) -> Dependency {
-        let checksum = if is_shared_library(path) { None } else { checksum_of(path) };
         let now =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
         let settled = stamp.is_some_and(|s| s.changed < now - SETTLED);
+        // A settled file's stamp says it all; a shared library is loaded,
+        // not linked in, and its stamp says whether it changed.
+        let checksum = if settled || is_shared_library(path) { None } else { checksum_of(path) };
         Dependency { path: path.to_path_buf(), stamp, checksum, settled }
     }
 
@@ -244,7 +246,8 @@ pub(super) struct Linked<'a> {
     pub finalizers: Finalizers,
     pub dso_handle: u64,
     pub eh_frame: Option<(u64, u64)>,
-    pub crash_info: &'a LinkInfo,
+    /// What the crash table is built from (`crash::TableRecording`).
+    pub crash_table: Vec<u8>,
     pub search_dirs: &'a [PathBuf],
     pub opened: Vec<crate::support::input::OpenedFile>,
     pub mapper: &'a InProcessMapper,
@@ -262,35 +265,41 @@ pub(super) fn store(request: &CacheRequest, linked: Linked) -> Result<()> {
     if describe(&linked, &mut meta)?.is_none() {
         return Ok(());
     }
-    let image = image_bytes(&linked)?;
-    let crash = encode_crash_info(linked.crash_info);
+    let image = image_parts(&linked)?;
+    let image_len = linked.layout.data_end() as usize;
+    let crash = &linked.crash_table;
     let page = crate::support::page_size() as usize;
     let meta = meta.0;
     let meta_offset = HEADER_SIZE;
     let image_offset = (meta_offset + meta.len()).next_multiple_of(page);
-    let crash_offset = image_offset + image.len().next_multiple_of(page);
-    let mut file = Vec::with_capacity(crash_offset + crash.len());
-    file.extend_from_slice(MAGIC);
-    file.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    for value in [meta_offset, meta.len(), image_offset, image.len(), crash_offset, crash.len()] {
-        file.extend_from_slice(&(value as u64).to_le_bytes());
+    let crash_offset = image_offset + image_len.next_multiple_of(page);
+    let mut header = Vec::with_capacity(HEADER_SIZE);
+    header.extend_from_slice(MAGIC);
+    header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    for value in [meta_offset, meta.len(), image_offset, image_len, crash_offset, crash.len()] {
+        header.extend_from_slice(&(value as u64).to_le_bytes());
     }
-    file.extend_from_slice(&meta);
-    file.resize(image_offset, 0);
-    file.extend_from_slice(&image);
-    file.resize(crash_offset, 0);
-    file.extend_from_slice(&crash);
+    for value in [linked.addrs.base, linked.layout.size] {
+        header.extend_from_slice(&value.to_le_bytes());
+    }
+    // Written where they go; what lies between reads back as zeros.
+    let mut parts = vec![(0, &header[..]), (meta_offset, &meta[..]), (crash_offset, &crash[..])];
+    parts.extend(image.iter().map(|&(offset, bytes)| (image_offset + offset as usize, bytes)));
 
     std::fs::create_dir_all(&request.dir)
         .with_context(|| format!("--link-cache {}: cannot create the directory", request.dir.display()))?;
     let path = request.entry_path();
     let temporary = request.dir.join(format!(".{}.{}.tmp", std::process::id(), unique_suffix()));
-    let written = File::create(&temporary).and_then(|mut f| f.write_all(&file));
+    let written = File::create(&temporary).and_then(|f| {
+        use std::os::unix::fs::FileExt;
+        f.set_len((crash_offset + crash.len()) as u64)?;
+        parts.iter().try_for_each(|&(offset, bytes)| f.write_all_at(bytes, offset as u64))
+    });
     if let Err(e) = written.and_then(|()| std::fs::rename(&temporary, &path)) {
         let _ = std::fs::remove_file(&temporary);
         return Err(anyhow!("--link-cache {}: cannot write an entry: {}", request.dir.display(), e));
     }
-    log::debug!("link cache: stored {} ({} bytes)", path.display(), file.len());
+    log::debug!("link cache: stored {} ({} bytes)", path.display(), crash_offset + crash.len());
     keep_under_limit(&request.dir, request.max_bytes, &path);
     Ok(())
 }
@@ -332,16 +341,18 @@ fn keep_under_limit(dir: &Path, max_bytes: u64, keep: &Path) {
 
 /// The image's bytes up to the end of its contents (zero-fill excluded),
 /// read from where it is mapped, segment by segment (gaps stay zero).
-fn image_bytes(linked: &Linked) -> Result<Vec<u8>> {
-    let filled = linked.layout.data_end() as usize;
-    let mut bytes = vec![0u8; filled];
+/// The image's contents (zero-fill excluded), segment by segment, as
+/// image offsets and views of the memory where it is mapped.
+fn image_parts<'a>(linked: &'a Linked) -> Result<Vec<(u64, &'a [u8])>> {
+    let filled = linked.layout.data_end();
+    let mut parts = Vec::new();
     for segment in &linked.layout.segments {
-        let (start, end) = (segment.offset as usize, ((segment.offset + segment.size) as usize).min(filled));
+        let (start, end) = (segment.offset, (segment.offset + segment.size).min(filled));
         if start < end {
-            linked.mapper.read(linked.addrs.base + start as u64, &mut bytes[start..end])?;
+            parts.push((start, linked.mapper.view(linked.addrs.base + start, end - start)?));
         }
     }
-    Ok(bytes)
+    Ok(parts)
 }
 
 /// Writes the entry's metadata; `None` if the link is one the cache cannot
@@ -373,6 +384,7 @@ fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
     }
     // Every fixup that refers to an external, with its original bytes.
     let mut fixups = Vec::new();
+    let (mut edges, mut decoded, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
     for (g, graph) in graphs.iter().enumerate() {
         for b in 0..graph.blocks.len() as BlockId {
             let placed = linked.layout.block_offsets[g][b as usize];
@@ -380,7 +392,14 @@ fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
                 continue;
             }
             let block = &graph.blocks[b as usize];
-            let edges = graph.edges(b)?;
+            // The block's edges, and those still in its relocation table.
+            edges.clear();
+            edges.extend_from_slice(&block.edges);
+            graph.for_each_relocation_chunk(b, &mut scratch, |entries| {
+                graph.decode_relocations_into(b, entries, &mut decoded)?;
+                edges.extend_from_slice(&decoded);
+                Ok(())
+            })?;
             for edge in edges.iter() {
                 // An external whose references go to its copy or its
                 // canonical stub is inside the image.
@@ -389,6 +408,9 @@ fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
                     _ => false,
                 };
                 let target = res.targets[g][edge.target as usize];
+                if !matches!(target, Target::External(_)) && !edge.kind.uses_subtrahend() {
+                    continue;
+                }
                 if edge.kind.uses_subtrahend() && outside(res.targets[g][edge.subtrahend as usize]) {
                     return decline("a difference with a symbol outside the image");
                 }
@@ -504,8 +526,6 @@ fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
         meta.bytes(&place.module);
         meta.u64(place.offset);
     }
-    meta.u64(addrs.base);
-    meta.u64(linked.layout.size);
     meta.u64(linked.layout.segments.len() as u64);
     for s in &linked.layout.segments {
         meta.u8(segment_kind_number(s.kind));
@@ -595,9 +615,9 @@ pub struct CrashInfoSource {
 }
 
 impl CrashInfoSource {
-    /// The link info crash reports need (functions, sections, stubs), if
-    /// the entry is still the one the image came from.
-    pub fn read(&self) -> Option<LinkInfo> {
+    /// The recorded crash table (see `crash::TableRecording`), if the
+    /// entry is still the one the image came from.
+    pub fn read(&self) -> Option<Vec<u8>> {
         use std::os::unix::fs::FileExt;
         if FileStamp::of_path(&self.path) != self.stamp {
             return None;
@@ -605,7 +625,7 @@ impl CrashInfoSource {
         let file = File::open(&self.path).ok()?;
         let mut bytes = vec![0u8; usize::try_from(self.len).ok()?];
         file.read_exact_at(&mut bytes, self.offset).ok()?;
-        decode_crash_info(&bytes, &self.path).ok()
+        Some(bytes)
     }
 }
 
@@ -640,6 +660,14 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Option<CachedImage>> 
     let field = |i: usize| u64::from_le_bytes(header[12 + 8 * i..20 + 8 * i].try_into().expect("8 bytes"));
     let (meta_offset, meta_len, image_offset, image_len, crash_offset, crash_len) =
         (field(0), field(1), field(2), field(3), field(4), field(5));
+    let (base, size) = (field(6), field(7));
+    // Back where it was linked, or not at all; first, so that nothing else
+    // of this run takes the range.
+    let mut mapper = InProcessMapper::new();
+    if let Err(e) = mapper.reserve(size, crate::support::page_size(), Placement::Fixed(base)) {
+        log::debug!("link cache: {:#}", e);
+        return Ok(None);
+    }
     let file_len = file.metadata()?.len();
     for (offset, len) in [(meta_offset, meta_len), (image_offset, image_len), (crash_offset, crash_len)] {
         if offset.checked_add(len).is_none_or(|end| end > file_len) {
@@ -694,8 +722,6 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Option<CachedImage>> 
         };
         externals.push(bias.wrapping_add(offset));
     }
-    let base = r.u64()?;
-    let size = r.u64()?;
     let mut segments = Vec::new();
     for _ in 0..r.count(17)? {
         let kind = segment_kind(r.u8()?).ok_or_else(|| anyhow!("a segment of unknown kind"))?;
@@ -707,12 +733,6 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Option<CachedImage>> 
     }
     if image_len > size {
         bail!("the image's contents are larger than the image");
-    }
-    // Back where it was linked, or not at all.
-    let mut mapper = InProcessMapper::new();
-    if let Err(e) = mapper.reserve(size, crate::support::page_size(), Placement::Fixed(base)) {
-        log::debug!("link cache: {:#}", e);
-        return Ok(None);
     }
     let memory = mapper.prepare_from_file(base, size, &file, image_offset, image_len)?;
     drop(file);
@@ -811,107 +831,6 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Option<CachedImage>> 
     Ok(Some(CachedImage { image, crash_info }))
 }
 
-/// Encodes what crash reports read of the link info.
-fn encode_crash_info(info: &LinkInfo) -> Vec<u8> {
-    let mut w = Writer::default();
-    w.u64(info.base);
-    w.u64(info.size);
-    w.u64(info.segments.len() as u64);
-    for s in &info.segments {
-        w.str(&s.name);
-        w.u64(s.address);
-        w.u64(s.size);
-        w.str(&s.protection);
-    }
-    w.u64(info.sections.len() as u64);
-    for s in &info.sections {
-        w.str(&s.name);
-        w.str(&s.segment);
-        w.u64(s.address);
-        w.u64(s.size);
-    }
-    w.u64(info.input_sections.len() as u64);
-    for s in &info.input_sections {
-        w.str(&s.object);
-        w.str(&s.name);
-        w.u64(s.address);
-        w.u64(s.size);
-    }
-    w.u64(info.symbols.len() as u64);
-    for s in &info.symbols {
-        w.str(&s.name);
-        w.u64(s.address);
-        w.u64(s.size);
-        w.str(s.kind);
-        w.str(s.scope);
-        w.str(&s.object);
-        w.str(&s.section);
-    }
-    w.u64(info.stubs.len() as u64);
-    for s in &info.stubs {
-        w.u64(s.address);
-        w.u64(s.size);
-        w.str(&s.target);
-        w.u64(s.target_address);
-        w.u64(s.got_entry);
-    }
-    w.0
-}
-
-fn decode_crash_info(bytes: &[u8], path: &Path) -> Result<LinkInfo> {
-    let mut r = Reader { data: bytes, at: 0 };
-    let decode = |r: &mut Reader| -> Result<LinkInfo> {
-        let mut info = LinkInfo { base: r.u64()?, size: r.u64()?, ..Default::default() };
-        for _ in 0..r.count(24)? {
-            info.segments.push(SegmentInfo {
-                name: r.string()?,
-                address: r.u64()?,
-                size: r.u64()?,
-                protection: r.string()?,
-            });
-        }
-        for _ in 0..r.count(32)? {
-            info.sections.push(SectionInfo {
-                name: r.string()?,
-                segment: r.string()?,
-                address: r.u64()?,
-                size: r.u64()?,
-            });
-        }
-        for _ in 0..r.count(32)? {
-            info.input_sections.push(crate::graph::linkinfo::InputSectionInfo {
-                object: r.string()?,
-                name: r.string()?,
-                address: r.u64()?,
-                size: r.u64()?,
-            });
-        }
-        for _ in 0..r.count(48)? {
-            info.symbols.push(SymbolInfo {
-                name: r.string()?,
-                address: r.u64()?,
-                size: r.u64()?,
-                kind: crate::graph::linkinfo::known_word(&r.string()?),
-                scope: crate::graph::linkinfo::known_word(&r.string()?),
-                object: r.string()?,
-                section: r.string()?,
-            });
-        }
-        for _ in 0..r.count(40)? {
-            info.stubs.push(StubInfo {
-                address: r.u64()?,
-                size: r.u64()?,
-                target: r.string()?,
-                target_object: None,
-                target_address: r.u64()?,
-                got_entry: r.u64()?,
-            });
-        }
-        Ok(info)
-    };
-    decode(&mut r).with_context(|| format!("{}: the crash table's part", path.display()))
-}
-
 /// An iterator that says how many items it yields (SymbolMap sizes itself
 /// from the bound).
 struct ExactSize<I>(I, usize);
@@ -942,9 +861,6 @@ impl Writer {
     fn bytes(&mut self, v: &[u8]) {
         self.u64(v.len() as u64);
         self.0.extend_from_slice(v);
-    }
-    fn str(&mut self, v: &str) {
-        self.bytes(v.as_bytes());
     }
     fn option(&mut self, v: Option<u64>) {
         match v {
@@ -984,9 +900,6 @@ impl<'a> Reader<'a> {
     fn bytes(&mut self) -> Result<&'a [u8]> {
         let len = usize::try_from(self.u64()?)?;
         self.take(len)
-    }
-    fn string(&mut self) -> Result<String> {
-        Ok(String::from_utf8_lossy(self.bytes()?).into_owned())
     }
     fn option(&mut self) -> Result<Option<u64>> {
         Ok(match self.u8()? {

@@ -243,18 +243,7 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
         }
         let reproducible = unmet.is_none();
         if reproducible {
-            let crash_info = if defer {
-                linkinfo::collect(
-                    &placed.graphs,
-                    &addrs,
-                    &library_paths,
-                    &host::defining_object_name,
-                    inputs.clone(),
-                    phases.clone(),
-                )
-            } else {
-                (*info).clone()
-            };
+            let crash_table = crate::diagnostics::crash::TableRecording::of_image(&addrs, &placed.graphs).into_bytes();
             // The program runs either way: an entry that cannot be written
             // is worth a warning, not a failed run.
             let stored = super::cache::store(
@@ -269,7 +258,7 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
                     finalizers,
                     dso_handle,
                     eh_frame,
-                    crash_info: &crash_info,
+                    crash_table,
                     search_dirs: &placed.options.search_paths,
                     opened: crate::support::input::take_opened_files(),
                     mapper: &mapper,

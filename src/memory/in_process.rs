@@ -135,10 +135,9 @@ fn prefault_for_writing(addr: u64, huge_end: u64, filled: u64) {
 }
 
 impl InProcessMapper {
-    /// Copies `dest.len()` bytes at `addr` out of an initialized image: the
-    /// range must lie in one of its segments, given a readable protection.
-    pub fn read(&self, addr: u64, dest: &mut [u8]) -> Result<()> {
-        let len = dest.len() as u64;
+    /// The `len` bytes at `addr` of an initialized image: the range must
+    /// lie in one of its segments, given a readable protection.
+    pub fn view(&self, addr: u64, len: u64) -> Result<&[u8]> {
         let readable = self.initialized.values().flat_map(|i| &i.segments).any(|s| {
             s.protection.contains(region::Protection::READ) && s.addr <= addr && addr + len <= s.addr + s.size
         });
@@ -146,9 +145,10 @@ impl InProcessMapper {
             bail!("read: [{:#x}, +{:#x}) is not in a readable segment of an image", addr, len);
         }
         // SAFETY: the range lies in a readable segment of a reservation this
-        // mapper owns, and nothing writes it meanwhile (`&self`).
-        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, dest.as_mut_ptr(), dest.len()) };
-        Ok(())
+        // mapper owns; the borrow of `self` keeps it mapped and its
+        // protections as they are (only `&mut self` changes them), and no
+        // loaded code runs while jitrun holds the view.
+        Ok(unsafe { std::slice::from_raw_parts(addr as *const u8, len as usize) })
     }
 
     /// Maps `len` bytes of `file` from `offset` (page aligned), privately
