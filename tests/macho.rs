@@ -280,15 +280,7 @@ fn arm64_objects_run_on_arm64_and_link_anywhere() {
     let dir = common::scratch("macho-arm64");
     let source = dir.join("arm.s");
     std::fs::write(&source, ".globl _main\n.p2align 2\n_main:\n  mov w0, #7\n  ret\n").unwrap();
-    let object = dir.join("arm.o");
-    common::run_checked(
-        Command::new("llvm-mc-14")
-            .arg(format!("-triple={}", common::MACHO_ARM64_TRIPLE))
-            .arg("-filetype=obj")
-            .arg(&source)
-            .arg("-o")
-            .arg(&object),
-    );
+    let object = common::assemble_macho_for(common::MACHO_ARM64_TRIPLE, &source, &dir);
     let out = jitrun(&[object.as_os_str()]);
     if cfg!(target_arch = "aarch64") {
         assert_eq!(out.status.code(), Some(7), "{}", stderr_of(&out));
@@ -324,14 +316,7 @@ fn arm64_check_files_hold_at_a_fixed_base() {
         };
         let args = directive("jitrun-args").unwrap_or_else(|| panic!("{}: no `# jitrun-args:` line", file.display()));
         let object = format!("{}.o", file.file_stem().unwrap().to_string_lossy());
-        common::run_checked(
-            Command::new("llvm-mc-14")
-                .arg(format!("-triple={}", common::MACHO_ARM64_TRIPLE))
-                .arg("-filetype=obj")
-                .arg(file)
-                .arg("-o")
-                .arg(dir.join(&object)),
-        );
+        common::assemble_macho_for(common::MACHO_ARM64_TRIPLE, file, &dir);
         let out = Command::new(common::jitrun_bin())
             .current_dir(&dir)
             .arg("--noexec")
@@ -508,14 +493,10 @@ fn layout(object: &Path) -> Layout {
 #[test]
 fn arm64_malformed_relocations_are_clear_errors() {
     let dir = common::scratch("macho-arm64-malformed");
-    let object = dir.join("malformed.o");
-    common::run_checked(
-        Command::new("llvm-mc-14")
-            .arg(format!("-triple={}", common::MACHO_ARM64_TRIPLE))
-            .arg("-filetype=obj")
-            .arg(common::testdata().join("macho/arm64/malformed.s"))
-            .arg("-o")
-            .arg(&object),
+    let object = common::assemble_macho_for(
+        common::MACHO_ARM64_TRIPLE,
+        &common::testdata().join("macho/arm64/malformed.s"),
+        &dir,
     );
     let original = std::fs::read(&object).unwrap();
     let l = layout(&object);
@@ -632,16 +613,7 @@ fn arm64_variadic_calls_are_bridged_or_refused() {
     let assemble = |name: &str, callee: &str| {
         let source = dir.join(format!("{}.s", name));
         std::fs::write(&source, format!(".globl _main\n.p2align 2\n_main:\n  bl _{}\n  ret\n", callee)).unwrap();
-        let object = dir.join(format!("{}.o", name));
-        common::run_checked(
-            Command::new("llvm-mc-14")
-                .arg(format!("-triple={}", common::MACHO_ARM64_TRIPLE))
-                .arg("-filetype=obj")
-                .arg(&source)
-                .arg("-o")
-                .arg(&object),
-        );
-        object
+        common::assemble_macho_for(common::MACHO_ARM64_TRIPLE, &source, &dir)
     };
     let link = |object: &Path| {
         jitrun(&[

@@ -402,20 +402,16 @@ fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
             })?;
             for edge in edges.iter() {
                 // An external whose references go to its copy or its
-                // canonical stub is inside the image.
-                let outside = |t: Target| match t {
-                    Target::External(e) => addrs.address_if_any(t) == Some(res.externals[e as usize].address),
-                    _ => false,
-                };
+                // canonical stub is inside the image (see `is_movable`).
                 let target = res.targets[g][edge.target as usize];
                 if !matches!(target, Target::External(_)) && !edge.kind.uses_subtrahend() {
                     continue;
                 }
-                if edge.kind.uses_subtrahend() && outside(res.targets[g][edge.subtrahend as usize]) {
+                if edge.kind.uses_subtrahend() && addrs.is_movable(res.targets[g][edge.subtrahend as usize]) {
                     return decline("a difference with a symbol outside the image");
                 }
                 let Target::External(external) = target else { continue };
-                if !outside(target) {
+                if !addrs.is_movable(target) {
                     continue;
                 }
                 let Some(kind) = kind_number(edge.kind) else {
@@ -462,9 +458,8 @@ fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
     let got_offset = addrs.got() - addrs.base;
     let mut got_slots = Vec::new();
     for &(slot, word) in &addrs.tables.got {
-        let library_address = |e: u32| res.externals[e as usize].address;
         match slot {
-            GotSlot::Address(t @ Target::External(e)) if addrs.address_if_any(t) != Some(library_address(e)) => {}
+            GotSlot::Address(t @ Target::External(_)) if !addrs.is_movable(t) => {}
             GotSlot::Address(Target::External(e)) | GotSlot::JumpSlot(Target::External(e)) => {
                 got_slots.push((got_offset + 8 * word, e))
             }

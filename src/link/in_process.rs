@@ -23,7 +23,7 @@ use crate::memory::{ActionPair, AllocInfo, InProcessMapper, MemoryMapper, Segmen
 /// Makes the placed image a running part of this process.
 pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<Image> {
     let (base, tls_module) = (placed.base, placed.tls_module.take());
-    placed.tls_module_was_none = tls_module.is_none();
+    let has_thread_locals = tls_module.is_some();
     let symbols = std::mem::take(&mut placed.symbols);
     let mut inputs = std::mem::take(&mut placed.inputs);
     let mut phases = std::mem::take(&mut placed.timer.phases);
@@ -221,7 +221,7 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
     if let Some(request) = &placed.options.link_cache {
         // What the cache restores: an image needing nothing else of this process.
         let needs = [
-            (!placed.tls_module_was_none, "thread-local variables"),
+            (has_thread_locals, "thread-local variables"),
             (!ifuncs_none, "IFUNCs"),
             (placed.options.export_dynamic, "--export-dynamic"),
             (crate::diagnostics::debugger::wanted(), "a debugger's registration"),

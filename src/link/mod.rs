@@ -581,7 +581,6 @@ impl Linker {
             calls_a_sanitizer,
             has_random_guard,
             calls_jitrun,
-            tls_module_was_none: true,
             on_linked,
             inputs,
             timer,

@@ -48,8 +48,6 @@ pub(super) struct Placed {
     /// The runtime object jumps to jitrun's own functions (`dladdr`,
     /// `dlsym`, ...) at their addresses in this process.
     pub calls_jitrun: bool,
-    /// Set by `in_process::finish` once it took the TLS module.
-    pub tls_module_was_none: bool,
     pub on_linked: Option<LinkedGraphsHook>,
     pub inputs: Vec<InputInfo>,
     pub timer: PhaseTimer,

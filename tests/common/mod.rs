@@ -717,10 +717,15 @@ pub fn ir_for_macho(ir: &str) -> String {
 
 /// Assembles a Mach-O x86-64 object with llvm-mc-14.
 pub fn assemble_macho(source: &Path, dir: &Path) -> PathBuf {
+    assemble_macho_for(MACHO_TRIPLE, source, dir)
+}
+
+/// Assembles `source` for the Mach-O `triple` into `dir/STEM.o`.
+pub fn assemble_macho_for(triple: &str, source: &Path, dir: &Path) -> PathBuf {
     let obj = dir.join(source.file_stem().unwrap()).with_extension("o");
     run_checked(
         Command::new("llvm-mc-14")
-            .arg(format!("-triple={}", MACHO_TRIPLE))
+            .arg(format!("-triple={}", triple))
             .arg("-filetype=obj")
             .arg(source)
             .arg("-o")

@@ -221,18 +221,15 @@ fn decode_one(
             instruction_immediate_is_zero(0x003f_fc00)?;
             Ok((kind, symbol(b)?, explicit_addend.unwrap_or(0), 0))
         }
-        ARM64_RELOC_GOT_LOAD_PAGE21 | ARM64_RELOC_TLVP_LOAD_PAGE21 => {
-            instruction_immediate_is_zero(0x60ff_ffe0)?;
+        ARM64_RELOC_GOT_LOAD_PAGE21
+        | ARM64_RELOC_TLVP_LOAD_PAGE21
+        | ARM64_RELOC_GOT_LOAD_PAGEOFF12
+        | ARM64_RELOC_TLVP_LOAD_PAGEOFF12 => {
+            // ADRP's immediate, or the LDR's offset.
+            let page = matches!(r.r_type, ARM64_RELOC_GOT_LOAD_PAGE21 | ARM64_RELOC_TLVP_LOAD_PAGE21);
+            instruction_immediate_is_zero(if page { 0x60ff_ffe0 } else { 0x003f_fc00 })?;
             let target = symbol(b)?;
-            if r.r_type == ARM64_RELOC_TLVP_LOAD_PAGE21 {
-                b.mark_thread_local_reference(target);
-            }
-            Ok((kind, target, 0, 0))
-        }
-        ARM64_RELOC_GOT_LOAD_PAGEOFF12 | ARM64_RELOC_TLVP_LOAD_PAGEOFF12 => {
-            instruction_immediate_is_zero(0x003f_fc00)?;
-            let target = symbol(b)?;
-            if r.r_type == ARM64_RELOC_TLVP_LOAD_PAGEOFF12 {
+            if matches!(r.r_type, ARM64_RELOC_TLVP_LOAD_PAGE21 | ARM64_RELOC_TLVP_LOAD_PAGEOFF12) {
                 b.mark_thread_local_reference(target);
             }
             Ok((kind, target, 0, 0))
