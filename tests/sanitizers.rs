@@ -11,6 +11,7 @@ mod common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::{
@@ -25,8 +26,13 @@ fn build(name: &str, flags: &str) -> (PathBuf, PathBuf) {
 }
 
 /// [`build`] for `testdata/SUITE/NAME`, compiled and linked by `toolchain`.
+/// Each call builds in a directory of its own: tests running at the same
+/// time build the same program (a shared directory was emptied and rebuilt
+/// under a test still running its executable).
 fn build_from(toolchain: Toolchain, suite: &str, name: &str, flags: &str) -> (PathBuf, PathBuf) {
-    let label = format!("{}-{}-{:?}", name.replace('.', "_"), flags.replace([' ', '='], "_"), toolchain);
+    static BUILDS: AtomicUsize = AtomicUsize::new(0);
+    let build = BUILDS.fetch_add(1, Ordering::Relaxed);
+    let label = format!("{}-{}-{:?}-{}", name.replace('.', "_"), flags.replace([' ', '='], "_"), toolchain, build);
     let dir = scratch(&format!("sanitizers-{}", label));
     let source = testdata().join(suite).join(name);
     let object = compile_with(toolchain, &[source], &format!("-g {}", flags), &[], &dir).remove(0);
