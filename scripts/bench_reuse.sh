@@ -93,17 +93,90 @@ int main(int argc, char **argv) {
 }
 C
 cc -O2 "$WORK/forkloop.c" -o "$WORK/forkloop"
+# The same floor with what an isolated run must do besides fork, written
+# in C: the child sets the core limit, gives back the CPU mask, takes its
+# own process group, puts back the termination handlers and the signal
+# mask, installs five crash handlers, names itself and registers an exit
+# handler; the parent kills the group and reaps with resource usage. The
+# price of the semantics alone, for jitrun's run to be judged against.
+cat > "$WORK/samesetup.c" <<'C'
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+static void on_termination(int sig) { (void)sig; }
+static void on_crash(int sig, siginfo_t *info, void *context) { (void)sig; (void)info; (void)context; }
+static volatile int exits;
+static void at_exit(void) { exits++; }
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]);
+    cpu_set_t one, all;
+    sched_getaffinity(0, sizeof all, &all);
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    sched_setaffinity(0, sizeof one, &one);
+    int terminations[] = {SIGINT, SIGTERM, SIGHUP}, crashes[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    struct sigaction original[3], handler = {0};
+    handler.sa_handler = on_termination;
+    for (int k = 0; k < 3; k++) sigaction(terminations[k], &handler, &original[k]);
+    sigset_t pipe, unblocked;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    sigprocmask(SIG_BLOCK, &pipe, &unblocked);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < n; i++) {
+        int status;
+        pid_t pid = fork();
+        if (pid == 0) {
+            struct rlimit no_core = {0, 0};
+            setrlimit(RLIMIT_CORE, &no_core);
+            sched_setaffinity(0, sizeof all, &all);
+            setpgid(0, 0);
+            for (int k = 0; k < 3; k++) sigaction(terminations[k], &original[k], NULL);
+            sigprocmask(SIG_SETMASK, &unblocked, NULL);
+            struct sigaction crash = {0};
+            crash.sa_sigaction = on_crash;
+            crash.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+            for (int k = 0; k < 5; k++) sigaction(crashes[k], &crash, NULL);
+            prctl(PR_SET_NAME, "trivial");
+            atexit(at_exit);
+            exit(0);
+        }
+        if (pid < 0) return 1;
+        setpgid(pid, pid);
+        siginfo_t info;
+        waitid(P_PID, pid, &info, WEXITED | WNOWAIT);
+        kill(-pid, SIGKILL);
+        struct rusage usage;
+        wait4(pid, &status, 0, &usage);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    printf("%.1f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3 / n);
+    return 0;
+}
+C
+cc -O2 "$WORK/samesetup.c" -o "$WORK/samesetup"
 # Per isolated run: (N runs - 1 run) / (N - 1), which takes jitrun's own
 # start-up and the link out of the figure. The machine is noisy, so both
 # sides are measured ROUNDS times, interleaved, and the median ratio counts.
 ratios=""
 floors=""
+over_same_setup=""
+same_over_floor=""
 floor_runs=""
 over_floor=""
 echo "1. trivial program, $RUNS runs each, $ROUNDS rounds:"
 for round in $(seq 1 "$ROUNDS"); do
     exec_us=$("$WORK/spawn" "$WORK/trivial" "$RUNS")
     floor_us=$("$WORK/forkloop" "$RUNS")
+    same_us=$("$WORK/samesetup" "$RUNS")
     t0=$(now_ns); "$JITRUN" "$WORK/trivial.o" --isolate --repeat 1; t1=$(now_ns)
     "$JITRUN" "$WORK/trivial.o" --isolate --repeat "$RUNS"; t2=$(now_ns)
     isolated_us=$(awk -v one=$((t1 - t0)) -v many=$((t2 - t1)) -v n="$RUNS" 'BEGIN { printf "%.1f", (many - one) / 1e3 / (n - 1) }')
@@ -111,15 +184,22 @@ for round in $(seq 1 "$ROUNDS"); do
     floor=$(awk -v f="$floor_us" -v e="$exec_us" 'BEGIN { printf "%.3f", f / e }')
     over=$(awk -v i="$isolated_us" -v f="$floor_us" 'BEGIN { printf "%.3f", i / f }')
     over_floor="$over_floor $over"
+    over_same=$(awk -v i="$isolated_us" -v s="$same_us" 'BEGIN { printf "%.3f", i / s }')
+    same_floor=$(awk -v s="$same_us" -v f="$floor_us" 'BEGIN { printf "%.3f", s / f }')
+    over_same_setup="$over_same_setup $over_same"
+    same_over_floor="$same_over_floor $same_floor"
     ratios="$ratios $ratio"
     floors="$floors $floor"
     floor_runs="$floor_runs $floor_us"
     echo "   round $round: exec of the cc-linked program $exec_us us, jitrun --isolate run $isolated_us us, ratio $ratio;" \
-        "a C fork + exit(0) + wait $floor_us us, ratio $floor; isolated/floor $over"
+        "a C fork + exit(0) + wait $floor_us us, ratio $floor; isolated/floor $over;" \
+        "C with the same setup $same_us us, its /floor $same_floor, isolated/it $over_same"
 done
 echo "   median ratio isolated/exec:     $(median $ratios) (target <= 0.200)"
 echo "   median ratio C fork floor/exec: $(median $floors) (no fork-based run costs less)"
 echo "   median ratio isolated/C floor:  $(median $over_floor) (target <= 1.15)"
+echo "   median ratio same-setup C/floor: $(median $same_over_floor) (what the semantics cost in C)"
+echo "   median ratio isolated/same-setup C: $(median $over_same_setup) (jitrun's own overhead)"
 
 # --- 2. large program: --repeat 100 --isolate vs 100 invocations ----------
 python3 - "$FUNCS" > "$WORK/large.c" <<'PY'
