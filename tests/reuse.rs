@@ -161,6 +161,29 @@ fn repeat_keeps_state_in_process_and_starts_fresh_isolated() {
 }
 
 #[test]
+fn output_the_parent_holds_in_a_stream_is_written_once() {
+    // A preloaded library's constructor leaves a line in jitrun's stdout
+    // buffer (a pipe: fully buffered). Each isolated run is a fork whose
+    // exit() would write the buffer again, unless it was flushed first.
+    let dir = common::scratch("reuse-parent-buffer");
+    let source = dir.join("announce.c");
+    std::fs::write(
+        &source,
+        "#include <stdio.h>\n__attribute__((constructor)) static void announce(void) { fputs(\"preloaded\\n\", stdout); }\n",
+    )
+    .unwrap();
+    let library = dir.join("libannounce.so");
+    common::run_checked(common::cc().args(["-shared", "-fPIC", "-O1"]).arg(&source).arg("-o").arg(&library));
+    let object = build_mutants(&dir);
+    let mut command = Command::new(common::jitrun_bin());
+    command.env("LD_PRELOAD", &library).arg(&object).args(["--repeat", "3", "--isolate"]);
+    let out = common::run_with(&mut command, b"", Duration::from_secs(60));
+    assert_eq!(common::shell_status(&out), 0, "{}", text(&out.stderr));
+    let run = "mutant 0 label none constructor saw 0 run 1\n";
+    assert_eq!(text(&out.stdout), format!("preloaded\n{}", run.repeat(3)));
+}
+
+#[test]
 fn isolated_runs_map_outcomes_to_exit_statuses() {
     let dir = common::scratch("reuse-isolated");
     let object = build_mutants(&dir);

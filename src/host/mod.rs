@@ -10,6 +10,7 @@ pub mod interpose;
 pub mod loader;
 pub mod runtime;
 pub mod selfexe;
+pub mod stdio;
 pub mod tls;
 pub mod tls_pool;
 pub mod unwind;

@@ -1311,8 +1311,7 @@ impl<'a> Pool<'a> {
 
         // Flush C stdio so buffered output of the caller is not written
         // again by the child's exit().
-        // SAFETY: fflush(NULL) flushes every C stream.
-        unsafe { libc::fflush(std::ptr::null_mut()) };
+        crate::host::stdio::flush_before_fork();
         let started = Instant::now();
         // SAFETY: fork; the child branch never returns (child_main ends in
         // exit or _exit) and uses only the prepared data and system calls.
