@@ -166,7 +166,21 @@ fn address_sanitizer_runs_first_and_finds_what_it_finds_natively() {
             let (native, jit) = (native(&exe, args), jitrun(&[], &object, args));
             let what = format!("asan_heap.c {:?} [{}]", args, flags);
             assert_eq!(native.status.code(), Some(status), "{}: native\n{}", what, text(&native.stderr));
-            assert_eq!(jit.status.code(), Some(status), "{}: jitrun\n{}", what, text(&jit.stderr));
+            if jit.status.code() != Some(status) {
+                // For the record: what the program printed, and jitrun's own
+                // account of the same run again (`-v`).
+                let again = jitrun(&["-v"], &object, args);
+                panic!(
+                    "{}: jitrun exited {:?}, not {}\nstdout: {}\nstderr: {}\nagain with -v, exit {:?}:\n{}",
+                    what,
+                    jit.status.code(),
+                    status,
+                    text(&jit.stdout),
+                    text(&jit.stderr),
+                    again.status.code(),
+                    text(&again.stderr)
+                );
+            }
             assert_eq!(headline(&native.stderr), report, "{}", what);
             assert_eq!(headline(&jit.stderr), report, "{}: {}", what, text(&jit.stderr));
             assert_eq!(jit.stdout, native.stdout, "{}", what);
