@@ -133,6 +133,17 @@ const REAPPLIED_KINDS: [(EdgeKind, std::ops::Range<i64>); 36] = [
     (EdgeKind::Aarch64(aarch64::Kind::LdPrelLo19), 0..4),
 ];
 
+/// The longest window of [`REAPPLIED_KINDS`].
+const WINDOW_MAX: usize = 8;
+const _: () = {
+    let mut i = 0;
+    while i < REAPPLIED_KINDS.len() {
+        let span = &REAPPLIED_KINDS[i].1;
+        assert!(span.end - span.start <= WINDOW_MAX as i64);
+        i += 1;
+    }
+};
+
 fn kind_number(kind: EdgeKind) -> Option<u16> {
     REAPPLIED_KINDS.iter().position(|(k, _)| *k == kind).map(|i| i as u16)
 }
@@ -156,9 +167,12 @@ struct ExternalFixup {
 
 impl ExternalFixup {
     /// The bytes this fixup makes of its window for a symbol at `s`, the
-    /// image at `base`; `None` if it cannot reach it.
-    fn result(&self, base: u64, s: u64) -> Option<Vec<u8>> {
-        let mut bytes = self.window.clone();
+    /// image at `base` (the window's length, zeros after); `None` if it
+    /// cannot reach it.
+    fn result(&self, base: u64, s: u64) -> Option<[u8; WINDOW_MAX]> {
+        let mut window = [0; WINDOW_MAX];
+        let bytes = window.get_mut(..self.window.len())?;
+        bytes.copy_from_slice(&self.window);
         let kind = REAPPLIED_KINDS[self.kind as usize].0;
         let values = FixupValues {
             p: base + self.at,
@@ -170,8 +184,8 @@ impl ExternalFixup {
             movable: true,
             ..Default::default()
         };
-        kind.apply(&mut bytes, (self.at - self.window_at) as usize, &values).ok()?;
-        Some(bytes)
+        kind.apply(bytes, (self.at - self.window_at) as usize, &values).ok()?;
+        Some(window)
     }
 }
 
@@ -339,8 +353,6 @@ fn keep_under_limit(dir: &Path, max_bytes: u64, keep: &Path) {
     }
 }
 
-/// The image's bytes up to the end of its contents (zero-fill excluded),
-/// read from where it is mapped, segment by segment (gaps stay zero).
 /// The image's contents (zero-fill excluded), segment by segment, as
 /// image offsets and views of the memory where it is mapped.
 fn image_parts<'a>(linked: &'a Linked) -> Result<Vec<(u64, &'a [u8])>> {
@@ -353,6 +365,107 @@ fn image_parts<'a>(linked: &'a Linked) -> Result<Vec<(u64, &'a [u8])>> {
         }
     }
     Ok(parts)
+}
+
+/// What [`describe`] looks at in one placed block to find its fixups
+/// that refer to externals.
+struct FixupScan<'a> {
+    addrs: &'a Addresses<'a>,
+    targets: &'a [Target],
+    block_size: u64,
+    /// The block's bytes in its object, before any fixup.
+    original: &'a [u8],
+    /// The block's offset in the image.
+    placed: u64,
+}
+
+/// The fixups found so far, and why the link cannot be stored, if so.
+struct ScanState<'a> {
+    fixups: &'a mut Vec<ExternalFixup>,
+    declined: Option<String>,
+}
+
+impl FixupScan<'_> {
+    /// Adds `edge` to `found` if its bytes depend on where a library is;
+    /// `false` (with the reason in `found`) if such a fixup cannot be
+    /// applied again. Inlined up to the test that passes over most edges,
+    /// which refer inside the image.
+    #[inline]
+    fn examine(&self, edge: &Edge, found: &mut ScanState) -> bool {
+        let refers_inside =
+            matches!(self.targets.get(edge.target as usize), Some(t) if !matches!(t, Target::External(_)));
+        if refers_inside && !edge.kind.uses_subtrahend() {
+            return true;
+        }
+        self.examine_further(edge, found)
+    }
+
+    #[inline(never)]
+    fn examine_further(&self, edge: &Edge, found: &mut ScanState) -> bool {
+        match self.external_fixup(edge) {
+            Ok(fixup) => {
+                found.fixups.extend(fixup);
+                true
+            }
+            Err(why) => {
+                found.declined.get_or_insert(why);
+                false
+            }
+        }
+    }
+
+    fn external_fixup(&self, edge: &Edge) -> Result<Option<ExternalFixup>, String> {
+        let (addrs, res) = (self.addrs, self.addrs.res);
+        // An external whose references go to its copy or its canonical
+        // stub is inside the image (see `is_movable`).
+        // Plain table entries come unchecked (the fixup pass checked them).
+        let target_of = |symbol: u32| {
+            self.targets.get(symbol as usize).copied().ok_or_else(|| format!("a fixup names symbol {}", symbol))
+        };
+        let target = target_of(edge.target)?;
+        if !matches!(target, Target::External(_)) && !edge.kind.uses_subtrahend() {
+            return Ok(None);
+        }
+        if edge.kind.uses_subtrahend() && addrs.is_movable(target_of(edge.subtrahend)?) {
+            return Err("a difference with a symbol outside the image".to_string());
+        }
+        let Target::External(external) = target else { return Ok(None) };
+        if !addrs.is_movable(target) {
+            return Ok(None);
+        }
+        let refers_outside = || format!("fixup {} refers outside the image", edge.kind);
+        let kind = kind_number(edge.kind).ok_or_else(refers_outside)?;
+        if edge.kind.is_tls() {
+            return Err(refers_outside());
+        }
+        let field = u64::from(edge.offset);
+        let span = &REAPPLIED_KINDS[kind as usize].1;
+        let start = field.saturating_sub(span.start.unsigned_abs());
+        let end = (field + span.end as u64).min(self.block_size);
+        let window = self
+            .original
+            .get(start as usize..end as usize)
+            .map(<[u8]>::to_vec)
+            .ok_or("a fixup's instruction is not in the object")?;
+        let may_use_stub = edge.kind.far_reference() != crate::arch::FarReference::Never;
+        let fixup = ExternalFixup {
+            at: self.placed + field,
+            kind,
+            addend: edge.addend,
+            external,
+            got: addrs.got(),
+            got_entry: if edge.kind.uses_address_got() { addrs.got_entry(GotSlot::Address(target)) } else { None },
+            stub: if may_use_stub { addrs.stub(target) } else { None },
+            window_at: self.placed + start,
+            window,
+        };
+        // Most go through a stub or the GOT (the link was made with
+        // `Addresses::externals_move`): their bytes are the same wherever
+        // the library is, and only the GOT changes.
+        let address = res.externals[external as usize].address;
+        let moves = fixup.result(addrs.base, address) != fixup.result(addrs.base, address ^ (1 << 40));
+        Ok(moves.then_some(fixup))
+    }
 }
 
 /// Writes the entry's metadata; `None` if the link is one the cache cannot
@@ -382,9 +495,11 @@ fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
             _ => return decline(&format!("`{}` is not in a library file", external.name)),
         }
     }
-    // Every fixup that refers to an external, with its original bytes.
+    // Every fixup that refers to an external, with its original bytes:
+    // the block's decoded edges, then its relocation table, read as the
+    // fixup pass reads it (plain entries without building a list of edges).
     let mut fixups = Vec::new();
-    let (mut edges, mut decoded, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut decoded, mut scratch) = (Vec::new(), Vec::new());
     for (g, graph) in graphs.iter().enumerate() {
         for b in 0..graph.blocks.len() as BlockId {
             let placed = linked.layout.block_offsets[g][b as usize];
@@ -392,65 +507,37 @@ fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
                 continue;
             }
             let block = &graph.blocks[b as usize];
-            // The block's edges, and those still in its relocation table.
-            edges.clear();
-            edges.extend_from_slice(&block.edges);
-            graph.for_each_relocation_chunk(b, &mut scratch, |entries| {
-                graph.decode_relocations_into(b, entries, &mut decoded)?;
-                edges.extend_from_slice(&decoded);
-                Ok(())
-            })?;
-            for edge in edges.iter() {
-                // An external whose references go to its copy or its
-                // canonical stub is inside the image (see `is_movable`).
-                let target = res.targets[g][edge.target as usize];
-                if !matches!(target, Target::External(_)) && !edge.kind.uses_subtrahend() {
-                    continue;
+            let scan = FixupScan {
+                addrs,
+                // A graph of jitrun's own (no symbols) has no row.
+                targets: res.targets.get(g).map_or(&[], Vec::as_slice),
+                block_size: block.size,
+                original: block.bytes(graph.input_bytes()).unwrap_or(&[]),
+                placed,
+            };
+            let mut found = ScanState { fixups: &mut fixups, declined: None };
+            if block.edges.iter().all(|edge| scan.examine(edge, &mut found)) {
+                let scanned = graph.for_each_relocation_chunk(b, &mut scratch, |table| {
+                    crate::graph::format::elf::for_each_relocation(
+                        graph.cpu,
+                        table,
+                        &mut found,
+                        |found, plain| scan.examine(&plain.edge, found),
+                        |found, entry| {
+                            graph.decode_relocations_into(b, entry, &mut decoded)?;
+                            match decoded.iter().all(|edge| scan.examine(edge, found)) {
+                                true => Ok(()),
+                                false => bail!("declined"),
+                            }
+                        },
+                    )
+                });
+                if found.declined.is_none() {
+                    scanned?;
                 }
-                if edge.kind.uses_subtrahend() && addrs.is_movable(res.targets[g][edge.subtrahend as usize]) {
-                    return decline("a difference with a symbol outside the image");
-                }
-                let Target::External(external) = target else { continue };
-                if !addrs.is_movable(target) {
-                    continue;
-                }
-                let Some(kind) = kind_number(edge.kind) else {
-                    return decline(&format!("fixup {} refers outside the image", edge.kind));
-                };
-                if edge.kind.is_tls() {
-                    return decline(&format!("fixup {} refers outside the image", edge.kind));
-                }
-                let original = block.bytes(graph.input_bytes()).unwrap_or(&[]);
-                let field = u64::from(edge.offset);
-                let span = &REAPPLIED_KINDS[kind as usize].1;
-                let start = field.saturating_sub(span.start.unsigned_abs());
-                let end = (field + span.end as u64).min(block.size);
-                let Some(window) = original.get(start as usize..end as usize).map(<[u8]>::to_vec) else {
-                    return decline("a fixup's instruction is not in the object");
-                };
-                let may_use_stub = edge.kind.far_reference() != crate::arch::FarReference::Never;
-                let fixup = ExternalFixup {
-                    at: placed + field,
-                    kind,
-                    addend: edge.addend,
-                    external,
-                    got: addrs.got(),
-                    got_entry: if edge.kind.uses_address_got() {
-                        addrs.got_entry(GotSlot::Address(target))
-                    } else {
-                        None
-                    },
-                    stub: if may_use_stub { addrs.stub(target) } else { None },
-                    window_at: placed + start,
-                    window,
-                };
-                // Most go through a stub or the GOT (the link was made
-                // with `Addresses::externals_move`): their bytes are the
-                // same wherever the library is, and only the GOT changes.
-                let address = res.externals[external as usize].address;
-                if fixup.result(addrs.base, address) != fixup.result(addrs.base, address ^ (1 << 40)) {
-                    fixups.push(fixup);
-                }
+            }
+            if let Some(why) = found.declined {
+                return decline(&why);
             }
         }
     }
