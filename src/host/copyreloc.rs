@@ -52,45 +52,66 @@ pub struct PatchedSlot {
     old: u64,
 }
 
-/// Copies `size` bytes of the variable at `original` into `copy` and binds
-/// every loaded module's GOT entry for it to the copy.
+/// A library variable at `original` with a copy of `size` bytes in the
+/// image at `copy`.
+pub struct CopyRelocation {
+    pub name: String,
+    pub original: u64,
+    pub copy: u64,
+    pub size: u64,
+}
+
+/// Copies each variable into its copy and binds every loaded module's GOT
+/// entry for it to the copy; returns the entries changed, per copy.
 ///
 /// Entries are found by the address they hold, not by name: libc reaches
 /// `environ` through `__environ` and `tzname` through `__tzname`, aliases
 /// of one variable, and ld binds every alias of a copied variable to the
-/// copy.
-pub fn install(name: &str, original: u64, copy: u64, size: u64) -> Vec<PatchedSlot> {
-    // SAFETY: `original` is a live variable of `size` bytes in a loaded
-    // library (dladdr1 told us its size) and `copy` a writable slot of the
-    // same size inside the image, not yet visible to any code.
-    unsafe { std::ptr::copy_nonoverlapping(original as *const u8, copy as *mut u8, size as usize) };
-    note_copy(original, copy);
-    let mut patched = Vec::new();
-    for slot in got_slots_for(original) {
-        if write_protected_word(slot, copy) {
-            patched.push(PatchedSlot { slot, old: original });
+/// copy. They are written together (see [`write_protected_words`]).
+pub fn install(copies: &[CopyRelocation]) -> Vec<Vec<PatchedSlot>> {
+    let mut entries = Vec::new();
+    for (c, copy) in copies.iter().enumerate() {
+        // SAFETY: `original` is a live variable of `size` bytes in a
+        // loaded library (dladdr1 told us its size) and `copy` a writable
+        // slot of the same size inside the image, not yet visible to any
+        // code.
+        unsafe { std::ptr::copy_nonoverlapping(copy.original as *const u8, copy.copy as *mut u8, copy.size as usize) };
+        note_copy(copy.original, copy.copy);
+        entries.extend(got_slots_for(copy.original).into_iter().map(|slot| (c, slot)));
+    }
+    let words: Vec<(u64, u64)> = entries.iter().map(|&(c, slot)| (slot, copies[c].copy)).collect();
+    let mut patched: Vec<Vec<PatchedSlot>> = copies.iter().map(|_| Vec::new()).collect();
+    for (&(c, slot), written) in entries.iter().zip(write_protected_words(&words)) {
+        if written {
+            patched[c].push(PatchedSlot { slot, old: copies[c].original });
         }
     }
-    log::debug!("copy relocation for {}: {} GOT entries now point into the image", name, patched.len());
+    for (copy, patched) in copies.iter().zip(&patched) {
+        log::debug!("copy relocation for {}: {} GOT entries now point into the image", copy.name, patched.len());
+    }
     patched
 }
 
-/// Copies the value back to the library's variable and restores the GOT
-/// entries, so the process goes on as if the image had never been there.
-pub fn uninstall(original: u64, copy: u64, size: u64, patched: Vec<PatchedSlot>) {
-    forget_copy(original, copy);
-    for p in patched {
-        write_protected_word(p.slot, p.old);
+/// Restores the GOT entries and copies each value back to the library's
+/// variable, so the process goes on as if the image had never been there.
+pub fn uninstall(copies: &[CopyRelocation], patched: Vec<Vec<PatchedSlot>>) {
+    for copy in copies {
+        forget_copy(copy.original, copy.copy);
     }
-    // A read-only original (a typeinfo object in a library's RELRO, say)
-    // cannot have a newer value to hand back, and writing it would fault.
-    if !is_writable(original, size) {
-        return;
+    let words: Vec<(u64, u64)> = patched.iter().flatten().map(|p| (p.slot, p.old)).collect();
+    write_protected_words(&words);
+    for copy in copies {
+        // A read-only original (a typeinfo object in a library's RELRO,
+        // say) cannot have a newer value to hand back, and writing it
+        // would fault.
+        if !is_writable(copy.original, copy.size) {
+            continue;
+        }
+        // SAFETY: both ranges are still mapped (the image is released
+        // after its dealloc actions run) and of `size` bytes, and the
+        // original's pages are writable (checked just above).
+        unsafe { std::ptr::copy_nonoverlapping(copy.copy as *const u8, copy.original as *mut u8, copy.size as usize) };
     }
-    // SAFETY: both ranges are still mapped (the image is released after its
-    // dealloc actions run) and of `size` bytes, and the original's pages are
-    // writable (checked just above).
-    unsafe { std::ptr::copy_nonoverlapping(copy as *const u8, original as *mut u8, size as usize) };
 }
 
 /// Whether every page of `[addr, addr + size)` is mapped writable.
@@ -116,26 +137,47 @@ fn is_writable(addr: u64, size: u64) -> bool {
 /// Writes a word that may sit in a read-only (RELRO) page, restoring the
 /// page's protection afterwards.
 pub(crate) fn write_protected_word(addr: u64, value: u64) -> bool {
-    let protection = crate::host::loader::loader_protection(addr)
-        .or_else(|| Some(region::query(addr as *const u8).ok()?.protection()));
-    let Some(old) = protection else {
-        return false;
-    };
-    // SAFETY: `addr` is a GOT entry of a loaded module found through its
-    // dynamic relocations; making its page writable for one aligned store
-    // and restoring the protection changes nothing else.
-    unsafe {
-        if !old.contains(region::Protection::WRITE)
-            && region::protect(addr as *const u8, 8, old | region::Protection::WRITE).is_err()
-        {
-            return false;
-        }
-        std::ptr::write_volatile(addr as *mut u64, value);
-        if !old.contains(region::Protection::WRITE) {
-            let _ = region::protect(addr as *const u8, 8, old);
+    write_protected_words(&[(addr, value)])[0]
+}
+
+/// Writes each `(address, value)` word, where some may sit in read-only
+/// (RELRO) pages: such a page is made writable once for all its words,
+/// then given its protection back (two `mprotect` calls a page, ~5 µs
+/// each in a VM, rather than two a word: a program's stdin, stdout and
+/// stderr copies re-point three entries on one page of libc's). Says, for
+/// each word, whether it was written.
+pub(crate) fn write_protected_words(writes: &[(u64, u64)]) -> Vec<bool> {
+    let page = crate::support::page_size();
+    let mut order: Vec<usize> = (0..writes.len()).collect();
+    order.sort_by_key(|&i| writes[i].0);
+    let mut written = vec![false; writes.len()];
+    for same_page in order.chunk_by(|&a, &b| writes[a].0 / page == writes[b].0 / page) {
+        let first = writes[same_page[0]].0;
+        let protection = crate::host::loader::loader_protection(first)
+            .or_else(|| Some(region::query(first as *const u8).ok()?.protection()));
+        let Some(old) = protection else { continue };
+        let page_start = first / page * page;
+        let read_only = !old.contains(region::Protection::WRITE);
+        // SAFETY: every word is a GOT entry (or jitrun's own slot) of a
+        // loaded module, aligned, on this one page; making the page
+        // writable for these stores and restoring its protection changes
+        // nothing else.
+        unsafe {
+            if read_only
+                && region::protect(page_start as *const u8, page as usize, old | region::Protection::WRITE).is_err()
+            {
+                continue;
+            }
+            for &i in same_page {
+                std::ptr::write_volatile(writes[i].0 as *mut u64, writes[i].1);
+                written[i] = true;
+            }
+            if read_only {
+                let _ = region::protect(page_start as *const u8, page as usize, old);
+            }
         }
     }
-    true
+    written
 }
 
 /// GOT entries (`GLOB_DAT` / an absolute word with no addend) of every
@@ -202,6 +244,37 @@ mod tests {
         assert!(got_slots_for(&*local as *const u64 as u64).is_empty());
     }
 
+    #[test]
+    fn words_on_a_read_only_page_are_written_and_the_page_stays_read_only() {
+        let page = crate::support::page_size() as usize;
+        // SAFETY: a fresh private mapping of two pages, this test's own.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                2 * page,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        } as u64;
+        assert_ne!(base, libc::MAP_FAILED as u64);
+        let read_only = base + page as u64;
+        // SAFETY: the mapping's second page.
+        unsafe { region::protect(read_only as *const u8, page, region::Protection::READ) }.unwrap();
+        // Out of order, and two on the read-only page: the later write of
+        // one address wins, as when written one by one.
+        let words = [(read_only + 64, 3), (base + 8, 1), (read_only + 16, 2), (read_only + 64, 4)];
+        assert_eq!(write_protected_words(&words), [true; 4]);
+        // SAFETY: reading the mapping's words.
+        let read = |addr: u64| unsafe { std::ptr::read_volatile(addr as *const u64) };
+        assert_eq!([read(base + 8), read(read_only + 16), read(read_only + 64)], [1, 2, 4]);
+        let protection = region::query(read_only as *const u8).unwrap().protection();
+        assert_eq!(protection, region::Protection::READ);
+        // SAFETY: unmapping the test's own mapping.
+        unsafe { libc::munmap(base as *mut libc::c_void, 2 * page) };
+    }
+
     static READ_ONLY: [u8; 16] = [7; 16];
 
     #[test]
@@ -209,13 +282,14 @@ mod tests {
         let original = READ_ONLY.as_ptr() as u64;
         assert!(!is_writable(original, 16));
         let copy = [9u8; 16];
+        let of = |original: u64| CopyRelocation { name: "v".into(), original, copy: copy.as_ptr() as u64, size: 16 };
         // Would fault if it wrote back into .rodata.
-        uninstall(original, copy.as_ptr() as u64, 16, Vec::new());
+        uninstall(&[of(original)], vec![Vec::new()]);
         assert_eq!(READ_ONLY, [7; 16]);
 
         let mut writable = [1u8; 16];
         assert!(is_writable(writable.as_ptr() as u64, 16));
-        uninstall(writable.as_mut_ptr() as u64, copy.as_ptr() as u64, 16, Vec::new());
+        uninstall(&[of(writable.as_mut_ptr() as u64)], vec![Vec::new()]);
         assert_eq!(writable, [9; 16]);
     }
 }

@@ -29,7 +29,7 @@
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::host::copyreloc::write_protected_word;
+use crate::host::copyreloc::{write_protected_word, write_protected_words};
 
 /// The functions glibc lets a program replace ("Replacing malloc"), and
 /// C++'s replaceable allocation functions (`operator new`/`delete` in all
@@ -147,14 +147,12 @@ impl GotInterposition {
         *self.previous.lock().unwrap_or_else(|e| e.into_inner()) = self
             .patches
             .iter()
-            .map(|p| {
-                // SAFETY: a GOT entry of a loaded module, found through its
-                // dynamic relocations.
-                let old = unsafe { std::ptr::read_volatile(p.slot as *const u64) };
-                write_protected_word(p.slot, p.function);
-                old
-            })
+            // SAFETY: a GOT entry of a loaded module, found through its
+            // dynamic relocations.
+            .map(|p| unsafe { std::ptr::read_volatile(p.slot as *const u64) })
             .collect();
+        let words: Vec<(u64, u64)> = self.patches.iter().map(|p| (p.slot, p.function)).collect();
+        write_protected_words(&words);
         let mut late = LATE.lock().unwrap_or_else(|e| e.into_inner());
         late.replacements = self.replacements.clone();
         late.covered = self.patches.iter().map(|p| p.slot).collect();
@@ -166,13 +164,11 @@ impl GotInterposition {
             return;
         }
         let previous = self.previous.lock().unwrap_or_else(|e| e.into_inner());
-        for (patch, &old) in self.patches.iter().zip(previous.iter()) {
-            write_protected_word(patch.slot, old);
-        }
+        let mut words: Vec<(u64, u64)> =
+            self.patches.iter().zip(previous.iter()).map(|(patch, &old)| (patch.slot, old)).collect();
         let late = std::mem::take(&mut *LATE.lock().unwrap_or_else(|e| e.into_inner()));
-        for (slot, old) in late.patched {
-            write_protected_word(slot, old);
-        }
+        words.extend(late.patched);
+        write_protected_words(&words);
     }
 }
 

@@ -883,11 +883,14 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Option<CachedImage>> 
         if !inside(slot) || slot_size > size - (slot - base) {
             bail!("a copy relocation's slot lies outside the image");
         }
-        copies.push(super::in_process::copy_relocation_action(name, original, slot, slot_size));
+        copies.push(crate::host::copyreloc::CopyRelocation { name, original, copy: slot, size: slot_size });
     }
 
     let layout_size = size;
-    let mut actions = copies;
+    let mut actions = Vec::new();
+    if !copies.is_empty() {
+        actions.push(super::in_process::copy_relocations_action(copies));
+    }
     actions.extend(super::in_process::actions_of_any_image(base, layout_size, &segments, eh_frame, true));
     let key = mapper.initialize(AllocInfo { segments: super::in_process::protections(base, &segments), actions })?;
     let mut symbols_reader = Reader { data: meta, at: symbols_at };

@@ -141,7 +141,7 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
     if let Some(module) = tls_module {
         actions.push(tls::action(module));
     }
-    let mut copies = Vec::new();
+    let (mut copies, mut relocations) = (Vec::new(), Vec::new());
     for (i, copy) in placed.tables.copies.iter().enumerate() {
         if !placed.copies_in_use[i] {
             continue;
@@ -149,7 +149,15 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
         let ext = &placed.res.externals[copy.external as usize];
         let slot = base + layout.block_offsets[placed.table_graph as usize][placed.table_blocks.copies[i] as usize];
         copies.push((copy.external, slot, copy.size));
-        actions.push(copy_relocation_action(ext.name.to_string(), ext.address, slot, copy.size));
+        relocations.push(copyreloc::CopyRelocation {
+            name: ext.name.to_string(),
+            original: ext.address,
+            copy: slot,
+            size: copy.size,
+        });
+    }
+    if !relocations.is_empty() {
+        actions.push(copy_relocations_action(relocations));
     }
     let eh_frame = layout.section(".eh_frame").filter(|s| s.size > 4).map(|eh| (base + eh.offset, eh.size));
     // With a sanitizer, libgcc_s finds the frames through the module
@@ -307,14 +315,15 @@ pub(super) fn protections(base: u64, segments: &[Segment]) -> Vec<SegmentProtect
         .collect()
 }
 
-/// Copies library variable `name` at `original` into the image's `slot`
-/// of `size` bytes and points the libraries at the copy, as a copy
-/// relocation does; undone at teardown.
-pub(super) fn copy_relocation_action(name: String, original: u64, slot: u64, size: u64) -> ActionPair {
+/// Copies each library variable into its slot in the image and points the
+/// libraries at the copies, as copy relocations do; undone at teardown.
+pub(super) fn copy_relocations_action(copies: Vec<copyreloc::CopyRelocation>) -> ActionPair {
+    let copies = std::sync::Arc::new(copies);
+    let undo = copies.clone();
     ActionPair::with_state(
-        "copy relocation",
-        move || Ok(copyreloc::install(&name, original, slot, size)),
-        move |patched| copyreloc::uninstall(original, slot, size, patched),
+        "copy relocations",
+        move || Ok(copyreloc::install(&copies)),
+        move |patched| copyreloc::uninstall(&undo, patched),
     )
 }
 
