@@ -414,18 +414,17 @@ impl FixupScan<'_> {
         }
     }
 
+    /// For an edge [`FixupScan::examine`] did not pass over: an external
+    /// or a difference of two symbols.
     fn external_fixup(&self, edge: &Edge) -> Result<Option<ExternalFixup>, String> {
         let (addrs, res) = (self.addrs, self.addrs.res);
-        // An external whose references go to its copy or its canonical
-        // stub is inside the image (see `is_movable`).
         // Plain table entries come unchecked (the fixup pass checked them).
         let target_of = |symbol: u32| {
             self.targets.get(symbol as usize).copied().ok_or_else(|| format!("a fixup names symbol {}", symbol))
         };
         let target = target_of(edge.target)?;
-        if !matches!(target, Target::External(_)) && !edge.kind.uses_subtrahend() {
-            return Ok(None);
-        }
+        // An external whose references go to its copy or its canonical
+        // stub is inside the image (see `is_movable`).
         if edge.kind.uses_subtrahend() && addrs.is_movable(target_of(edge.subtrahend)?) {
             return Err("a difference with a symbol outside the image".to_string());
         }

@@ -318,12 +318,13 @@ pub(super) fn protections(base: u64, segments: &[Segment]) -> Vec<SegmentProtect
 /// Copies each library variable into its slot in the image and points the
 /// libraries at the copies, as copy relocations do; undone at teardown.
 pub(super) fn copy_relocations_action(copies: Vec<copyreloc::CopyRelocation>) -> ActionPair {
-    let copies = std::sync::Arc::new(copies);
-    let undo = copies.clone();
     ActionPair::with_state(
         "copy relocations",
-        move || Ok(copyreloc::install(&copies)),
-        move |patched| copyreloc::uninstall(&undo, patched),
+        move || {
+            let patched = copyreloc::install(&copies);
+            Ok((copies, patched))
+        },
+        |(copies, patched)| copyreloc::uninstall(&copies, patched),
     )
 }
 
