@@ -248,3 +248,144 @@ fn the_directory_stays_under_its_limit_and_the_cache_can_be_turned_off() {
     assert_eq!(text(&run_with(&mut cmd, b"", Duration::from_secs(30)).stdout), "hi\n");
     assert_eq!(link_cache_entries(&off).len(), 1);
 }
+
+/// jitrun with the environment's cache home set to `cache_home` (no
+/// `--link-cache`: jitrun's own cache) and `extra` arguments.
+fn jitrun_by_default(cache_home: &Path, extra: &[&str], object: &Path) -> Output {
+    let mut cmd = Command::new(jitrun_bin());
+    cmd.env("XDG_CACHE_HOME", cache_home).env_remove("JITRUN_LINK_CACHE").args(extra).arg(object);
+    run_with(&mut cmd, b"", Duration::from_secs(30))
+}
+
+/// The files in jitrun's own cache under `cache_home`, each as its name,
+/// inode and size.
+fn default_cache_files(cache_home: &Path) -> Vec<(String, u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(listing) = std::fs::read_dir(cache_home.join("jitrun/links")) else { return Vec::new() };
+    let mut files: Vec<_> = listing
+        .map(|e| {
+            let e = e.unwrap();
+            let meta = e.metadata().unwrap();
+            (e.file_name().to_string_lossy().into_owned(), meta.ino(), meta.len())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// A C program whose object holds a `kib` KiB table (and a thread-local
+/// when `thread_local`), printing `value`.
+fn program_of_size(dir: &Path, kib: usize, value: i32, thread_local: bool) -> PathBuf {
+    let tls = if thread_local { "__thread int bump = 0;\n" } else { "int bump = 0;\n" };
+    let source = format!(
+        "#include <stdio.h>\n{}const char table[{} * 1024] = {{{}}};\nint main(void) {{ printf(\"%d\\n\", table[0] + bump++); return 0; }}\n",
+        tls, kib, value
+    );
+    compile_source(dir, "prog.c", &source, "-O2")
+}
+
+#[test]
+fn jitruns_own_cache_keeps_a_large_link_seen_twice_and_stays_silent() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("link-cache-default");
+    let home = dir.join("xdg");
+    let object = program_of_size(&subdir(&dir, "large"), 80, 7, false);
+    // First sighting: a mark of a few bytes, no entry. Second: the entry.
+    // Third and fourth: the entry mapped, not replaced.
+    let mut seen = Vec::new();
+    for run in 0..4 {
+        let out = jitrun_by_default(&home, &[], &object);
+        assert_eq!((text(&out.stdout), text(&out.stderr), shell_status(&out)), ("7\n".into(), String::new(), 0));
+        seen.push(default_cache_files(&home));
+        assert_eq!(seen[run].len(), 1, "run {}: {:?}", run + 1, seen[run]);
+    }
+    assert!(seen[0][0].2 < 64, "the first sighting wrote more than a mark: {:?}", seen[0]);
+    assert!(seen[1][0].2 > 80 * 1024, "the second did not store the image: {:?}", seen[1]);
+    assert_eq!((&seen[2], &seen[3]), (&seen[1], &seen[1]), "later runs replaced the entry instead of mapping it");
+    let mode = std::fs::metadata(home.join("jitrun")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700, "jitrun's cache directory is open to others");
+
+    // -v says what happened (a different command line: its own mark).
+    let verbose = jitrun_by_default(&home, &["-v"], &object);
+    assert!(text(&verbose.stderr).contains("link cache: marked"), "{}", text(&verbose.stderr));
+
+    // An edited object is linked again, and stored again at once (the link
+    // was seen before).
+    let edited = program_of_size(&subdir(&dir, "large"), 80, 9, false);
+    assert_eq!(edited, object);
+    let out = jitrun_by_default(&home, &[], &object);
+    assert_eq!(text(&out.stdout), "9\n", "{}", text(&out.stderr));
+    let entry = default_cache_files(&home).into_iter().find(|f| f.0 == seen[1][0].0).unwrap();
+    assert_ne!(entry.1, seen[1][0].1, "the stale entry was not replaced");
+    assert!(entry.2 > 80 * 1024);
+
+    // Small links are not worth it: nothing is looked up or written.
+    let small_home = dir.join("small-xdg");
+    let small = program_of_size(&subdir(&dir, "small"), 1, 3, false);
+    for _ in 0..3 {
+        assert_eq!(text(&jitrun_by_default(&small_home, &[], &small).stdout), "3\n");
+    }
+    assert!(!small_home.exists(), "a small link used the cache");
+
+    // Turned off: by the option, or by JITRUN_LINK_CACHE=off.
+    let off_home = dir.join("off-xdg");
+    for _ in 0..3 {
+        assert_eq!(text(&jitrun_by_default(&off_home, &["--no-link-cache"], &object).stdout), "9\n");
+        let mut cmd = Command::new(jitrun_bin());
+        cmd.env("XDG_CACHE_HOME", &off_home).env("JITRUN_LINK_CACHE", "off").arg(&object);
+        assert_eq!(text(&run_with(&mut cmd, b"", Duration::from_secs(30)).stdout), "9\n");
+    }
+    assert!(!off_home.exists(), "the cache was used although turned off");
+    // Nor under a debugger (here asked for by JITRUN_GDB_JIT): it learns of
+    // an image only as it is linked, so a mapped entry would hide it.
+    for _ in 0..3 {
+        let mut cmd = Command::new(jitrun_bin());
+        cmd.env("XDG_CACHE_HOME", &off_home).env("JITRUN_GDB_JIT", "1").arg(&object);
+        assert_eq!(text(&run_with(&mut cmd, b"", Duration::from_secs(30)).stdout), "9\n");
+    }
+    assert!(!off_home.exists(), "the cache was used for a debugger");
+
+    // Without $XDG_CACHE_HOME, under $HOME/.cache.
+    let home_dir = subdir(&dir, "home");
+    for _ in 0..2 {
+        let mut cmd = Command::new(jitrun_bin());
+        cmd.env_remove("XDG_CACHE_HOME").env("HOME", &home_dir).arg(&object);
+        assert_eq!(text(&run_with(&mut cmd, b"", Duration::from_secs(30)).stdout), "9\n");
+    }
+    assert_eq!(default_cache_files(&home_dir.join(".cache")).len(), 1);
+
+    // A cache home that cannot be written: the program runs as natively,
+    // not a word on stderr.
+    let blocked = dir.join("a-file");
+    std::fs::write(&blocked, b"").unwrap();
+    for _ in 0..3 {
+        let out = jitrun_by_default(&blocked, &[], &object);
+        assert_eq!((text(&out.stdout), text(&out.stderr), shell_status(&out)), ("9\n".into(), String::new(), 0));
+    }
+}
+
+#[test]
+fn jitruns_own_cache_remembers_a_link_it_cannot_keep_until_its_inputs_change() {
+    let dir = scratch("link-cache-default-declined");
+    let home = dir.join("xdg");
+    // Thread-locals keep a link out of the cache.
+    let object = program_of_size(&dir, 80, 5, true);
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        let out = jitrun_by_default(&home, &[], &object);
+        assert_eq!((text(&out.stdout), text(&out.stderr)), ("5\n".into(), String::new()));
+        seen.push(default_cache_files(&home));
+    }
+    // Seen, then declined on the second run (a new mark); the third and
+    // fourth neither store nor mark again.
+    assert!(seen.iter().all(|files| files.len() == 1 && files[0].2 < 64), "{:?}", seen);
+    assert_ne!(seen[0][0].1, seen[1][0].1, "the second run left no mark that it declined");
+    assert_eq!((&seen[2], &seen[3]), (&seen[1], &seen[1]), "a declined link was linked for the cache again");
+    // New inputs: the cache tries again (and declines again).
+    program_of_size(&dir, 80, 6, true);
+    let out = jitrun_by_default(&home, &[], &object);
+    assert_eq!(text(&out.stdout), "6\n", "{}", text(&out.stderr));
+    let after = default_cache_files(&home);
+    assert_eq!(after.len(), 1);
+    assert_ne!(after[0].1, seen[3][0].1, "changed inputs were not tried again");
+}

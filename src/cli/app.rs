@@ -273,15 +273,25 @@ fn print_unresolved(linker: Linker) -> Result<i32> {
 
 /// The link cache this run may use (see `crate::link::cache`): plain runs
 /// only, whose link and nothing else decides what runs. `args` is jitrun's
-/// whole command line.
-fn link_cache_request(cli: &Cli, args: &[std::ffi::OsString]) -> Option<crate::link::cache::CacheRequest> {
+/// whole command line. Without `--link-cache` or `$JITRUN_LINK_CACHE`
+/// (`off` turns it off, as `--no-link-cache` does), jitrun's own cache in
+/// `$XDG_CACHE_HOME/jitrun/links` (else `~/.cache/jitrun/links`), for links
+/// of inputs large enough to gain from it (see `DefaultCachePolicy`).
+fn link_cache_request(
+    cli: &Cli,
+    inputs: &[Input],
+    args: &[std::ffi::OsString],
+) -> Option<crate::link::cache::CacheRequest> {
     if cli.no_link_cache {
         return None;
     }
-    let dir = cli
+    let asked = cli
         .link_cache
         .clone()
-        .or_else(|| std::env::var_os("JITRUN_LINK_CACHE").filter(|v| !v.is_empty()).map(std::path::PathBuf::from))?;
+        .or_else(|| std::env::var_os("JITRUN_LINK_CACHE").filter(|v| !v.is_empty()).map(std::path::PathBuf::from));
+    if asked.as_deref() == Some(Path::new("off")) {
+        return None;
+    }
     let plain = !cli.noexec
         && !cli.print_unresolved
         && cli.map.is_none()
@@ -295,6 +305,18 @@ fn link_cache_request(cli: &Cli, args: &[std::ffi::OsString]) -> Option<crate::l
         log::debug!("link cache: not used: only plain runs use it");
         return None;
     }
+    if crate::diagnostics::debugger::wanted() {
+        // A debugger learns of a linked image only as it is linked.
+        log::debug!("link cache: not used: a debugger wants the image registered");
+        return None;
+    }
+    let (dir, default_policy) = match asked {
+        Some(dir) => (dir, None),
+        None => {
+            let policy = default_cache_policy(inputs)?;
+            (default_cache_dir()?, Some(policy))
+        }
+    };
     // jitrun's own arguments: the program's (the tail) do not change the link.
     let own = &args[..args.len().saturating_sub(cli.args.len())];
     let environment: Vec<(String, String)> = std::env::vars_os()
@@ -314,26 +336,82 @@ fn link_cache_request(cli: &Cli, args: &[std::ffi::OsString]) -> Option<crate::l
         environment,
         own,
     );
-    Some(crate::link::cache::CacheRequest { dir, key, max_bytes: cli.link_cache_max.saturating_mul(1 << 20) })
+    Some(crate::link::cache::CacheRequest {
+        dir,
+        key,
+        max_bytes: cli.link_cache_max.saturating_mul(1 << 20),
+        default_policy,
+    })
+}
+
+/// Where jitrun's own link cache lives: `$XDG_CACHE_HOME/jitrun/links`, or
+/// `$HOME/.cache/jitrun/links`; `None` (no cache) without either as an
+/// absolute path.
+fn default_cache_dir() -> Option<std::path::PathBuf> {
+    let absolute = |name| std::env::var_os(name).map(std::path::PathBuf::from).filter(|p| p.is_absolute());
+    let base = absolute("XDG_CACHE_HOME").or_else(|| absolute("HOME").map(|home| home.join(".cache")))?;
+    Some(base.join("jitrun").join("links"))
+}
+
+/// The default cache's policy for a link of `inputs`, or `None` when the
+/// files the command line names hold too few bytes for a mapped entry to
+/// start the program sooner than a link does (one `stat` each).
+fn default_cache_policy(inputs: &[Input]) -> Option<crate::link::cache::DefaultCachePolicy> {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut bytes = 0u64;
+    for input in inputs {
+        if let Input::File(path) = input {
+            let stamp = crate::support::FileStamp::of_path(path)?;
+            bytes = bytes.saturating_add(stamp.size);
+            (path, stamp.device, stamp.inode, stamp.size, stamp.modified, stamp.changed).hash(&mut hasher);
+        }
+    }
+    let enough = bytes >= crate::link::cache::DefaultCachePolicy::MIN_INPUT_BYTES;
+    if !enough {
+        log::debug!("link cache: not used: {} bytes of inputs", bytes);
+    }
+    enough.then(|| crate::link::cache::DefaultCachePolicy { inputs_fingerprint: hasher.finish() })
 }
 
 fn link(cli: &Cli, inputs: &[Input], args: Option<&[std::ffi::OsString]>) -> Result<Linked> {
     if cli.report.is_some() {
         crate::diagnostics::report::intercept_immediate_exits();
     }
-    let link_cache = args.and_then(|args| link_cache_request(cli, args));
+    let mut link_cache = args.and_then(|args| link_cache_request(cli, inputs, args));
     if let Some(request) = &link_cache {
-        if let Some(cached) = crate::link::cache::load(request) {
-            if cli.no_crash_handler {
-                return Ok(Linked::Run(Box::new(cached.image), false));
+        use crate::link::cache::{Lookup, Mark, Previously};
+        let previously = match crate::link::cache::load(request) {
+            Lookup::Hit(cached) => {
+                let cached = *cached;
+                if cli.no_crash_handler {
+                    return Ok(Linked::Run(Box::new(cached.image), false));
+                }
+                let source = cached.crash_info;
+                crate::diagnostics::crash::build_table_when_needed(true, move || {
+                    crate::diagnostics::crash::publish_recorded_table(&source.read().unwrap_or_default(), true)
+                });
+                return Ok(Linked::Run(Box::new(cached.image), true));
             }
-            let source = cached.crash_info;
-            crate::diagnostics::crash::build_table_when_needed(true, move || {
-                crate::diagnostics::crash::publish_recorded_table(&source.read().unwrap_or_default(), true)
-            });
-            return Ok(Linked::Run(Box::new(cached.image), true));
+            Lookup::Miss(previously) => previously,
+        };
+        // The default cache stores a link the second time it sees it, and
+        // not again one it could not store from the same inputs.
+        let store_now = match (request.default_policy, previously) {
+            (None, _) | (Some(_), Previously::Seen | Previously::Entry) => true,
+            (Some(_), Previously::Unseen) => {
+                crate::link::cache::mark(request, Mark::Seen);
+                false
+            }
+            (Some(policy), Previously::Declined { inputs_fingerprint }) => {
+                inputs_fingerprint != policy.inputs_fingerprint
+            }
+        };
+        if store_now {
+            crate::support::input::record_opened_files();
+        } else {
+            link_cache = None;
         }
-        crate::support::input::record_opened_files();
     }
     let options = LinkOptions {
         search_paths: cli.library_path.clone(),

@@ -81,27 +81,34 @@ SYMBOL NAMES ON THE COMMAND LINE:
     the objects (or archive members, or --define) have a symbol of that name, and C's foo
     only otherwise; so __wrap_foo, __real_foo and _start keep their C names.
 
-LINK CACHE (--link-cache DIR, or $JITRUN_LINK_CACHE):
+LINK CACHE (on by default; --link-cache DIR or $JITRUN_LINK_CACHE to choose the directory):
     A plain run (no --noexec, --map, --report, --check, --perf-map, --repeat, --isolate or
-    --batch) keeps its linked image in DIR, and a later run of the same link maps it in as
-    the kernel maps an executable, skipping parsing, resolution, layout and fixups: SQLite's
-    shell starts in about 0.65 of the time. An entry is used only if jitrun's executable, the
-    CPU's features, the kernel, the page size, the working directory, the environment's LD_*,
-    JITRUN_* and GLIBC_TUNABLES, and jitrun's arguments before -- are the same, and every file
-    the link read is unchanged (device, inode, size, modification and change times; and its
-    contents' XXH64 when it changed less than two seconds before the link), as are every
-    library directory searched and every shared library loaded: a library added, removed or
-    upgraded, or an edited object, means linking again. References to libraries are fixed up
-    again at each run (their addresses move); the image goes back to the address where it
-    was linked (its layout does not move between runs) or, if that range is taken, is linked
-    again. Links that need more of the process than the entry holds are not stored:
+    --batch) keeps its linked image in the cache, and a later run of the same link maps it
+    in as the kernel maps an executable, skipping parsing, resolution, layout and fixups:
+    SQLite's shell starts in under half the time. By default the cache is jitrun's own, in
+    $XDG_CACHE_HOME/jitrun/links (else ~/.cache/jitrun/links, mode 0700), and only for
+    links whose named input files hold at least 64 KiB (smaller ones link faster than an
+    entry is checked): the first run of a link leaves a mark of a few bytes, the second
+    stores the image, later ones map it; it never prints anything. With --link-cache DIR
+    (or $JITRUN_LINK_CACHE) every plain link is stored in DIR at its first run, and an entry
+    that cannot be written is a warning. An entry is used only if jitrun's executable, the
+    CPU's features, the kernel, the page size, the working directory, the environment's
+    LD_*, JITRUN_* and GLIBC_TUNABLES, and jitrun's arguments before -- are the same, and
+    every file the link read is unchanged (device, inode, size, modification and change
+    times; and its contents' XXH64 when it changed less than two seconds before the link),
+    as are every library directory searched and every shared library loaded: a library
+    added, removed or upgraded, or an edited object, means linking again. References to
+    libraries are fixed up again at each run (their addresses move); the image goes back to
+    the address where it was linked (its layout does not move between runs) or, if that
+    range is taken, is linked again. Links that need more of the process than the entry
+    holds are not stored (the default cache remembers that until the inputs change):
     thread-local variables, IFUNCs, allocator interposition, --export-dynamic, sanitizers,
     --self-exe, a debugger's registration, profiling, a fixed or low address, or objects
     with source lines. An entry is never changed in place (written aside, then renamed);
     entries it cannot read are ignored. An entry is code that runs: trust the directory as
     you trust the objects. --link-cache-max MIB (default 256) bounds the directory, the
-    oldest entries removed first; --no-link-cache turns the cache off. -v says what the
-    cache did and why.
+    oldest entries removed first; --no-link-cache or JITRUN_LINK_CACHE=off turns the cache
+    off. -v says what the cache did and why.
 
 UNRESOLVED SYMBOLS:
     --print-unresolved prints one line per missing symbol and referencing object
@@ -291,12 +298,12 @@ pub struct Cli {
     #[arg(long, value_name = "ADDRESS", value_parser = parse_address)]
     pub base: Option<u64>,
 
-    /// Keep linked images in DIR and map them straight in when the same link runs again
-    /// (see LINK CACHE); also $JITRUN_LINK_CACHE
+    /// Keep every plain run's linked image in DIR (instead of jitrun's own cache) and map it
+    /// straight in when the same link runs again (see LINK CACHE); also $JITRUN_LINK_CACHE
     #[arg(long, value_name = "DIR")]
     pub link_cache: Option<PathBuf>,
 
-    /// Use no link cache, even if $JITRUN_LINK_CACHE names one
+    /// Use no link cache, not even jitrun's own (see LINK CACHE); also JITRUN_LINK_CACHE=off
     #[arg(long)]
     pub no_link_cache: bool,
 

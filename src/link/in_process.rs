@@ -249,12 +249,10 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
         if let Some(what) = unmet {
             log::debug!("link cache: not stored: the image needs {}", what);
         }
-        let reproducible = unmet.is_none();
-        if reproducible {
+        let mut stored = Ok(super::cache::Stored::Declined);
+        if unmet.is_none() {
             let crash_table = crate::diagnostics::crash::TableRecording::of_image(&addrs, &placed.graphs).into_bytes();
-            // The program runs either way: an entry that cannot be written
-            // is worth a warning, not a failed run.
-            let stored = super::cache::store(
+            stored = super::cache::store(
                 request,
                 super::cache::Linked {
                     addrs: placed.addresses(),
@@ -273,9 +271,18 @@ pub(super) fn finish(mut placed: Placed, mut mapper: InProcessMapper) -> Result<
                     copies,
                 },
             );
-            if let Err(e) = stored {
-                eprintln!("jitrun: warning: {:#}", e);
-            }
+        }
+        // The program runs either way: an entry that cannot be written is
+        // worth a warning (a debug note for the default cache), not a
+        // failed run.
+        match (stored, request.default_policy) {
+            (Ok(super::cache::Stored::Declined), Some(policy)) => super::cache::mark(
+                request,
+                super::cache::Mark::Declined { inputs_fingerprint: policy.inputs_fingerprint },
+            ),
+            (Err(e), Some(_)) => log::debug!("link cache: {:#}", e),
+            (Err(e), None) => eprintln!("jitrun: warning: {:#}", e),
+            (Ok(_), _) => {}
         }
     }
     let mut image = Image::new(MappedProgram {

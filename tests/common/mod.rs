@@ -313,6 +313,11 @@ pub fn try_link_native(
 /// Runs a command with stdin and a timeout; a hang is a test failure.
 pub fn run_with(cmd: &mut Command, stdin: &[u8], timeout: Duration) -> Output {
     cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // jitrun's own link cache (on by default) goes under the build's
+    // directory, not the user's home, unless the test chose a place.
+    if !cmd.get_envs().any(|(name, _)| name == "XDG_CACHE_HOME" || name == "HOME") {
+        cmd.env("XDG_CACHE_HOME", Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-cache"));
+    }
     // A script a test has just written is "busy" (ETXTBSY) while a child
     // forked meanwhile by another test's thread still holds the write
     // descriptor, until that child execs: try again shortly.
