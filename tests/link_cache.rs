@@ -354,6 +354,22 @@ fn jitruns_own_cache_keeps_a_large_link_seen_twice_and_stays_silent() {
     }
     assert_eq!(default_cache_files(&home_dir.join(".cache")).len(), 1);
 
+    // A cache directory others may write to is not trusted: its entry is
+    // not run, and nothing is written there.
+    let shared = dir.join("shared-xdg");
+    let links = shared.join("jitrun/links");
+    std::fs::create_dir_all(&links).unwrap();
+    std::fs::set_permissions(&links, std::fs::Permissions::from_mode(0o777)).unwrap();
+    for _ in 0..3 {
+        assert_eq!(text(&jitrun_by_default(&shared, &[], &object).stdout), "9\n");
+    }
+    assert!(default_cache_files(&shared).is_empty(), "{:?}", default_cache_files(&shared));
+    std::fs::set_permissions(&links, std::fs::Permissions::from_mode(0o700)).unwrap();
+    for _ in 0..2 {
+        assert_eq!(text(&jitrun_by_default(&shared, &[], &object).stdout), "9\n");
+    }
+    assert_eq!(default_cache_files(&shared).len(), 1, "a private directory was not used");
+
     // A cache home that cannot be written: the program runs as natively,
     // not a word on stderr.
     let blocked = dir.join("a-file");

@@ -399,6 +399,7 @@ fn link(cli: &Cli, inputs: &[Input], args: Option<&[std::ffi::OsString]>) -> Res
         // not again one it could not store from the same inputs.
         let store_now = match (request.default_policy, previously) {
             (None, _) | (Some(_), Previously::Seen | Previously::Entry) => true,
+            (Some(_), Previously::Untrusted) => false,
             (Some(_), Previously::Unseen) => {
                 crate::link::cache::mark(request, Mark::Seen);
                 false

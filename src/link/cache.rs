@@ -121,6 +121,9 @@ pub enum Previously {
     /// An entry that could not serve: stale, another link's, its address
     /// taken here, or unreadable.
     Entry,
+    /// The default cache's directory is another user's, or others may
+    /// write to it: its entries cannot be trusted, and nothing is written.
+    Untrusted,
 }
 
 /// The result of looking a link up in the cache.
@@ -794,6 +797,10 @@ impl CrashInfoSource {
 /// Either way the run links as usual.
 pub fn load(request: &CacheRequest) -> Lookup {
     let path = request.entry_path();
+    if request.default_policy.is_some() && !is_private_directory(&request.dir) {
+        log::debug!("link cache: not used: {} is not this user's alone", request.dir.display());
+        return Lookup::Miss(Previously::Untrusted);
+    }
     match try_load(request, &path) {
         Ok(Ok(image)) => {
             log::debug!("link cache: using {}", path.display());
@@ -807,6 +814,17 @@ pub fn load(request: &CacheRequest) -> Lookup {
             log::debug!("link cache: {}: {:#}", path.display(), e);
             Lookup::Miss(Previously::Entry)
         }
+    }
+}
+
+/// Whether `dir` is missing (it will be made private) or is owned by this
+/// process's user and writable by no one else: an entry is code that runs,
+/// and jitrun's own cache must not run what someone else put there.
+fn is_private_directory(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(dir) {
+        Ok(meta) => meta.uid() == crate::support::effective_user() && meta.mode() & 0o022 == 0,
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
     }
 }
 

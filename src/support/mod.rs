@@ -22,6 +22,12 @@ pub fn page_size() -> u64 {
     region::page::size() as u64
 }
 
+/// The effective user id of this process.
+pub fn effective_user() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
 /// Parses an address or number: `0x`-prefixed hex, or decimal.
 pub fn parse_address(s: &str) -> Result<u64, String> {
     let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
