@@ -902,7 +902,10 @@ fn read_mark(header: &[u8]) -> Option<Previously> {
 fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, Previously>> {
     use std::os::unix::fs::FileExt;
     let Ok(file) = File::open(path) else { return Ok(Err(Previously::Unseen)) };
-    let stamp = FileStamp::of_path(path);
+    // One stat of the open file: its stamp (the crash table is read from
+    // it later, if it is still this file) and its length.
+    let metadata = file.metadata()?;
+    let stamp = Some(FileStamp::of_metadata(&metadata));
     let mut header = [0u8; HEADER_SIZE];
     let mut read = 0;
     while read < HEADER_SIZE {
@@ -931,18 +934,19 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, P
         log::debug!("link cache: {:#}", e);
         return Ok(Err(Previously::Entry));
     }
-    let file_len = file.metadata()?.len();
+    let file_len = metadata.len();
     for (offset, len) in [(meta_offset, meta_len), (image_offset, image_len), (crash_offset, crash_len)] {
         if offset.checked_add(len).is_none_or(|end| end > file_len) {
             bail!("a part at offset {:#x} runs past the end of the file", offset);
         }
     }
-    // Parsed where it is mapped: a large program's metadata read into the
-    // heap would grow it by a fresh huge page.
+    // Parsed where it is mapped, from the file already open: read into the
+    // heap, a large program's metadata would grow it by a fresh huge page
+    // (and a small one's by fresh pages). Only the metadata is mapped.
     // (Entries are never changed in place, only replaced.)
-    let mapped = crate::support::input::InputData::open(path)?;
-    let meta =
-        mapped.bytes().get(meta_offset as usize..(meta_offset + meta_len) as usize).context("the file shrank")?;
+    let meta_end = usize::try_from(meta_offset + meta_len).context("the metadata is too large")?;
+    let mapped = crate::support::input::map_start_of(&file, meta_end).context("cannot map the metadata")?;
+    let meta = mapped.get(meta_offset as usize..meta_end).context("the file shrank")?;
     let mut r = Reader { data: meta, at: 0 };
     // The key first: a different link is no error, merely another entry.
     let key = r.bytes()?;

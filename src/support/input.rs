@@ -157,6 +157,14 @@ pub fn take_opened_files() -> Vec<OpenedFile> {
     OPENED_FILES.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default()
 }
 
+/// The first `len` bytes of `file`, mapped read-only (no copy, and no
+/// fresh heap pages for them: the page cache's own pages are mapped).
+pub fn map_start_of(file: &File, len: usize) -> std::io::Result<Mmap> {
+    // SAFETY: read-only, as every input is mapped (see `InputData::open`);
+    // the files mapped so are never changed in place, only replaced.
+    unsafe { memmap2::MmapOptions::new().len(len).map(file) }
+}
+
 impl InputData {
     pub fn open(path: &Path) -> Result<InputData> {
         if let Some(opened) = OPENED_FILES.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {

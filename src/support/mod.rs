@@ -54,16 +54,20 @@ impl FileStamp {
     /// The stamp of what `path` names (following links), or `None` if
     /// there is nothing there.
     pub fn of_path(path: &std::path::Path) -> Option<FileStamp> {
+        std::fs::metadata(path).ok().map(|meta| FileStamp::of_metadata(&meta))
+    }
+
+    /// The stamp of the file `meta` describes.
+    pub fn of_metadata(meta: &std::fs::Metadata) -> FileStamp {
         use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(path).ok()?;
         let nanos = |secs: i64, nsecs: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsecs);
-        Some(FileStamp {
+        FileStamp {
             device: meta.dev(),
             inode: meta.ino(),
             size: meta.size(),
             modified: nanos(meta.mtime(), meta.mtime_nsec()),
             changed: nanos(meta.ctime(), meta.ctime_nsec()),
-        })
+        }
     }
 }
 
