@@ -2,8 +2,9 @@
 //! status: restarts, parsing, linking, then running once, isolated,
 //! repeated or as a batch. `main.rs` only calls [`start`].
 
+use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
@@ -310,11 +311,11 @@ fn link_cache_request(
         log::debug!("link cache: not used: a debugger wants the image registered");
         return None;
     }
-    let (dir, default_policy) = match asked {
-        Some(dir) => (dir, None),
+    let (dir, default_policy, input_stamps) = match asked {
+        Some(dir) => (dir, None, Default::default()),
         None => {
-            let policy = default_cache_policy(inputs)?;
-            (default_cache_dir()?, Some(policy))
+            let (policy, stamps) = default_cache_policy(inputs)?;
+            (default_cache_dir()?, Some(policy), stamps)
         }
     };
     // jitrun's own arguments: the program's (the tail) do not change the link.
@@ -341,6 +342,7 @@ fn link_cache_request(
         key,
         max_bytes: cli.link_cache_max.saturating_mul(1 << 20),
         default_policy,
+        input_stamps,
     })
 }
 
@@ -353,25 +355,31 @@ fn default_cache_dir() -> Option<std::path::PathBuf> {
     Some(base.join("jitrun").join("links"))
 }
 
-/// The default cache's policy for a link of `inputs`, or `None` when the
-/// files the command line names hold too few bytes for a mapped entry to
-/// start the program sooner than a link does (one `stat` each).
-fn default_cache_policy(inputs: &[Input]) -> Option<crate::link::cache::DefaultCachePolicy> {
+/// The default cache's policy for a link of `inputs`, with the stamps of
+/// the files the command line names (one `stat` each, which an entry's
+/// check then reuses); `None` when they hold too few bytes for a mapped
+/// entry to start the program sooner than a link does.
+fn default_cache_policy(
+    inputs: &[Input],
+) -> Option<(crate::link::cache::DefaultCachePolicy, HashMap<PathBuf, crate::support::FileStamp>)> {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     let mut bytes = 0u64;
+    let mut stamps = HashMap::new();
     for input in inputs {
         if let Input::File(path) = input {
             let stamp = crate::support::FileStamp::of_path(path)?;
             bytes = bytes.saturating_add(stamp.size);
             (path, stamp.device, stamp.inode, stamp.size, stamp.modified, stamp.changed).hash(&mut hasher);
+            stamps.insert(path.clone(), stamp);
         }
     }
     let enough = bytes >= crate::link::cache::DefaultCachePolicy::MIN_INPUT_BYTES;
     if !enough {
         log::debug!("link cache: not used: {} bytes of inputs", bytes);
+        return None;
     }
-    enough.then(|| crate::link::cache::DefaultCachePolicy { inputs_fingerprint: hasher.finish() })
+    Some((crate::link::cache::DefaultCachePolicy { inputs_fingerprint: hasher.finish() }, stamps))
 }
 
 fn link(cli: &Cli, inputs: &[Input], args: Option<&[std::ffi::OsString]>) -> Result<Linked> {

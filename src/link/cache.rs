@@ -84,6 +84,10 @@ pub struct CacheRequest {
     /// the command line: it stores a link the second time it sees it, and
     /// stays silent.
     pub default_policy: Option<DefaultCachePolicy>,
+    /// Stamps this run already took of input files (the default policy
+    /// takes them), which checking an entry's dependencies need not take
+    /// again.
+    pub input_stamps: std::collections::HashMap<PathBuf, FileStamp>,
 }
 
 /// How jitrun's default cache (no `--link-cache` given) decides, so that a
@@ -297,8 +301,10 @@ impl Dependency {
         Dependency { path: path.to_path_buf(), stamp: FileStamp::of_path(path), checksum: None, settled: true }
     }
 
-    fn unchanged(&self) -> bool {
-        FileStamp::of_path(&self.path) == self.stamp
+    /// Whether the file is as the link read it; `stamp_now` is its stamp
+    /// now if this run took it already (one `stat` fewer).
+    fn unchanged(&self, stamp_now: Option<Option<FileStamp>>) -> bool {
+        stamp_now.unwrap_or_else(|| FileStamp::of_path(&self.path)) == self.stamp
             && (self.settled || self.checksum.is_none() || checksum_of(&self.path) == self.checksum)
     }
 }
@@ -968,7 +974,8 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, P
         };
         let checksum = r.option()?;
         let settled = r.u8()? != 0;
-        if !(Dependency { path: path.clone(), stamp, checksum, settled }).unchanged() {
+        let stamp_now = request.input_stamps.get(&path).map(|&stamp| Some(stamp));
+        if !(Dependency { path: path.clone(), stamp, checksum, settled }).unchanged(stamp_now) {
             log::debug!("link cache: {} changed", path.display());
             return Ok(Err(Previously::Entry));
         }
