@@ -725,10 +725,14 @@ impl Cli {
         // `--link-cache DIR`: scripts that run a program many times name
         // it, and clap's parser would cost them its ~0.1 ms each time.
         let mut link_cache = None;
+        // `--no-link-cache`: scripts that turn jitrun's own cache off.
+        let mut no_link_cache = false;
         while let Some(word) = words.next() {
             let word = word.to_str()?;
             if word == "--" {
                 break;
+            } else if word == "--no-link-cache" && !no_link_cache {
+                no_link_cache = true;
             } else if word == "--link-cache" && link_cache.is_none() {
                 let dir = words.next()?.to_str()?;
                 if dir.is_empty() || dir.starts_with('-') {
@@ -775,7 +779,7 @@ impl Cli {
             no_whole_archive: Vec::new(),
             base: None,
             link_cache,
-            no_link_cache: false,
+            no_link_cache,
             link_cache_max: 256,
             max_image_size: 4u64 << 30,
             max_tls_size: crate::graph::Limits::default().max_tls_size,
@@ -899,6 +903,8 @@ mod tests {
             &["jitrun", "dir/prog.o", "--", ""],
             &["jitrun", "--link-cache", "cache", "a.o", "-lm", "--", "x"],
             &["jitrun", "a.o", "--link-cache=dir/cache"],
+            &["jitrun", "--no-link-cache", "a.o", "-lm", "--", "--no-link-cache"],
+            &["jitrun", "a.o", "--no-link-cache", "--link-cache", "dir"],
         ];
         for args in plain {
             let fast = Cli::parse_plain(&os_args(args)).unwrap_or_else(|| panic!("{:?} is plain", args));
@@ -919,6 +925,8 @@ mod tests {
             &["jitrun", "a.o", "--link-cache"],
             &["jitrun", "--link-cache", "-v", "a.o"],
             &["jitrun", "--link-cache=", "a.o"],
+            &["jitrun", "a.o", "--no-link-cache", "--no-link-cache"],
+            &["jitrun", "a.o", "--no-link-cache=yes"],
         ];
         for args in not_plain {
             assert!(Cli::parse_plain(&os_args(args)).is_none(), "{:?} is not plain", args);
