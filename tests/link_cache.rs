@@ -284,12 +284,35 @@ fn program_of_size(dir: &Path, kib: usize, value: i32, thread_local: bool) -> Pa
     compile_source(dir, "prog.c", &source, "-O2")
 }
 
+/// Waits until `path` last changed more than two seconds ago: jitrun's own
+/// cache stores no link of inputs changed more recently (an entry would
+/// have to checksum them at every use).
+fn settle(path: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let changed =
+        std::fs::metadata(path).unwrap().ctime() as f64 + 1e-9 * std::fs::metadata(path).unwrap().ctime_nsec() as f64;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+    let wait = changed + 2.2 - now;
+    if wait > 0.0 {
+        std::thread::sleep(Duration::from_secs_f64(wait));
+    }
+}
+
 #[test]
 fn jitruns_own_cache_keeps_a_large_link_seen_twice_and_stays_silent() {
     use std::os::unix::fs::PermissionsExt;
     let dir = scratch("link-cache-default");
     let home = dir.join("xdg");
     let object = program_of_size(&subdir(&dir, "large"), 80, 7, false);
+    // Inputs changed in the last two seconds: seen, not stored.
+    for _ in 0..2 {
+        let out = jitrun_by_default(&home, &[], &object);
+        assert_eq!((text(&out.stdout), text(&out.stderr)), ("7\n".into(), String::new()));
+        let files = default_cache_files(&home);
+        assert!(files.len() == 1 && files[0].2 < 64, "a link of fresh inputs was stored: {:?}", files);
+    }
+    std::fs::remove_dir_all(&home).unwrap();
+    settle(&object);
     // First sighting: a mark of a few bytes, no entry. Second: the entry.
     // Third and fourth: the entry mapped, not replaced.
     let mut seen = Vec::new();
@@ -309,13 +332,18 @@ fn jitruns_own_cache_keeps_a_large_link_seen_twice_and_stays_silent() {
     let verbose = jitrun_by_default(&home, &["-v"], &object);
     assert!(text(&verbose.stderr).contains("link cache: marked"), "{}", text(&verbose.stderr));
 
-    // An edited object is linked again, and stored again at once (the link
-    // was seen before).
+    // An edited object is linked again; once it settled, stored again at
+    // once (the link was seen before).
     let edited = program_of_size(&subdir(&dir, "large"), 80, 9, false);
     assert_eq!(edited, object);
+    let entry_of = |home: &Path| default_cache_files(home).into_iter().find(|f| f.0 == seen[1][0].0).unwrap();
     let out = jitrun_by_default(&home, &[], &object);
     assert_eq!(text(&out.stdout), "9\n", "{}", text(&out.stderr));
-    let entry = default_cache_files(&home).into_iter().find(|f| f.0 == seen[1][0].0).unwrap();
+    assert_eq!(entry_of(&home), seen[1][0], "a link of an object just edited was stored");
+    settle(&object);
+    let out = jitrun_by_default(&home, &[], &object);
+    assert_eq!(text(&out.stdout), "9\n", "{}", text(&out.stderr));
+    let entry = entry_of(&home);
     assert_ne!(entry.1, seen[1][0].1, "the stale entry was not replaced");
     assert!(entry.2 > 80 * 1024);
 
@@ -386,6 +414,7 @@ fn jitruns_own_cache_remembers_a_link_it_cannot_keep_until_its_inputs_change() {
     let home = dir.join("xdg");
     // Thread-locals keep a link out of the cache.
     let object = program_of_size(&dir, 80, 5, true);
+    settle(&object);
     let mut seen = Vec::new();
     for _ in 0..4 {
         let out = jitrun_by_default(&home, &[], &object);
@@ -397,8 +426,10 @@ fn jitruns_own_cache_remembers_a_link_it_cannot_keep_until_its_inputs_change() {
     assert!(seen.iter().all(|files| files.len() == 1 && files[0].2 < 64), "{:?}", seen);
     assert_ne!(seen[0][0].1, seen[1][0].1, "the second run left no mark that it declined");
     assert_eq!((&seen[2], &seen[3]), (&seen[1], &seen[1]), "a declined link was linked for the cache again");
-    // New inputs: the cache tries again (and declines again).
+    // New inputs: the cache tries again (and declines again), once they
+    // settled.
     program_of_size(&dir, 80, 6, true);
+    settle(&object);
     let out = jitrun_by_default(&home, &[], &object);
     assert_eq!(text(&out.stdout), "6\n", "{}", text(&out.stderr));
     let after = default_cache_files(&home);

@@ -403,17 +403,27 @@ fn link(cli: &Cli, inputs: &[Input], args: Option<&[std::ffi::OsString]>) -> Res
             }
             Lookup::Miss(previously) => previously,
         };
-        // The default cache stores a link the second time it sees it, and
-        // not again one it could not store from the same inputs.
+        // The default cache stores a link the second time it sees it, once
+        // its inputs settled (an entry of inputs changed in the last two
+        // seconds would checksum them at every use), and not again one it
+        // could not store from the same inputs.
+        let inputs_settled = || {
+            let settled = request.input_stamps.values().all(crate::link::cache::settled);
+            if !settled {
+                log::debug!("link cache: not stored yet: inputs changed less than two seconds ago");
+            }
+            settled
+        };
         let store_now = match (request.default_policy, previously) {
-            (None, _) | (Some(_), Previously::Seen | Previously::Entry) => true,
+            (None, _) => true,
+            (Some(_), Previously::Seen | Previously::Entry) => inputs_settled(),
             (Some(_), Previously::Untrusted) => false,
             (Some(_), Previously::Unseen) => {
                 crate::link::cache::mark(request, Mark::Seen);
                 false
             }
             (Some(policy), Previously::Declined { inputs_fingerprint }) => {
-                inputs_fingerprint != policy.inputs_fingerprint
+                inputs_fingerprint != policy.inputs_fingerprint && inputs_settled()
             }
         };
         if store_now {

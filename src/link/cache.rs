@@ -284,13 +284,18 @@ struct Dependency {
 /// keep its stamp; two seconds is far beyond any tick.
 const SETTLED: i128 = 2_000_000_000;
 
+/// Whether the file of `stamp` last changed [`SETTLED`] or more ago, so
+/// that its stamp alone tells whether it changes again.
+pub fn settled(stamp: &FileStamp) -> bool {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
+    stamp.changed < now - SETTLED
+}
+
 impl Dependency {
     /// A file the link read: checksummed, unless it is a shared library
     /// (loaded, not linked in; its stamp says whether it changed).
     fn read(path: &Path, stamp: Option<FileStamp>) -> Dependency {
-        let now =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
-        let settled = stamp.is_some_and(|s| s.changed < now - SETTLED);
+        let settled = stamp.as_ref().is_some_and(settled);
         // A settled file's stamp says it all; a shared library is loaded,
         // not linked in, and its stamp says whether it changed.
         let checksum = if settled || is_shared_library(path) { None } else { checksum_of(path) };
