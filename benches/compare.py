@@ -425,8 +425,11 @@ def contenders_for(objects, workdir, jitrun, native_exe, libs=(), program_args=(
     libs, argv = list(libs), list(program_args)
     # jitrun as it runs by default: with its own link cache (in this run's
     # $XDG_CACHE_HOME, see main), which keeps a link of inputs of 64 KiB or
-    # more the second time it sees it and maps it from the third on. Two
-    # untimed runs first, so that every timed run is a third or later one.
+    # more the second time it sees it (once they are two seconds old) and
+    # maps it from then on. Two untimed runs first, so that every timed run
+    # maps it.
+    youngest = max(o.stat().st_ctime for o in objects)
+    time.sleep(max(0.0, youngest + 2.2 - time.time()))
     default = [jitrun, *objs, *libs, "--", *argv]
     for _ in range(2):
         subprocess.run(default, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
