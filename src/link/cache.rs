@@ -95,7 +95,9 @@ pub struct CacheRequest {
 /// kept: a link whose inputs hold fewer than
 /// [`DefaultCachePolicy::MIN_INPUT_BYTES`] is not looked up at all; the
 /// first sighting of a link only leaves a mark (a few bytes); the second
-/// stores it; the third and later map it. A link the cache cannot
+/// stores it (or a later one, once the inputs are [`SETTLED`] old, so
+/// that the entry need not checksum them at every use); the runs after
+/// that map it. A link the cache cannot
 /// reproduce leaves a mark saying so, for inputs of that fingerprint, so
 /// that later runs do not link for the cache in vain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -876,6 +878,7 @@ fn write_new_file(request: &CacheRequest, bytes: &[u8]) -> Result<PathBuf> {
     let create = || File::options().write(true).create_new(true).open(&path);
     let created = match create() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => create_dir(request).and_then(|()| Ok(create()?)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(path),
         other => Ok(other?),
     };
     created
