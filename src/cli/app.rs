@@ -2,7 +2,6 @@
 //! status: restarts, parsing, linking, then running once, isolated,
 //! repeated or as a batch. `main.rs` only calls [`start`].
 
-use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -361,17 +360,17 @@ fn default_cache_dir() -> Option<std::path::PathBuf> {
 /// entry to start the program sooner than a link does.
 fn default_cache_policy(
     inputs: &[Input],
-) -> Option<(crate::link::cache::DefaultCachePolicy, HashMap<PathBuf, crate::support::FileStamp>)> {
+) -> Option<(crate::link::cache::DefaultCachePolicy, Vec<(PathBuf, crate::support::FileStamp)>)> {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     let mut bytes = 0u64;
-    let mut stamps = HashMap::new();
+    let mut stamps = Vec::new();
     for input in inputs {
         if let Input::File(path) = input {
             let stamp = crate::support::FileStamp::of_path(path)?;
             bytes = bytes.saturating_add(stamp.size);
             (path, stamp.device, stamp.inode, stamp.size, stamp.modified, stamp.changed).hash(&mut hasher);
-            stamps.insert(path.clone(), stamp);
+            stamps.push((path.clone(), stamp));
         }
     }
     let enough = bytes >= crate::link::cache::DefaultCachePolicy::MIN_INPUT_BYTES;
@@ -408,7 +407,7 @@ fn link(cli: &Cli, inputs: &[Input], args: Option<&[std::ffi::OsString]>) -> Res
         // seconds would checksum them at every use), and not again one it
         // could not store from the same inputs.
         let inputs_settled = || {
-            let settled = request.input_stamps.values().all(crate::link::cache::settled);
+            let settled = request.input_stamps.iter().all(|(_, stamp)| crate::link::cache::settled(stamp));
             if !settled {
                 log::debug!("link cache: not stored yet: inputs changed less than two seconds ago");
             }

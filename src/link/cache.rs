@@ -85,9 +85,9 @@ pub struct CacheRequest {
     /// stays silent.
     pub default_policy: Option<DefaultCachePolicy>,
     /// Stamps this run already took of input files (the default policy
-    /// takes them), which checking an entry's dependencies need not take
-    /// again.
-    pub input_stamps: std::collections::HashMap<PathBuf, FileStamp>,
+    /// takes them), in command-line order, which checking an entry's
+    /// dependencies need not take again.
+    pub input_stamps: Vec<(PathBuf, FileStamp)>,
 }
 
 /// How jitrun's default cache (no `--link-cache` given) decides, so that a
@@ -968,6 +968,7 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, P
         log::debug!("link cache: another link's entry ({})", String::from_utf8_lossy(key));
         return Ok(Err(Previously::Entry));
     }
+    let mut stamps_taken = StampsTaken { stamps: &request.input_stamps, next: 0 };
     for _ in 0..r.count(11)? {
         let path = PathBuf::from(std::ffi::OsStr::from_bytes(r.bytes()?));
         let stamp = match r.u8()? {
@@ -982,7 +983,7 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, P
         };
         let checksum = r.option()?;
         let settled = r.u8()? != 0;
-        let stamp_now = request.input_stamps.get(&path).map(|&stamp| Some(stamp));
+        let stamp_now = stamps_taken.find(&path).map(Some);
         if !(Dependency { path: path.clone(), stamp, checksum, settled }).unchanged(stamp_now) {
             log::debug!("link cache: {} changed", path.display());
             return Ok(Err(Previously::Entry));
@@ -1116,6 +1117,22 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, P
     Ok(Ok(CachedImage { image, crash_info }))
 }
 
+/// The stamps a run took of its inputs, searched from after the last one
+/// found: an entry lists the objects it read in command-line order too.
+struct StampsTaken<'a> {
+    stamps: &'a [(PathBuf, FileStamp)],
+    next: usize,
+}
+
+impl StampsTaken<'_> {
+    fn find(&mut self, path: &Path) -> Option<FileStamp> {
+        let n = self.stamps.len();
+        let found = (0..n).map(|i| (self.next + i) % n).find(|&i| self.stamps[i].0 == path)?;
+        self.next = found + 1;
+        Some(self.stamps[found].1)
+    }
+}
+
 /// An iterator that says how many items it yields (SymbolMap sizes itself
 /// from the bound).
 struct ExactSize<I>(I, usize);
@@ -1200,5 +1217,25 @@ impl<'a> Reader<'a> {
             bail!("a count of {} at offset {:#x} exceeds the entry", n, self.at - 8);
         }
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stamps are found in any order, fastest in the order they were taken.
+    #[test]
+    fn stamps_taken_are_found_by_path_in_any_order() {
+        let stamp = |size| FileStamp { size, ..FileStamp::default() };
+        let stamps: Vec<(PathBuf, FileStamp)> =
+            ["a.o", "b.o", "c.o"].iter().zip(1..).map(|(p, size)| (PathBuf::from(p), stamp(size))).collect();
+        let mut taken = StampsTaken { stamps: &stamps, next: 0 };
+        let sizes: Vec<Option<u64>> = ["a.o", "b.o", "c.o", "b.o", "d.o", "a.o"]
+            .iter()
+            .map(|p| taken.find(Path::new(p)).map(|s| s.size))
+            .collect();
+        assert_eq!(sizes, [Some(1), Some(2), Some(3), Some(2), None, Some(1)]);
+        assert_eq!(StampsTaken { stamps: &[], next: 0 }.find(Path::new("a.o")), None);
     }
 }
