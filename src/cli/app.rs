@@ -319,30 +319,58 @@ fn link_cache_request(
     };
     // jitrun's own arguments: the program's (the tail) do not change the link.
     let own = &args[..args.len().saturating_sub(cli.args.len())];
-    let environment: Vec<(String, String)> = std::env::vars_os()
-        .map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned()))
-        .filter(|(k, _)| {
-            (k.starts_with("LD_") || k.starts_with("JITRUN_") || k == "GLIBC_TUNABLES") && k != "JITRUN_LINK_CACHE"
-        })
-        .collect();
-    let key = format!(
-        "jitrun {}\nexe {:?}\ncpu {}\nkernel {}\npage {}\ncwd {:?}\nenv {:?}\nargs {:?}\n",
-        env!("CARGO_PKG_VERSION"),
-        crate::support::FileStamp::of_path(Path::new("/proc/self/exe")),
-        crate::host::loader::cpu_features(),
-        crate::host::loader::kernel_identity(),
-        crate::support::page_size(),
-        std::env::current_dir().ok(),
-        environment,
-        own,
-    );
     Some(crate::link::cache::CacheRequest {
         dir,
-        key,
+        key: link_cache_key(own),
         max_bytes: cli.link_cache_max.saturating_mul(1 << 20),
         default_policy,
         input_stamps,
     })
+}
+
+/// Everything outside the files read that decides a link (see
+/// `crate::link::cache`): jitrun's version and executable, the CPU's
+/// features, the kernel, the page size, the working directory, the
+/// variables that steer a link and jitrun's arguments `own`. Each part is
+/// length-prefixed bytes, so that no two keys read alike and nothing needs
+/// escaping (formatting them with `{:?}` cost ~0.1M instructions a run).
+fn link_cache_key(own: &[std::ffi::OsString]) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut key = Vec::with_capacity(1024);
+    let mut part = |bytes: &[u8]| {
+        key.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        key.extend_from_slice(bytes);
+    };
+    part(env!("CARGO_PKG_VERSION").as_bytes());
+    let exe = crate::support::FileStamp::of_path(Path::new("/proc/self/exe")).unwrap_or_default();
+    for field in [exe.device, exe.inode, exe.size] {
+        part(&field.to_le_bytes());
+    }
+    for time in [exe.modified, exe.changed] {
+        part(&time.to_le_bytes());
+    }
+    part(crate::host::loader::cpu_features().as_bytes());
+    part(crate::host::loader::kernel_identity().as_bytes());
+    part(&crate::support::page_size().to_le_bytes());
+    part(std::env::current_dir().map(|d| d.into_os_string()).unwrap_or_default().as_bytes());
+    let mut environment: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os()
+        .filter(|(k, _)| {
+            let k = k.as_bytes();
+            (k.starts_with(b"LD_") || k.starts_with(b"JITRUN_") || k == b"GLIBC_TUNABLES") && k != b"JITRUN_LINK_CACHE"
+        })
+        .collect();
+    // The environment's order does not change a link.
+    environment.sort();
+    part(&(environment.len() as u64).to_le_bytes());
+    for (name, value) in &environment {
+        part(name.as_bytes());
+        part(value.as_bytes());
+    }
+    part(&(own.len() as u64).to_le_bytes());
+    for arg in own {
+        part(arg.as_bytes());
+    }
+    key
 }
 
 /// Where jitrun's own link cache lives: `$XDG_CACHE_HOME/jitrun/links`, or

@@ -75,7 +75,7 @@ pub struct CacheRequest {
     pub dir: PathBuf,
     /// Everything outside the files that decides the link (see the module
     /// docs), compared byte for byte with an entry's.
-    pub key: String,
+    pub key: Vec<u8>,
     pub max_bytes: u64,
     /// `None` when the run asked for the cache (`--link-cache`,
     /// `$JITRUN_LINK_CACHE`): every link is stored at once and a failure
@@ -353,7 +353,7 @@ pub(super) struct Linked<'a> {
 /// of (the directory cannot be written).
 pub(super) fn store(request: &CacheRequest, linked: Linked) -> Result<Stored> {
     let mut meta = Writer::default();
-    meta.bytes(request.key.as_bytes());
+    meta.bytes(&request.key);
     if describe(&linked, &mut meta)?.is_none() {
         return Ok(Stored::Declined);
     }
@@ -964,7 +964,7 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, P
     let mut r = Reader { data: meta, at: 0 };
     // The key first: a different link is no error, merely another entry.
     let key = r.bytes()?;
-    if key != request.key.as_bytes() {
+    if key != request.key.as_slice() {
         log::debug!("link cache: another link's entry ({})", String::from_utf8_lossy(key));
         return Ok(Err(Previously::Entry));
     }
@@ -1126,8 +1126,11 @@ struct StampsTaken<'a> {
 
 impl StampsTaken<'_> {
     fn find(&mut self, path: &Path) -> Option<FileStamp> {
+        // Byte for byte, as the paths were given: `Path`'s own comparison
+        // walks components (~400 instructions a comparison).
+        let wanted = path.as_os_str().as_bytes();
         let n = self.stamps.len();
-        let found = (0..n).map(|i| (self.next + i) % n).find(|&i| self.stamps[i].0 == path)?;
+        let found = (0..n).map(|i| (self.next + i) % n).find(|&i| self.stamps[i].0.as_os_str().as_bytes() == wanted)?;
         self.next = found + 1;
         Some(self.stamps[found].1)
     }
