@@ -390,23 +390,21 @@ fn default_cache_policy(
     inputs: &[Input],
 ) -> Option<(crate::link::cache::DefaultCachePolicy, Vec<(PathBuf, crate::support::FileStamp)>)> {
     use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    let mut bytes = 0u64;
-    let mut stamps = Vec::new();
-    for input in inputs {
-        if let Input::File(path) = input {
-            let stamp = crate::support::FileStamp::of_path(path)?;
-            bytes = bytes.saturating_add(stamp.size);
-            (path, stamp.device, stamp.inode, stamp.size, stamp.modified, stamp.changed).hash(&mut hasher);
-            stamps.push((path.clone(), stamp));
-        }
-    }
-    let enough = bytes >= crate::link::cache::DefaultCachePolicy::MIN_INPUT_BYTES;
-    if !enough {
+    let files: Vec<&PathBuf> =
+        inputs.iter().filter_map(|i| if let Input::File(f) = i { Some(f) } else { None }).collect();
+    let stamps: Vec<crate::support::FileStamp> =
+        files.iter().map(|path| crate::support::FileStamp::of_path(path)).collect::<Option<_>>()?;
+    let bytes = stamps.iter().fold(0u64, |sum, stamp| sum.saturating_add(stamp.size));
+    if bytes < crate::link::cache::DefaultCachePolicy::MIN_INPUT_BYTES {
         log::debug!("link cache: not used: {} bytes of inputs", bytes);
         return None;
     }
-    Some((crate::link::cache::DefaultCachePolicy { inputs_fingerprint: hasher.finish() }, stamps))
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for (path, stamp) in files.iter().zip(&stamps) {
+        (path, stamp.device, stamp.inode, stamp.size, stamp.modified, stamp.changed).hash(&mut hasher);
+    }
+    let policy = crate::link::cache::DefaultCachePolicy { inputs_fingerprint: hasher.finish() };
+    Some((policy, files.into_iter().cloned().zip(stamps).collect()))
 }
 
 fn link(cli: &Cli, inputs: &[Input], args: Option<&[std::ffi::OsString]>) -> Result<Linked> {

@@ -62,43 +62,44 @@ pub struct CopyRelocation {
 }
 
 /// Copies each variable into its copy and binds every loaded module's GOT
-/// entry for it to the copy; returns the entries changed, per copy.
+/// entry for it to the copy; returns the entries changed.
 ///
 /// Entries are found by the address they hold, not by name: libc reaches
 /// `environ` through `__environ` and `tzname` through `__tzname`, aliases
 /// of one variable, and ld binds every alias of a copied variable to the
 /// copy. They are written together (see [`write_protected_words`]).
-pub fn install(copies: &[CopyRelocation]) -> Vec<Vec<PatchedSlot>> {
-    let mut entries = Vec::new();
-    for (c, copy) in copies.iter().enumerate() {
+pub fn install(copies: &[CopyRelocation]) -> Vec<PatchedSlot> {
+    let mut entries: Vec<(u64, &CopyRelocation)> = Vec::new();
+    for copy in copies {
         // SAFETY: `original` is a live variable of `size` bytes in a
         // loaded library (dladdr1 told us its size) and `copy` a writable
         // slot of the same size inside the image, not yet visible to any
         // code.
         unsafe { std::ptr::copy_nonoverlapping(copy.original as *const u8, copy.copy as *mut u8, copy.size as usize) };
         note_copy(copy.original, copy.copy);
-        entries.extend(got_slots_for(copy.original).into_iter().map(|slot| (c, slot)));
+        entries.extend(got_slots_for(copy.original).into_iter().map(|slot| (slot, copy)));
     }
-    let words: Vec<(u64, u64)> = entries.iter().map(|&(c, slot)| (slot, copies[c].copy)).collect();
-    let mut patched: Vec<Vec<PatchedSlot>> = copies.iter().map(|_| Vec::new()).collect();
-    for (&(c, slot), written) in entries.iter().zip(write_protected_words(&words)) {
-        if written {
-            patched[c].push(PatchedSlot { slot, old: copies[c].original });
-        }
+    let words: Vec<(u64, u64)> = entries.iter().map(|&(slot, copy)| (slot, copy.copy)).collect();
+    let written = write_protected_words(&words);
+    for copy in copies {
+        let count = entries.iter().zip(&written).filter(|&(&(_, c), &w)| w && std::ptr::eq(c, copy)).count();
+        log::debug!("copy relocation for {}: {} GOT entries now point into the image", copy.name, count);
     }
-    for (copy, patched) in copies.iter().zip(&patched) {
-        log::debug!("copy relocation for {}: {} GOT entries now point into the image", copy.name, patched.len());
-    }
-    patched
+    entries
+        .iter()
+        .zip(written)
+        .filter(|&(_, written)| written)
+        .map(|(&(slot, copy), _)| PatchedSlot { slot, old: copy.original })
+        .collect()
 }
 
 /// Restores the GOT entries and copies each value back to the library's
 /// variable, so the process goes on as if the image had never been there.
-pub fn uninstall(copies: &[CopyRelocation], patched: Vec<Vec<PatchedSlot>>) {
+pub fn uninstall(copies: &[CopyRelocation], patched: Vec<PatchedSlot>) {
     for copy in copies {
         forget_copy(copy.original, copy.copy);
     }
-    let words: Vec<(u64, u64)> = patched.iter().flatten().map(|p| (p.slot, p.old)).collect();
+    let words: Vec<(u64, u64)> = patched.iter().map(|p| (p.slot, p.old)).collect();
     write_protected_words(&words);
     for copy in copies {
         // A read-only original (a typeinfo object in a library's RELRO,
@@ -284,12 +285,12 @@ mod tests {
         let copy = [9u8; 16];
         let of = |original: u64| CopyRelocation { name: "v".into(), original, copy: copy.as_ptr() as u64, size: 16 };
         // Would fault if it wrote back into .rodata.
-        uninstall(&[of(original)], vec![Vec::new()]);
+        uninstall(&[of(original)], Vec::new());
         assert_eq!(READ_ONLY, [7; 16]);
 
         let mut writable = [1u8; 16];
         assert!(is_writable(writable.as_ptr() as u64, 16));
-        uninstall(&[of(writable.as_mut_ptr() as u64)], vec![Vec::new()]);
+        uninstall(&[of(writable.as_mut_ptr() as u64)], Vec::new());
         assert_eq!(writable, [9; 16]);
     }
 }

@@ -741,8 +741,7 @@ fn plan_enforcement(spec: &RunSpec) -> Result<(Option<GroupUse>, bool, bool)> {
     }
     let mut processes_as_rlimit = false;
     if let (Some(_), Some(problem)) = (limits.processes, &pids_problem) {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } == 0 {
+        if crate::support::effective_user() == 0 {
             bail!("--max-processes cannot be enforced: {}; RLIMIT_NPROC does not bind root", problem);
         }
         processes_as_rlimit = true;

@@ -104,9 +104,11 @@ pub fn kernel_support() -> &'static KernelSupport {
 
 /// Tries the way a run would enter a network namespace, in a throwaway child.
 fn probe_network_namespace() -> Result<NetworkNamespace, String> {
-    // SAFETY: geteuid has no preconditions.
-    let way =
-        if unsafe { libc::geteuid() } == 0 { NetworkNamespace::Direct } else { NetworkNamespace::WithUserNamespace };
+    let way = if crate::support::effective_user() == 0 {
+        NetworkNamespace::Direct
+    } else {
+        NetworkNamespace::WithUserNamespace
+    };
     let flags = match way {
         NetworkNamespace::Direct => libc::CLONE_NEWNET,
         NetworkNamespace::WithUserNamespace => libc::CLONE_NEWUSER | libc::CLONE_NEWNET,

@@ -848,20 +848,22 @@ pub fn mark(request: &CacheRequest, mark: Mark) {
     let mut bytes = Vec::with_capacity(MARK_SIZE);
     bytes.extend_from_slice(MARK_MAGIC);
     bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    let (state, fingerprint) = match mark {
-        Mark::Seen => (0u8, 0),
-        Mark::Declined { inputs_fingerprint } => (1, inputs_fingerprint),
-    };
-    bytes.push(state);
-    bytes.extend_from_slice(&fingerprint.to_le_bytes());
     // A first sighting's mark goes where nothing is (the lookup just
     // found nothing): written in place, three system calls. A reader that
     // catches it half-written takes it for an unusable entry, which only
     // means storing a link one run early. Any other mark may replace an
     // entry that a running program maps: aside, then renamed.
     let written = match mark {
-        Mark::Seen => write_new_file(request, &bytes),
-        Mark::Declined { .. } => write_entry(request, &[(0, &bytes)], bytes.len()),
+        Mark::Seen => {
+            bytes.push(0);
+            bytes.extend_from_slice(&0u64.to_le_bytes());
+            write_new_file(request, &bytes)
+        }
+        Mark::Declined { inputs_fingerprint } => {
+            bytes.push(1);
+            bytes.extend_from_slice(&inputs_fingerprint.to_le_bytes());
+            write_entry(request, &[(0, &bytes)], bytes.len())
+        }
     };
     match written {
         Ok(path) => log::debug!("link cache: marked {} {:?}", path.display(), mark),
