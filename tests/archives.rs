@@ -247,7 +247,7 @@ fn print_unresolved_lists_every_missing_symbol_and_who_needs_it() {
     // Relative paths, so the report is the same wherever the test runs.
     let run = |args: &[&str]| {
         common::run_with(
-            Command::new(common::jitrun_bin()).args(args).current_dir(&fx.dir),
+            common::jitrun_command().args(args).current_dir(&fx.dir),
             b"",
             std::time::Duration::from_secs(20),
         )
@@ -644,7 +644,7 @@ fn a_preloaded_malloc_gets_the_programs_calls_after_a_library_loads() {
         common::run_with(command, b"", std::time::Duration::from_secs(20))
     };
     let native = run(&mut Command::new(&exe));
-    let jit = run(Command::new(common::jitrun_bin()).arg(&obj).arg("-lm"));
+    let jit = run(common::jitrun_command().arg(&obj).arg("-lm"));
     assert!(String::from_utf8_lossy(&native.stderr).contains("saw 10 of 10"), "{:?}", native);
     let diffs = common::output_diffs("a preloaded malloc after libm loads", &native, &jit);
     assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
@@ -669,7 +669,7 @@ fn a_malloc_library_keeps_the_calls_when_something_else_is_preloaded() {
         common::run_with(command, b"", std::time::Duration::from_secs(20))
     };
     let native = run(&mut Command::new(&exe));
-    let jit = run(Command::new(common::jitrun_bin()).arg(&obj).args([search.as_str(), "-lmalloc_counter", "-lm"]));
+    let jit = run(common::jitrun_command().arg(&obj).args([search.as_str(), "-lmalloc_counter", "-lm"]));
     assert!(String::from_utf8_lossy(&native.stderr).contains("saw 10 of 10"), "{:?}", native);
     let diffs = common::output_diffs("a malloc library with something else preloaded", &native, &jit);
     assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
@@ -747,7 +747,7 @@ fn a_library_uses_the_programs_functions_and_variables() {
         assert!(native.contains("interposed: 25"), "{}", native);
         for extra in [&[][..], &["--isolate", "--repeat", "2"][..], &["--no-as-needed"][..]] {
             for bind_now in [false, true] {
-                let mut command = Command::new(common::jitrun_bin());
+                let mut command = common::jitrun_command();
                 command.arg(&obj).args(&libs).args(extra);
                 if bind_now {
                     command.env("LD_BIND_NOW", "1");
@@ -858,7 +858,7 @@ fn instrumented_profiles_count_as_natively() {
         String::from_utf8(shown.unwrap().stdout).unwrap()
     };
     let native = counts("native.profraw", Command::new(&exe).arg("a"));
-    let jit = counts("jit.profraw", Command::new(common::jitrun_bin()).args([s(&obj), "--".into(), "a".into()]));
+    let jit = counts("jit.profraw", common::jitrun_command().args([s(&obj), "--".into(), "a".into()]));
     assert!(native.contains("Block counts"), "{}", native);
     assert_eq!(jit, native);
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::{jitrun_bin, run_with, scratch, shell_status, testdata};
+use common::{jitrun_command, run_with, scratch, shell_status, testdata};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -81,7 +81,7 @@ fn assemble(source: &Path, dir: &Path) -> PathBuf {
 }
 
 fn jitrun_check(args: &[String], check_file: &Path, obj: &Path) -> Output {
-    let mut cmd = Command::new(jitrun_bin());
+    let mut cmd = jitrun_command();
     cmd.arg("--noexec").args(args).arg("--check").arg(check_file).arg(obj);
     run_with(&mut cmd, b"", Duration::from_secs(60))
 }

@@ -19,7 +19,7 @@ fn build_hostile(dir: &Path) -> PathBuf {
 }
 
 fn jitrun(args: &[&str]) -> Output {
-    common::run_with(Command::new(common::jitrun_bin()).args(args), b"", Duration::from_secs(120))
+    common::run_with(common::jitrun_command().args(args), b"", Duration::from_secs(120))
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -92,7 +92,7 @@ fn hostile_runs_are_stopped_by_their_limits_and_leave_nothing_behind() {
     let plan_path = dir.join("plan.jsonl");
     std::fs::write(&plan_path, plan.join("\n")).unwrap();
     assert!(processes_named(&marker).is_empty());
-    let batch = Command::new(common::jitrun_bin())
+    let batch = common::jitrun_command()
         .args([
             object.to_str().unwrap(),
             "--batch",
@@ -411,7 +411,7 @@ impl LineCounter {
 /// Starts a batch appending to `results`.
 fn start_batch(object: &Path, plan: &Path, extra: &[&str], results: &Path) -> std::process::Child {
     let output = std::fs::OpenOptions::new().create(true).append(true).open(results).unwrap();
-    Command::new(common::jitrun_bin())
+    common::jitrun_command()
         .arg(object)
         .arg("--batch")
         .arg(plan)
@@ -591,7 +591,7 @@ fn runs_left_by_a_killed_jitrun_are_ended_by_the_next() {
     let dir = common::scratch("contained-stale");
     let object = build_hostile(&dir);
     let marker = format!("stale-{}", std::process::id());
-    let mut killed = Command::new(common::jitrun_bin())
+    let mut killed = common::jitrun_command()
         .arg(&object)
         .args(["--set", "mode=7", "--max-processes", "4", "--argv0", &marker])
         .stdout(Stdio::piped())
@@ -605,7 +605,7 @@ fn runs_left_by_a_killed_jitrun_are_ended_by_the_next() {
     killed.wait().unwrap();
     let orphans = processes_named(&marker);
     assert_eq!(orphans.len(), 1, "the run outlives a jitrun killed with SIGKILL");
-    let next = Command::new(common::jitrun_bin())
+    let next = common::jitrun_command()
         .arg(&object)
         .args(["--set", "mode=0", "--max-processes", "4"])
         .stdout(Stdio::piped())

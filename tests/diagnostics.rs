@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::{jitrun_bin, run_with, scratch, shell_status, testdata};
+use common::{jitrun_bin, jitrun_command, run_with, scratch, shell_status, testdata};
 
 fn source(name: &str) -> PathBuf {
     testdata().join("diagnostics").join(name)
@@ -19,7 +19,7 @@ fn build(name: &str, flags: &str, dir: &Path) -> PathBuf {
 }
 
 fn jitrun(args: &[&str]) -> Output {
-    run_with(Command::new(jitrun_bin()).args(args), b"", Duration::from_secs(60))
+    run_with(jitrun_command().args(args), b"", Duration::from_secs(60))
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -342,7 +342,7 @@ fn perf_map_lists_every_function_at_its_address() {
     let dir = scratch("diag-perf");
     let obj = build("gdb_target.c", "-O2", &dir);
     let map_file = dir.join("map.json");
-    let mut cmd = Command::new(jitrun_bin());
+    let mut cmd = jitrun_command();
     cmd.args(["--perf-map", "--base", "0x32000000", "--map-format=json"]).arg(format!("--map={}", path(&map_file)));
     let child = cmd.arg(&obj).stdout(std::process::Stdio::piped()).spawn().unwrap();
     let pid = child.id();

@@ -148,7 +148,7 @@ fn a_preloaded_allocator_is_the_programs_allocator_too() {
         common::run_with(cmd, b"", std::time::Duration::from_secs(20))
     };
     let native = run(&mut std::process::Command::new(&exe));
-    let jit = run(std::process::Command::new(common::jitrun_bin()).arg("--no-crash-handler").args(&objects));
+    let jit = run(common::jitrun_command().arg("--no-crash-handler").args(&objects));
     let diffs = common::output_diffs("getline_grow.c with libc_malloc_debug preloaded", &native, &jit);
     assert!(diffs.is_empty(), "{}", diffs.join("\n\n"));
 }

@@ -26,7 +26,7 @@ fn loaded_image_is_never_writable_and_executable() {
         let expected = format!("text r-x\nrodata {}\nrelro {}\ndata rw-\nw+x mappings 0\n", rodata, relro);
         let dir = common::scratch(&format!("hygiene-wx-{}", i));
         let objects = common::compile(&[common::testdata().join("hygiene/wx_maps.c")], flags, &[], &dir);
-        let out = common::run_with(Command::new(common::jitrun_bin()).args(&objects), b"", Duration::from_secs(20));
+        let out = common::run_with(common::jitrun_command().args(&objects), b"", Duration::from_secs(20));
         assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "[{}] stderr: {}", flags, {
             String::from_utf8_lossy(&out.stderr)
         });
@@ -355,7 +355,8 @@ fn many_large_objects_link_under_a_low_limit_on_open_files() {
     objects.insert(0, common::compile_source(&dir, "main.c", &main, "-O2"));
     let paths: Vec<String> = objects.iter().map(|o| o.display().to_string()).collect();
     let script = format!("ulimit -n 32 && exec {} {}", common::jitrun_bin().display(), paths.join(" "));
-    let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    let out =
+        Command::new("sh").arg("-c").arg(&script).env("XDG_CACHE_HOME", common::test_cache_home()).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "820\n", "{}", String::from_utf8_lossy(&out.stderr));
 }
 

@@ -63,7 +63,7 @@ fn build(name: &str) -> Built {
 }
 
 fn link_launcher(out: &Path, args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(jitrun_bin()).arg("--link-launcher").arg(out).args(args).output().unwrap()
+    jitrun_command().arg("--link-launcher").arg(out).args(args).output().unwrap()
 }
 
 fn run(program: &Path, args: &[&str], stdin: &[u8]) -> Output {
@@ -272,7 +272,7 @@ fn shared_libraries_are_linked_by_the_real_linker() {
     let dir = scratch("launcher-shared");
     let library = compile_source(&dir, "helper.c", HELPER, "-O1 -fPIC");
     let shared = dir.join("libhelper.so");
-    let made = Command::new(jitrun_bin())
+    let made = jitrun_command()
         .arg("--link-launcher")
         .arg(&shared)
         .args(["-shared", "-fPIC"])
@@ -297,8 +297,7 @@ fn the_cc_driver_compiles_sources_and_passes_compilations_on() {
     std::fs::write(dir.join("main.c"), PROGRAM).unwrap();
     std::fs::write(dir.join("helper.c"), HELPER).unwrap();
     let driver = |args: &[&str]| {
-        let output =
-            Command::new(jitrun_bin()).arg("--cc-driver").arg("cc").args(args).current_dir(&dir).output().unwrap();
+        let output = jitrun_command().arg("--cc-driver").arg("cc").args(args).current_dir(&dir).output().unwrap();
         assert!(output.status.success(), "{:?}: {}", args, String::from_utf8_lossy(&output.stderr));
     };
     // A compilation is the compiler's; a link with sources compiles them first.
@@ -309,7 +308,7 @@ fn the_cc_driver_compiles_sources_and_passes_compilations_on() {
     let (native, launcher) = (dir.join("native"), dir.join("prog"));
     assert!(std::fs::read(&launcher).unwrap().starts_with(b"#!"));
     assert_same((&native, &run(&native, &["c"], b"")), (&launcher, &run(&launcher, &["c"], b"")));
-    let version = Command::new(jitrun_bin()).args(["--cc-driver", "cc", "--version"]).output().unwrap();
+    let version = jitrun_command().args(["--cc-driver", "cc", "--version"]).output().unwrap();
     let cc_version = common::cc().arg("--version").output().unwrap();
     assert_eq!(version.stdout, cc_version.stdout);
 }
@@ -317,11 +316,11 @@ fn the_cc_driver_compiles_sources_and_passes_compilations_on() {
 #[test]
 fn completions_come_for_each_shell() {
     for (shell, expected) in [("bash", "complete -F"), ("zsh", "#compdef jitrun"), ("fish", "complete -c jitrun")] {
-        let output = Command::new(jitrun_bin()).args(["--completions", shell]).output().unwrap();
+        let output = jitrun_command().args(["--completions", shell]).output().unwrap();
         let script = String::from_utf8_lossy(&output.stdout);
         assert!(output.status.success() && script.contains(expected), "{}: {}", shell, script);
         assert!(script.contains("link-launcher"), "{}", shell);
     }
-    let output = Command::new(jitrun_bin()).args(["--completions", "tcsh"]).output().unwrap();
+    let output = jitrun_command().args(["--completions", "tcsh"]).output().unwrap();
     assert_eq!(output.status.code(), Some(125));
 }

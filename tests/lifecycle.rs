@@ -75,7 +75,13 @@ int main(void) {
     );
     for limit_kib in [60_000, 100_000] {
         let script = format!("ulimit -v {}; exec \"$0\" \"$1\"", limit_kib);
-        let out = Command::new("sh").args(["-c", &script]).arg(common::jitrun_bin()).arg(&object).output().unwrap();
+        let out = Command::new("sh")
+            .args(["-c", &script])
+            .arg(common::jitrun_bin())
+            .arg(&object)
+            .env("XDG_CACHE_HOME", common::test_cache_home())
+            .output()
+            .unwrap();
         // Under 60 MB there is no room for the arena (natively neither),
         // but jitrun runs the program, which says so.
         let (status, stdout) = if limit_kib >= 100_000 { (0, "arena mapped\n") } else { (1, "no arena\n") };
@@ -115,7 +121,7 @@ int main(int argc, char **argv) {
         "-O2",
     );
     for args in [&[][..], &["one", "two", "three"][..]] {
-        let out = Command::new(common::jitrun_bin()).arg(&object).arg("--").args(args).output().unwrap();
+        let out = common::jitrun_command().arg(&object).arg("--").args(args).output().unwrap();
         let expected = format!("{} named as argv[0]\n", args.len() + 1);
         assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(out.status.code(), Some(0));
@@ -137,7 +143,7 @@ fn a_program_built_with_pg_writes_gmon_out() {
          int main(void) { printf(\"%ld\\n\", fib(20)); return 0; }\n",
         "-O1 -pg",
     );
-    let out = Command::new(common::jitrun_bin()).arg(&object).current_dir(&dir).output().unwrap();
+    let out = common::jitrun_command().arg(&object).current_dir(&dir).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "6765\n", "{}", String::from_utf8_lossy(&out.stderr));
     let profile = std::fs::read(dir.join("gmon.out")).expect("gmon.out written at exit");
     assert!(profile.starts_with(b"gmon\x01\0\0\0"), "a gmon.out header: {:?}", &profile[..profile.len().min(8)]);
@@ -193,7 +199,7 @@ fn the_program_sees_no_alternate_signal_stack_until_it_installs_one() {
     let native = dir.join("native");
     common::run_checked(common::cc().arg(&object).arg("-o").arg(&native));
     let expected = Command::new(&native).output().unwrap();
-    let ours = Command::new(common::jitrun_bin()).arg(&object).output().unwrap();
+    let ours = common::jitrun_command().arg(&object).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&expected.stdout));
     assert!(String::from_utf8_lossy(&expected.stdout).starts_with("at start: flags 2 size 0 null 1\n"));
 }

@@ -8,13 +8,13 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
-use common::{compile_source, jitrun_bin, link_cache_entries, run_with, scratch, shell_status};
+use common::{compile_source, jitrun_command, link_cache_entries, run_with, scratch, shell_status};
 
 fn jitrun_cached(cache: &Path, args: &[&Path]) -> Output {
-    let mut cmd = Command::new(jitrun_bin());
+    let mut cmd = jitrun_command();
     cmd.arg("--link-cache").arg(cache).args(args);
     run_with(&mut cmd, b"", Duration::from_secs(30))
 }
@@ -216,7 +216,7 @@ fn the_directory_stays_under_its_limit_and_the_cache_can_be_turned_off() {
             i + 1
         );
         let object = compile_source(&subdir(&dir, &i.to_string()), "big.c", &text_of, "-O2");
-        let mut cmd = Command::new(jitrun_bin());
+        let mut cmd = jitrun_command();
         cmd.arg("--link-cache").arg(&cache).args(["--link-cache-max", "1"]).arg(&object);
         let out = run_with(&mut cmd, b"", Duration::from_secs(30));
         assert_eq!(text(&out.stdout), format!("{}\n", i + 1), "{}", text(&out.stderr));
@@ -239,11 +239,11 @@ fn the_directory_stays_under_its_limit_and_the_cache_can_be_turned_off() {
     let off = dir.join("off");
     let object =
         compile_source(&dir, "hello.c", "#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n", "-O2");
-    let mut cmd = Command::new(jitrun_bin());
+    let mut cmd = jitrun_command();
     cmd.env("JITRUN_LINK_CACHE", &off).arg("--no-link-cache").arg(&object);
     assert_eq!(text(&run_with(&mut cmd, b"", Duration::from_secs(30)).stdout), "hi\n");
     assert!(!off.exists());
-    let mut cmd = Command::new(jitrun_bin());
+    let mut cmd = jitrun_command();
     cmd.env("JITRUN_LINK_CACHE", &off).arg(&object);
     assert_eq!(text(&run_with(&mut cmd, b"", Duration::from_secs(30)).stdout), "hi\n");
     assert_eq!(link_cache_entries(&off).len(), 1);
@@ -252,24 +252,36 @@ fn the_directory_stays_under_its_limit_and_the_cache_can_be_turned_off() {
 /// jitrun with the environment's cache home set to `cache_home` (no
 /// `--link-cache`: jitrun's own cache) and `extra` arguments.
 fn jitrun_by_default(cache_home: &Path, extra: &[&str], object: &Path) -> Output {
-    let mut cmd = Command::new(jitrun_bin());
+    let mut cmd = jitrun_command();
     cmd.env("XDG_CACHE_HOME", cache_home).env_remove("JITRUN_LINK_CACHE").args(extra).arg(object);
     run_with(&mut cmd, b"", Duration::from_secs(30))
 }
 
-/// The files in jitrun's own cache under `cache_home`, each as its name,
-/// inode and size.
-fn default_cache_files(cache_home: &Path) -> Vec<(String, u64, u64)> {
+/// jitrun's own cache under `cache_home`.
+#[derive(Debug, Default)]
+struct DefaultCacheFiles {
+    /// Each entry's name, inode and size.
+    entries: Vec<(String, u64, u64)>,
+    /// Each mark's name and contents.
+    marks: Vec<(String, Vec<u8>)>,
+}
+
+fn default_cache_files(cache_home: &Path) -> DefaultCacheFiles {
     use std::os::unix::fs::MetadataExt;
-    let Ok(listing) = std::fs::read_dir(cache_home.join("jitrun/links")) else { return Vec::new() };
-    let mut files: Vec<_> = listing
-        .map(|e| {
-            let e = e.unwrap();
+    let mut files = DefaultCacheFiles::default();
+    let Ok(listing) = std::fs::read_dir(cache_home.join("jitrun/links")) else { return files };
+    for e in listing {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".jitrun-mark") {
+            files.marks.push((name, std::fs::read(e.path()).unwrap()));
+        } else {
             let meta = e.metadata().unwrap();
-            (e.file_name().to_string_lossy().into_owned(), meta.ino(), meta.len())
-        })
-        .collect();
-    files.sort();
+            files.entries.push((name, meta.ino(), meta.len()));
+        }
+    }
+    files.entries.sort();
+    files.marks.sort();
     files
 }
 
@@ -309,7 +321,7 @@ fn jitruns_own_cache_keeps_a_large_link_seen_twice_and_stays_silent() {
         let out = jitrun_by_default(&home, &[], &object);
         assert_eq!((text(&out.stdout), text(&out.stderr)), ("7\n".into(), String::new()));
         let files = default_cache_files(&home);
-        assert!(files.len() == 1 && files[0].2 < 64, "a link of fresh inputs was stored: {:?}", files);
+        assert!(files.entries.is_empty() && files.marks.len() == 1, "a link of fresh inputs was stored: {:?}", files);
     }
     std::fs::remove_dir_all(&home).unwrap();
     settle(&object);
@@ -319,11 +331,13 @@ fn jitruns_own_cache_keeps_a_large_link_seen_twice_and_stays_silent() {
     for run in 0..4 {
         let out = jitrun_by_default(&home, &[], &object);
         assert_eq!((text(&out.stdout), text(&out.stderr), shell_status(&out)), ("7\n".into(), String::new(), 0));
-        seen.push(default_cache_files(&home));
-        assert_eq!(seen[run].len(), 1, "run {}: {:?}", run + 1, seen[run]);
+        let files = default_cache_files(&home);
+        assert_eq!(files.marks.len(), 1, "run {}: {:?}", run + 1, files);
+        assert!(files.marks[0].1.len() < 64, "run {}: a mark of more than a few bytes: {:?}", run + 1, files);
+        seen.push(files.entries);
     }
-    assert!(seen[0][0].2 < 64, "the first sighting wrote more than a mark: {:?}", seen[0]);
-    assert!(seen[1][0].2 > 80 * 1024, "the second did not store the image: {:?}", seen[1]);
+    assert!(seen[0].is_empty(), "the first sighting wrote more than a mark: {:?}", seen[0]);
+    assert!(seen[1].len() == 1 && seen[1][0].2 > 80 * 1024, "the second did not store the image: {:?}", seen[1]);
     assert_eq!((&seen[2], &seen[3]), (&seen[1], &seen[1]), "later runs replaced the entry instead of mapping it");
     let mode = std::fs::metadata(home.join("jitrun")).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o700, "jitrun's cache directory is open to others");
@@ -336,7 +350,7 @@ fn jitruns_own_cache_keeps_a_large_link_seen_twice_and_stays_silent() {
     // once (the link was seen before).
     let edited = program_of_size(&subdir(&dir, "large"), 80, 9, false);
     assert_eq!(edited, object);
-    let entry_of = |home: &Path| default_cache_files(home).into_iter().find(|f| f.0 == seen[1][0].0).unwrap();
+    let entry_of = |home: &Path| default_cache_files(home).entries.into_iter().find(|f| f.0 == seen[1][0].0).unwrap();
     let out = jitrun_by_default(&home, &[], &object);
     assert_eq!(text(&out.stdout), "9\n", "{}", text(&out.stderr));
     assert_eq!(entry_of(&home), seen[1][0], "a link of an object just edited was stored");
@@ -359,7 +373,7 @@ fn jitruns_own_cache_keeps_a_large_link_seen_twice_and_stays_silent() {
     let off_home = dir.join("off-xdg");
     for _ in 0..3 {
         assert_eq!(text(&jitrun_by_default(&off_home, &["--no-link-cache"], &object).stdout), "9\n");
-        let mut cmd = Command::new(jitrun_bin());
+        let mut cmd = jitrun_command();
         cmd.env("XDG_CACHE_HOME", &off_home).env("JITRUN_LINK_CACHE", "off").arg(&object);
         assert_eq!(text(&run_with(&mut cmd, b"", Duration::from_secs(30)).stdout), "9\n");
     }
@@ -367,7 +381,7 @@ fn jitruns_own_cache_keeps_a_large_link_seen_twice_and_stays_silent() {
     // Nor under a debugger (here asked for by JITRUN_GDB_JIT): it learns of
     // an image only as it is linked, so a mapped entry would hide it.
     for _ in 0..3 {
-        let mut cmd = Command::new(jitrun_bin());
+        let mut cmd = jitrun_command();
         cmd.env("XDG_CACHE_HOME", &off_home).env("JITRUN_GDB_JIT", "1").arg(&object);
         assert_eq!(text(&run_with(&mut cmd, b"", Duration::from_secs(30)).stdout), "9\n");
     }
@@ -376,11 +390,11 @@ fn jitruns_own_cache_keeps_a_large_link_seen_twice_and_stays_silent() {
     // Without $XDG_CACHE_HOME, under $HOME/.cache.
     let home_dir = subdir(&dir, "home");
     for _ in 0..2 {
-        let mut cmd = Command::new(jitrun_bin());
+        let mut cmd = jitrun_command();
         cmd.env_remove("XDG_CACHE_HOME").env("HOME", &home_dir).arg(&object);
         assert_eq!(text(&run_with(&mut cmd, b"", Duration::from_secs(30)).stdout), "9\n");
     }
-    assert_eq!(default_cache_files(&home_dir.join(".cache")).len(), 1);
+    assert_eq!(default_cache_files(&home_dir.join(".cache")).entries.len(), 1);
 
     // A cache directory others may write to is not trusted: its entry is
     // not run, and nothing is written there.
@@ -391,12 +405,13 @@ fn jitruns_own_cache_keeps_a_large_link_seen_twice_and_stays_silent() {
     for _ in 0..3 {
         assert_eq!(text(&jitrun_by_default(&shared, &[], &object).stdout), "9\n");
     }
-    assert!(default_cache_files(&shared).is_empty(), "{:?}", default_cache_files(&shared));
+    let files = default_cache_files(&shared);
+    assert!(files.entries.is_empty() && files.marks.is_empty(), "{:?}", files);
     std::fs::set_permissions(&links, std::fs::Permissions::from_mode(0o700)).unwrap();
     for _ in 0..2 {
         assert_eq!(text(&jitrun_by_default(&shared, &[], &object).stdout), "9\n");
     }
-    assert_eq!(default_cache_files(&shared).len(), 1, "a private directory was not used");
+    assert_eq!(default_cache_files(&shared).entries.len(), 1, "a private directory was not used");
 
     // A cache home that cannot be written: the program runs as natively,
     // not a word on stderr.
@@ -419,12 +434,13 @@ fn jitruns_own_cache_remembers_a_link_it_cannot_keep_until_its_inputs_change() {
     for _ in 0..4 {
         let out = jitrun_by_default(&home, &[], &object);
         assert_eq!((text(&out.stdout), text(&out.stderr)), ("5\n".into(), String::new()));
-        seen.push(default_cache_files(&home));
+        let files = default_cache_files(&home);
+        assert!(files.entries.is_empty() && files.marks.len() == 1, "{:?}", files);
+        seen.push(files.marks[0].1.clone());
     }
-    // Seen, then declined on the second run (a new mark); the third and
-    // fourth neither store nor mark again.
-    assert!(seen.iter().all(|files| files.len() == 1 && files[0].2 < 64), "{:?}", seen);
-    assert_ne!(seen[0][0].1, seen[1][0].1, "the second run left no mark that it declined");
+    // Seen, then declined on the second run (the mark says so); the third
+    // and fourth neither store nor mark again.
+    assert_ne!(seen[0], seen[1], "the second run left no mark that it declined");
     assert_eq!((&seen[2], &seen[3]), (&seen[1], &seen[1]), "a declined link was linked for the cache again");
     // New inputs: the cache tries again (and declines again), once they
     // settled.
@@ -433,6 +449,6 @@ fn jitruns_own_cache_remembers_a_link_it_cannot_keep_until_its_inputs_change() {
     let out = jitrun_by_default(&home, &[], &object);
     assert_eq!(text(&out.stdout), "6\n", "{}", text(&out.stderr));
     let after = default_cache_files(&home);
-    assert_eq!(after.len(), 1);
-    assert_ne!(after[0].1, seen[3][0].1, "changed inputs were not tried again");
+    assert!(after.entries.is_empty() && after.marks.len() == 1, "{:?}", after);
+    assert_ne!(after.marks[0].1, seen[3], "changed inputs were not tried again");
 }

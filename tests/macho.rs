@@ -266,7 +266,7 @@ fn every_relocation_kind_is_applied() {
 }
 
 fn jitrun(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    Command::new(common::jitrun_bin()).args(args).output().unwrap()
+    common::jitrun_command().args(args).output().unwrap()
 }
 
 fn stderr_of(out: &std::process::Output) -> String {
@@ -317,7 +317,7 @@ fn arm64_check_files_hold_at_a_fixed_base() {
         let args = directive("jitrun-args").unwrap_or_else(|| panic!("{}: no `# jitrun-args:` line", file.display()));
         let object = format!("{}.o", file.file_stem().unwrap().to_string_lossy());
         common::assemble_macho_for(common::MACHO_ARM64_TRIPLE, file, &dir);
-        let out = Command::new(common::jitrun_bin())
+        let out = common::jitrun_command()
             .current_dir(&dir)
             .arg("--noexec")
             .args(args.split_whitespace())

@@ -432,7 +432,7 @@ enum Outcome {
 fn run_case(bytes: &[u8], input: &Path, stderr_path: &Path, allow_unresolved: bool) -> Outcome {
     std::fs::write(input, bytes).unwrap();
     let stderr = std::fs::File::create(stderr_path).unwrap();
-    let mut cmd = Command::new(common::jitrun_bin());
+    let mut cmd = common::jitrun_command();
     cmd.arg("--noexec");
     if bytes.starts_with(b"!<arch>\n") {
         cmd.arg("--whole-archive");

@@ -18,7 +18,7 @@ fn build_mutants(dir: &Path) -> PathBuf {
 }
 
 fn jitrun(args: &[&str], stdin: &[u8]) -> Output {
-    common::run_with(Command::new(common::jitrun_bin()).args(args), stdin, Duration::from_secs(60))
+    common::run_with(common::jitrun_command().args(args), stdin, Duration::from_secs(60))
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -175,7 +175,7 @@ fn output_the_parent_holds_in_a_stream_is_written_once() {
     let library = dir.join("libannounce.so");
     common::run_checked(common::cc().args(["-shared", "-fPIC", "-O1"]).arg(&source).arg("-o").arg(&library));
     let object = build_mutants(&dir);
-    let mut command = Command::new(common::jitrun_bin());
+    let mut command = common::jitrun_command();
     command.env("LD_PRELOAD", &library).arg(&object).args(["--repeat", "3", "--isolate"]);
     let out = common::run_with(&mut command, b"", Duration::from_secs(60));
     assert_eq!(common::shell_status(&out), 0, "{}", text(&out.stderr));
@@ -363,7 +363,7 @@ fn the_command_line_and_environment_are_laid_out_as_natively() {
     assert!(expected.contains("environ follows argv: yes"), "native: {}", expected);
     assert!(expected.contains("envp follows argv's null: yes"), "native: {}", expected);
     check_every_mode("./cmdline_environ", &object, &["a", "bb", "ccc"], &expected, |args| {
-        run(Command::new(common::jitrun_bin()).args(args))
+        run(common::jitrun_command().args(args))
     });
 }
 
@@ -525,14 +525,7 @@ fn arguments_that_are_not_utf8_reach_the_program() {
     let odd = std::ffi::OsStr::from_bytes(b"\xff\xfe");
     for mode in [&[][..], &["--isolate"][..]] {
         let out = common::run_with(
-            Command::new(common::jitrun_bin())
-                .args(mode)
-                .arg("--argv0")
-                .arg(odd)
-                .arg(&object)
-                .arg("--")
-                .arg(odd)
-                .arg("ok"),
+            common::jitrun_command().args(mode).arg("--argv0").arg(odd).arg(&object).arg("--").arg(odd).arg("ok"),
             b"",
             Duration::from_secs(20),
         );
@@ -552,13 +545,8 @@ fn termination_signals_reach_isolated_runs_before_they_are_killed() {
     for (signal, mode) in [(libc::SIGTERM, "handle"), (libc::SIGINT, "handle"), (libc::SIGTERM, "ignore")] {
         let marker = dir.join(format!("marker-{}-{}", signal, mode));
         let _ = std::fs::remove_file(&marker);
-        let mut child = Command::new(common::jitrun_bin())
-            .arg(&object)
-            .args(["--isolate", "--"])
-            .arg(&marker)
-            .arg(mode)
-            .spawn()
-            .unwrap();
+        let mut child =
+            common::jitrun_command().arg(&object).args(["--isolate", "--"]).arg(&marker).arg(mode).spawn().unwrap();
         let started = Instant::now();
         let pid = loop {
             let written = std::fs::read_to_string(&marker).unwrap_or_default();

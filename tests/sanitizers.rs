@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::{
-    clang_available, compile, compile_with, jitrun_bin, output_diffs, run_checked, run_with, scratch, testdata,
-    Toolchain,
+    clang_available, compile, compile_with, jitrun_bin, jitrun_command, output_diffs, run_checked, run_with, scratch,
+    testdata, Toolchain,
 };
 
 /// The native executable and the object of `testdata/sanitizers/NAME`,
@@ -51,7 +51,7 @@ fn native(exe: &PathBuf, args: &[&str]) -> Output {
 }
 
 fn jitrun(jit_args: &[&str], object: &PathBuf, args: &[&str]) -> Output {
-    run(Command::new(jitrun_bin()).args(jit_args).arg(object).arg("--").args(args))
+    run(jitrun_command().args(jit_args).arg(object).arg("--").args(args))
 }
 
 /// Runs the native build and jitrun with `args`; fails on any difference
@@ -135,7 +135,7 @@ fn undefined_behaviour_sanitizer_reports_and_goes_on() {
         // With stack traces, the image's frames are named, with lines.
         let traced = |command: &mut Command| run(command.env("UBSAN_OPTIONS", "print_stacktrace=1"));
         let native = traced(&mut Command::new(&exe));
-        let jit = traced(Command::new(jitrun_bin()).arg(&object));
+        let jit = traced(jitrun_command().arg(&object));
         let frames = source_frames(&jit.stderr, &["ubsan_overflow.c"]);
         assert!(frames.iter().any(|f| f.starts_with(" in main ")), "{}", text(&jit.stderr));
         assert_eq!(frames, source_frames(&native.stderr, &["ubsan_overflow.c"]), "{}", text(&jit.stderr));
@@ -292,7 +292,7 @@ fn address_sanitizer_frames_name_source_lines_across_objects() {
         let objects = compile_with(toolchain, &sources, flags, &[], &dir);
         let exe = dir.join("a.out");
         run_checked(toolchain.compiler(false).args(flags.split_whitespace()).args(&objects).arg("-o").arg(&exe));
-        let jit = run(Command::new(jitrun_bin()).args(&objects).args(["--", "overflow"]));
+        let jit = run(jitrun_command().args(&objects).args(["--", "overflow"]));
         let native = native(&exe, &["overflow"]);
         assert_eq!(jit.status.code(), Some(1), "{}", text(&jit.stderr));
         let files = ["asan_lines_main.c", "asan_lines_sum.c"];
@@ -340,17 +340,14 @@ fn the_programs_own_sanitizer_options_and_suppressions_count() {
     // The answers travel in JITRUN_HOOK_* variables, which count only in
     // jitrun's own restart: from elsewhere they change nothing.
     let (_, object) = build("asan_heap.c", "-O0 -fsanitize=address");
-    let mut stray = Command::new(jitrun_bin());
+    let mut stray = jitrun_command();
     stray.env("JITRUN_HOOK___asan_default_options", "exitcode=99").arg(&object).args(["--", "overflow"]);
     assert_eq!(run(&mut stray).status.code(), Some(1));
     // A program from a pipe cannot be read again after the runtime started:
     // the program still runs, with a warning that its options are not used.
     let (_, object) = build_from(Toolchain::Gcc, "sanitizers", "hooks_ubsan.c", "-O1 -fsanitize=undefined");
-    let piped = run_with(
-        Command::new(jitrun_bin()).arg("/dev/stdin"),
-        &std::fs::read(&object).expect("object"),
-        Duration::from_secs(60),
-    );
+    let piped =
+        run_with(jitrun_command().arg("/dev/stdin"), &std::fs::read(&object).expect("object"), Duration::from_secs(60));
     assert_eq!(piped.status.code(), Some(0), "{}", text(&piped.stderr));
     assert!(
         text(&piped.stderr).contains("warning: the program's __ubsan_default_options cannot take effect"),
@@ -435,7 +432,7 @@ fn address_sanitizer_can_unwind_at_every_malloc() {
             run_with(command.env("ASAN_OPTIONS", "fast_unwind_on_malloc=0"), b"", Duration::from_secs(60))
         };
         let native = slow(&mut Command::new(&exe));
-        let jit = slow(Command::new(jitrun_bin()).arg(&object));
+        let jit = slow(jitrun_command().arg(&object));
         let diffs = output_diffs(&format!("{} with fast_unwind_on_malloc=0", name), &native, &jit);
         assert!(diffs.is_empty(), "{}", diffs.join("\n"));
     }
@@ -466,7 +463,7 @@ fn thread_sanitizer_reports_the_programs_race_and_nothing_of_jitruns() {
     assert!(text(&native.stderr).contains(location), "{}", text(&native.stderr));
     assert!(text(&jit.stderr).contains(location), "{}", text(&jit.stderr));
     // The user's own options reach the program unchanged.
-    let mut with_options = Command::new(jitrun_bin());
+    let mut with_options = jitrun_command();
     with_options.env("TSAN_OPTIONS", "exitcode=7").arg(&object);
     let jit = run(&mut with_options);
     assert_eq!(jit.status.code(), Some(7), "{}", text(&jit.stderr));
@@ -500,7 +497,7 @@ fn thread_sanitizer_sees_a_race_through_an_uninstrumented_library() {
     );
     let native = native(&exe, &[]);
     let dir_arg = dir.display().to_string();
-    let jit = run(Command::new(jitrun_bin()).arg(&object).args(["-L", &dir_arg, "-lcopy"]));
+    let jit = run(jitrun_command().arg(&object).args(["-L", &dir_arg, "-lcopy"]));
     assert_eq!(native.status.code(), Some(66), "{}", text(&native.stderr));
     assert_eq!(jit.status.code(), Some(66), "{}", text(&jit.stderr));
     assert_eq!(headline(&jit.stderr), "WARNING: ThreadSanitizer: data race");
@@ -537,17 +534,13 @@ fn a_runtime_that_cannot_come_first_is_one_clear_error() {
     let (_, object) = build("asan_heap.c", "-O0 -fsanitize=address");
     // As if jitrun had restarted itself already and the runtime were still
     // missing (a broken installation): no loop, one line.
-    let mut command = Command::new(jitrun_bin());
+    let mut command = jitrun_command();
     command.env("JITRUN_PRELOAD_REEXEC", "LD_PRELOAD").arg(&object);
     let out = run(&mut command);
     assert_eq!(out.status.code(), Some(125));
     let stderr = text(&out.stderr);
     // An object from a pipe cannot be read again after a restart: said so.
-    let piped = run_with(
-        Command::new(jitrun_bin()).arg("/dev/stdin"),
-        &std::fs::read(&object).unwrap(),
-        Duration::from_secs(60),
-    );
+    let piped = run_with(jitrun_command().arg("/dev/stdin"), &std::fs::read(&object).unwrap(), Duration::from_secs(60));
     assert_eq!(piped.status.code(), Some(125));
     assert!(
         text(&piped.stderr).starts_with(

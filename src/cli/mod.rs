@@ -88,12 +88,12 @@ LINK CACHE (on by default; --link-cache DIR or $JITRUN_LINK_CACHE to choose the 
     SQLite's shell starts in under half the time. By default the cache is jitrun's own, in
     $XDG_CACHE_HOME/jitrun/links (else ~/.cache/jitrun/links, mode 0700), and only for
     links whose named input files hold at least 64 KiB (smaller ones link faster than an
-    entry is checked): the first run of a link leaves a mark of a few bytes, the second
-    stores the image (or the first run after the inputs are two seconds old: an entry of
-    fresher files would checksum them at every use), later ones map it; it never prints
-    anything, and a directory that is not this user's alone (another's, or writable by
-    others) is not used. With --link-cache DIR
-    (or $JITRUN_LINK_CACHE) every plain link is stored in DIR at its first run, and an entry
+    entry is checked): the first run of a link leaves a mark of a few bytes (all marks share
+    at most 1024 small files), the second stores the image (or the first run after the
+    inputs are two seconds old: an entry of fresher files would checksum them at every use),
+    later ones map it; it never prints anything, and a directory that is not this user's
+    alone (another's, or writable by others) is not used. With --link-cache DIR (or
+    $JITRUN_LINK_CACHE) every plain link is stored in DIR at its first run, and an entry
     that cannot be written is a warning. An entry is used only if jitrun's executable, the
     CPU's features, the kernel, the page size, the working directory, the environment's
     LD_*, JITRUN_* and GLIBC_TUNABLES, and jitrun's arguments before -- are the same, and

@@ -58,9 +58,16 @@ use crate::support::FileStamp;
 
 const MAGIC: &[u8; 8] = b"JITRUNLC";
 /// A mark ([`Mark`]): this magic, the format version, a state byte (0 seen,
-/// 1 declined) and the declined inputs' fingerprint.
+/// 1 declined), the declined inputs' fingerprint and the hash of the key
+/// whose mark it is.
 const MARK_MAGIC: &[u8; 8] = b"JITRUNLM";
-const MARK_SIZE: usize = 8 + 4 + 1 + 8;
+const MARK_SIZE: usize = 8 + 4 + 1 + 8 + 8;
+/// Marks live in this many files, chosen by the key's hash, so that links
+/// run once and never again (a new working directory per CI job) leave a
+/// bounded number of them: entries are bounded by `--link-cache-max`, and a
+/// mark would otherwise stay until the next store. Two links sharing a slot
+/// only make one of them be stored a run later, or tried once more.
+const MARK_SLOTS: u64 = 1024;
 const FORMAT_VERSION: u32 = 1;
 /// The fixed part at the start of an entry: magic, version, the offsets
 /// and lengths of the metadata, the image and the crash table, then the
@@ -147,13 +154,23 @@ pub enum Mark {
 }
 
 impl CacheRequest {
-    /// The entry's file: a hash of the key names it (the key itself is
-    /// inside and compared in full).
-    fn entry_path(&self) -> PathBuf {
+    fn key_hash(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         self.key.hash(&mut hasher);
-        self.dir.join(format!("{:016x}.jitrun-link", hasher.finish()))
+        hasher.finish()
+    }
+
+    /// The entry's file: a hash of the key names it (the key itself is
+    /// inside and compared in full).
+    fn entry_path(&self) -> PathBuf {
+        self.dir.join(format!("{:016x}.jitrun-link", self.key_hash()))
+    }
+
+    /// The file holding the default cache's mark for this link, if it is
+    /// this link's (see [`MARK_SLOTS`]).
+    fn mark_path(&self) -> PathBuf {
+        self.dir.join(format!("{:03x}.jitrun-mark", self.key_hash() % MARK_SLOTS))
     }
 }
 
@@ -819,6 +836,11 @@ pub fn load(request: &CacheRequest) -> Lookup {
             log::debug!("link cache: using {}", path.display());
             Lookup::Hit(Box::new(image))
         }
+        Ok(Err(Previously::Unseen)) if request.default_policy.is_some() => {
+            let previously = read_mark(request);
+            log::debug!("link cache: no entry {}; its mark: {:?}", path.display(), previously);
+            Lookup::Miss(previously)
+        }
         Ok(Err(previously)) => {
             log::debug!("link cache: {} not used: {:?}", path.display(), previously);
             Lookup::Miss(previously)
@@ -841,51 +863,47 @@ fn is_private_directory(dir: &Path) -> bool {
     }
 }
 
-/// Leaves `mark` where the entry for `request` goes (replacing whatever is
-/// there, as a new entry would). Failures only go to the debug log: the
-/// default cache was not asked for.
+/// Leaves `mark` in the slot of `request`'s link (replacing another
+/// link's mark there). Failures only go to the debug log: the default
+/// cache was not asked for.
 pub fn mark(request: &CacheRequest, mark: Mark) {
+    let (state, inputs_fingerprint) = match mark {
+        Mark::Seen => (0, 0),
+        Mark::Declined { inputs_fingerprint } => (1, inputs_fingerprint),
+    };
     let mut bytes = Vec::with_capacity(MARK_SIZE);
     bytes.extend_from_slice(MARK_MAGIC);
     bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    // A first sighting's mark goes where nothing is (the lookup just
-    // found nothing): written in place, three system calls. A reader that
-    // catches it half-written takes it for an unusable entry, which only
-    // means storing a link one run early. Any other mark may replace an
-    // entry that a running program maps: aside, then renamed.
-    let written = match mark {
-        Mark::Seen => {
-            bytes.push(0);
-            bytes.extend_from_slice(&0u64.to_le_bytes());
-            write_new_file(request, &bytes)
-        }
-        Mark::Declined { inputs_fingerprint } => {
-            bytes.push(1);
-            bytes.extend_from_slice(&inputs_fingerprint.to_le_bytes());
-            write_entry(request, &[(0, &bytes)], bytes.len())
-        }
-    };
-    match written {
+    bytes.push(state);
+    bytes.extend_from_slice(&inputs_fingerprint.to_le_bytes());
+    bytes.extend_from_slice(&request.key_hash().to_le_bytes());
+    if let Mark::Declined { .. } = mark {
+        // An entry that could not serve is what a declined link tried to
+        // replace: without it, later runs go straight to the mark.
+        let _ = std::fs::remove_file(request.entry_path());
+    }
+    match write_mark_file(request, &bytes) {
         Ok(path) => log::debug!("link cache: marked {} {:?}", path.display(), mark),
         Err(e) => log::debug!("link cache: {:#}", e),
     }
 }
 
-/// Writes `bytes` as a new file at `request`'s entry path, creating the
-/// directory if it is missing; a file there already (another jitrun's)
-/// stays.
-fn write_new_file(request: &CacheRequest, bytes: &[u8]) -> Result<PathBuf> {
+/// Writes `bytes` over the mark file of `request`'s slot, in place (three
+/// system calls; a run first seeing a link must cost no more than a link),
+/// creating the directory if it is missing. A reader that catches the file
+/// half-written finds no mark of its link, which only means storing it a
+/// run later.
+fn write_mark_file(request: &CacheRequest, bytes: &[u8]) -> Result<PathBuf> {
     use std::io::Write;
-    let path = request.entry_path();
-    let create = || File::options().write(true).create_new(true).open(&path);
-    let created = match create() {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => create_dir(request).and_then(|()| Ok(create()?)),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(path),
+    let path = request.mark_path();
+    let open = || File::options().write(true).create(true).truncate(true).open(&path);
+    let opened = match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => create_dir(request).and_then(|()| Ok(open()?)),
         other => Ok(other?),
     };
-    created
+    opened
         .and_then(|mut file| Ok(file.write_all(bytes)?))
-        .with_context(|| format!("--link-cache {}: cannot write an entry", request.dir.display()))?;
+        .with_context(|| format!("--link-cache {}: cannot write a mark", request.dir.display()))?;
     Ok(path)
 }
 
@@ -902,16 +920,24 @@ fn create_dir(request: &CacheRequest) -> Result<()> {
         .with_context(|| format!("--link-cache {}: cannot create the directory", request.dir.display()))
 }
 
-/// The mark in `header` (a file's first bytes), if it is one.
-fn read_mark(header: &[u8]) -> Option<Previously> {
-    if header.len() != MARK_SIZE || &header[..8] != MARK_MAGIC || header[8..12] != FORMAT_VERSION.to_le_bytes() {
-        return None;
+/// What the mark in `request`'s slot says of its link: [`Previously::Unseen`]
+/// when the slot is empty, holds another link's mark or is unreadable.
+fn read_mark(request: &CacheRequest) -> Previously {
+    use std::io::Read;
+    let mut bytes = [0u8; MARK_SIZE + 1];
+    let read = File::open(request.mark_path()).and_then(|mut file| file.read(&mut bytes)).unwrap_or(0);
+    let field = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    if read != MARK_SIZE
+        || &bytes[..8] != MARK_MAGIC
+        || bytes[8..12] != FORMAT_VERSION.to_le_bytes()
+        || field(21) != request.key_hash()
+    {
+        return Previously::Unseen;
     }
-    let inputs_fingerprint = u64::from_le_bytes(header[13..21].try_into().expect("8 bytes"));
-    match header[12] {
-        0 => Some(Previously::Seen),
-        1 => Some(Previously::Declined { inputs_fingerprint }),
-        _ => None,
+    match bytes[12] {
+        0 => Previously::Seen,
+        1 => Previously::Declined { inputs_fingerprint: field(13) },
+        _ => Previously::Unseen,
     }
 }
 
@@ -929,9 +955,6 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, P
             0 => break,
             n => read += n,
         }
-    }
-    if let Some(previously) = read_mark(&header[..read]) {
-        return Ok(Err(previously));
     }
     if read < HEADER_SIZE {
         bail!("the file ends inside the header");
@@ -1242,5 +1265,47 @@ mod tests {
             .collect();
         assert_eq!(sizes, [Some(1), Some(2), Some(3), Some(2), None, Some(1)]);
         assert_eq!(StampsTaken { stamps: &[], next: 0 }.find(Path::new("a.o")), None);
+    }
+
+    /// Marks fill a bounded number of files; a slot shared by two links
+    /// holds the mark of the one that wrote last, and the other reads it
+    /// as no mark at all.
+    #[test]
+    fn marks_share_a_bounded_number_of_slots_and_tell_their_links_apart() {
+        let dir = std::env::temp_dir().join(format!("jitrun-mark-slots-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let request = |key: String| CacheRequest {
+            dir: dir.clone(),
+            key: key.into_bytes(),
+            max_bytes: 1 << 20,
+            default_policy: Some(DefaultCachePolicy { inputs_fingerprint: 7 }),
+            input_stamps: Vec::new(),
+        };
+        let links: Vec<CacheRequest> = (0..3 * MARK_SLOTS).map(|i| request(format!("link {}", i))).collect();
+        for link in &links {
+            assert_eq!(read_mark(link), Previously::Unseen);
+            mark(link, Mark::Seen);
+        }
+        let files = std::fs::read_dir(&dir).unwrap().count();
+        assert!(files as u64 <= MARK_SLOTS, "{} marks for {} links", files, links.len());
+        assert_eq!(read_mark(links.last().unwrap()), Previously::Seen);
+
+        let first = &links[0];
+        let sharer = links[1..].iter().find(|l| l.mark_path() == first.mark_path()).expect("3x the slots share one");
+        mark(first, Mark::Declined { inputs_fingerprint: 42 });
+        assert_eq!(read_mark(first), Previously::Declined { inputs_fingerprint: 42 });
+        assert_eq!(read_mark(sharer), Previously::Unseen);
+        mark(sharer, Mark::Seen);
+        assert_eq!((read_mark(first), read_mark(sharer)), (Previously::Unseen, Previously::Seen));
+
+        // A declined link's stale entry goes, so later runs read the mark.
+        std::fs::write(first.entry_path(), b"stale").unwrap();
+        mark(first, Mark::Declined { inputs_fingerprint: 43 });
+        assert!(!first.entry_path().exists());
+        assert!(matches!(load(first), Lookup::Miss(Previously::Declined { inputs_fingerprint: 43 })));
+        // A torn or foreign file in the slot is no mark.
+        std::fs::write(first.mark_path(), &b"JITRUNLM"[..]).unwrap();
+        assert_eq!(read_mark(first), Previously::Unseen);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -142,6 +142,20 @@ pub fn jitrun_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_jitrun"))
 }
 
+/// Where the tests' jitrun keeps its own link cache (on by default): under
+/// the build's directory, not the user's home.
+pub fn test_cache_home() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-cache")
+}
+
+/// A command that runs jitrun, its own link cache under
+/// [`test_cache_home`] unless the test sets `XDG_CACHE_HOME` itself.
+pub fn jitrun_command() -> Command {
+    let mut cmd = Command::new(jitrun_bin());
+    cmd.env("XDG_CACHE_HOME", test_cache_home());
+    cmd
+}
+
 pub fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
 }
@@ -316,7 +330,7 @@ pub fn run_with(cmd: &mut Command, stdin: &[u8], timeout: Duration) -> Output {
     // jitrun's own link cache (on by default) goes under the build's
     // directory, not the user's home, unless the test chose a place.
     if !cmd.get_envs().any(|(name, _)| name == "XDG_CACHE_HOME" || name == "HOME") {
-        cmd.env("XDG_CACHE_HOME", Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-cache"));
+        cmd.env("XDG_CACHE_HOME", test_cache_home());
     }
     // A script a test has just written is "busy" (ETXTBSY) while a child
     // forked meanwhile by another test's thread still holds the write
@@ -468,7 +482,7 @@ pub fn differential_with(
     let native = run_with(&mut native, &directives.stdin, timeout);
 
     let jit_run = |link_cache: Option<&Path>| {
-        let mut jit = Command::new(jitrun_bin());
+        let mut jit = jitrun_command();
         // A native program that dies from a signal prints nothing itself; the
         // crash report would be the only difference (the status still compares).
         jit.arg("--no-crash-handler");
@@ -517,7 +531,7 @@ pub fn link_cache_entries(dir: &Path) -> Vec<(String, u64)> {
 /// it too, one line, status 125, and names a relocation out of range when
 /// the linker did. The differences, if any.
 fn refused_as_natively(name: &str, native_link: &Output, objects: &[PathBuf], directives: &Directives) -> Vec<String> {
-    let jit = run_with(Command::new(jitrun_bin()).args(objects).args(&directives.libs), b"", Duration::from_secs(20));
+    let jit = run_with(jitrun_command().args(objects).args(&directives.libs), b"", Duration::from_secs(20));
     let (linker, ours) = (String::from_utf8_lossy(&native_link.stderr), String::from_utf8_lossy(&jit.stderr));
     let mut diffs = Vec::new();
     if shell_status(&jit) != 125 || !jit.stdout.is_empty() || ours.lines().count() != 1 {
@@ -562,13 +576,13 @@ pub fn compare_with_native<S: AsRef<std::ffi::OsStr>>(
 ) -> Vec<String> {
     let timeout = Duration::from_secs(20);
     let native = run_with(Command::new(exe).args(args), b"", timeout);
-    let jit = run_with(Command::new(jitrun_bin()).args(jit_args).arg("--").args(args), b"", timeout);
+    let jit = run_with(jitrun_command().args(jit_args).arg("--").args(args), b"", timeout);
     output_diffs(name, &native, &jit)
 }
 
 /// Runs jitrun with `args` (no stdin) and returns its output.
 pub fn jitrun<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    run_with(Command::new(jitrun_bin()).args(args), b"", Duration::from_secs(20))
+    run_with(jitrun_command().args(args), b"", Duration::from_secs(20))
 }
 
 /// Whether clang-14 is here; its absence fails under JITRUN_REQUIRE_CLANG.
