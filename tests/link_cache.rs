@@ -78,20 +78,53 @@ fn a_second_run_maps_the_stored_image_in_every_code_model() {
     }
 }
 
+const PRINTS_ONE: &str = "#include <stdio.h>\nint main(void) { puts(\"one\"); return 0; }\n";
+
+/// Rewrites `object`, built from [`PRINTS_ONE`], as the same program
+/// printing "two": the same size, the same modification time, so that only
+/// the status-change time and the contents tell.
+fn make_it_print_two(dir: &Path, object: &Path) {
+    let two = "#include <stdio.h>\nint main(void) { puts(\"two\"); return 0; }\n";
+    let modified = std::fs::metadata(object).unwrap().modified().unwrap();
+    let rebuilt = compile_source(&subdir(dir, "two"), "prog.c", two, "-O2");
+    assert_eq!(std::fs::metadata(&rebuilt).unwrap().len(), std::fs::metadata(object).unwrap().len());
+    std::fs::write(object, std::fs::read(&rebuilt).unwrap()).unwrap();
+    std::fs::File::options().write(true).open(object).unwrap().set_modified(modified).unwrap();
+}
+
 #[test]
 fn a_changed_object_is_linked_again() {
     let dir = scratch("link-cache-changed");
-    let v1 = "#include <stdio.h>\nint main(void) { puts(\"one\"); return 0; }\n";
-    let v2 = "#include <stdio.h>\nint main(void) { puts(\"two\"); return 0; }\n";
-    let object = compile_source(&dir, "prog.c", v1, "-O2");
+    let object = compile_source(&dir, "prog.c", PRINTS_ONE, "-O2");
     let cache = stored_then_used(&dir, &[&object], "one\n");
-    // The same size, the same modification time: only the status-change
-    // time and the contents tell.
-    let modified = std::fs::metadata(&object).unwrap().modified().unwrap();
-    let rebuilt = compile_source(&subdir(&dir, "v2"), "prog.c", v2, "-O2");
-    assert_eq!(std::fs::metadata(&rebuilt).unwrap().len(), std::fs::metadata(&object).unwrap().len());
-    std::fs::write(&object, std::fs::read(&rebuilt).unwrap()).unwrap();
-    std::fs::File::options().write(true).open(&object).unwrap().set_modified(modified).unwrap();
+    make_it_print_two(&dir, &object);
+    let out = jitrun_cached(&cache, &[&object]);
+    assert_eq!(text(&out.stdout), "two\n", "{}", text(&out.stderr));
+}
+
+/// An entry stored right after its object was compiled checksums the
+/// object at every use (its stamp alone could miss a change within the
+/// same clock tick); the first run after the object settled copies the
+/// entry with the object noted as settled, and later runs use that copy.
+#[test]
+fn an_entry_of_fresh_inputs_is_noted_settled_once_they_are() {
+    let dir = scratch("link-cache-settling");
+    let object = compile_source(&dir, "prog.c", PRINTS_ONE, "-O2");
+    let cache = stored_then_used(&dir, &[&object], "one\n");
+    let stored = link_cache_entries(&cache);
+    settle(&object);
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let out = jitrun_cached(&cache, &[&object]);
+        assert_eq!((text(&out.stdout), shell_status(&out)), ("one\n".into(), 0), "{}", text(&out.stderr));
+        seen.push(link_cache_entries(&cache));
+    }
+    assert_eq!(seen[0].len(), 1);
+    assert_eq!(seen[0][0].0, stored[0].0, "another entry was written: {:?} {:?}", stored, seen[0]);
+    assert_ne!(seen[0][0].1, stored[0].1, "the entry was not replaced once its object settled");
+    assert_eq!((&seen[1], &seen[2]), (&seen[0], &seen[0]), "the entry was replaced again");
+    // Its stamp still tells a change of the same size and time.
+    make_it_print_two(&dir, &object);
     let out = jitrun_cached(&cache, &[&object]);
     assert_eq!(text(&out.stdout), "two\n", "{}", text(&out.stderr));
 }

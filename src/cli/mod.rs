@@ -98,7 +98,8 @@ LINK CACHE (on by default; --link-cache DIR or $JITRUN_LINK_CACHE to choose the 
     CPU's features, the kernel, the page size, the working directory, the environment's
     LD_*, JITRUN_* and GLIBC_TUNABLES, and jitrun's arguments before -- are the same, and
     every file the link read is unchanged (device, inode, size, modification and change
-    times; and its contents' XXH64 when it changed less than two seconds before the link),
+    times; and its contents' XXH64 when it changed less than two seconds before the link,
+    until a run finds it two seconds old and unchanged and notes that in the entry),
     as are every library directory searched and every shared library loaded: a library
     added, removed or upgraded, or an edited object, means linking again. References to
     libraries are fixed up again at each run (their addresses move); the image goes back to
