@@ -14,6 +14,9 @@ pub mod cgroups;
 pub mod limits;
 pub mod runs;
 pub mod sandbox;
+mod symbol_map;
+
+pub(crate) use symbol_map::SymbolMap;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString, OsStr};
 use std::os::unix::ffi::OsStrExt;
@@ -1119,138 +1122,5 @@ pub unsafe fn declare_single_threaded() {
         // SAFETY: a byte of libc's or of the image's copy of it; the
         // caller guarantees that no other thread reads or writes it.
         unsafe { *(flag as *mut libc::c_char) = 1 };
-    }
-}
-
-/// An image's global symbols in three allocations: the entries, their
-/// names, and an open-addressing index of the entries by name hash. A hash
-/// map of the link's shared names kept pages of the linker's freed memory
-/// resident (each name pinned one), and a parent that forks isolated runs
-/// pays for every resident page at each fork. (Sorting 20,000 entries
-/// instead cost 7M instructions, by name 25M.)
-#[derive(Default)]
-pub(crate) struct SymbolMap {
-    entries: Vec<SymbolEntry>,
-    names: String,
-    /// Entry numbers by `hash & (len - 1)`, linear probing; `EMPTY` is free.
-    index: Vec<u32>,
-    /// The image is of Mach-O objects: a name from the command line may
-    /// carry the C underscore (see [`SymbolMap::command_line_name`]).
-    pub(crate) macho_names: bool,
-}
-
-struct SymbolEntry {
-    hash: u64,
-    /// `names[name..name + name_len]`.
-    name: u32,
-    name_len: u32,
-    address: u64,
-    /// 0 when the object recorded none.
-    size: u64,
-}
-
-const EMPTY: u32 = u32::MAX;
-
-fn name_hash(name: &str) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(name)
-}
-
-impl SymbolMap {
-    /// From `(name, address, size)`; for a name given twice, the first wins.
-    pub(crate) fn new<'n>(symbols: impl Iterator<Item = (&'n str, u64, Option<u64>)>) -> SymbolMap {
-        let mut map = SymbolMap::default();
-        // Sized from the iterator's bound rather than collected first: a
-        // large program's copy of every name and address took fresh pages.
-        let Some(count) = symbols.size_hint().1 else {
-            // The index must have room for every name: count them first.
-            return SymbolMap::new(symbols.collect::<Vec<_>>().into_iter());
-        };
-        map.entries.reserve_exact(count);
-        map.names.reserve(count * 16);
-        // At most half full, so probe sequences stay short.
-        map.index = vec![EMPTY; (2 * count).next_power_of_two().max(8)];
-        for (name, address, size) in symbols {
-            let hash = name_hash(name);
-            let Err(slot) = map.probe(name, hash) else { continue };
-            let entry = SymbolEntry {
-                hash,
-                name: map.names.len() as u32,
-                name_len: name.len() as u32,
-                address,
-                size: size.unwrap_or(0),
-            };
-            map.names.push_str(name);
-            map.index[slot] = map.entries.len() as u32;
-            map.entries.push(entry);
-        }
-        map
-    }
-
-    /// Every entry: name, address, size (0 when unknown), in insertion order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, u64, u64)> + '_ {
-        self.entries.iter().map(|e| (&self.names[e.name as usize..(e.name + e.name_len) as usize], e.address, e.size))
-    }
-
-    /// `Ok(entry)` for `name`, or `Err(free slot)` where it would go.
-    fn probe(&self, name: &str, hash: u64) -> Result<u32, usize> {
-        let mask = self.index.len().wrapping_sub(1);
-        let mut slot = hash as usize & mask;
-        loop {
-            let Some(&i) = self.index.get(slot) else { return Err(slot) };
-            if i == EMPTY {
-                return Err(slot);
-            }
-            let e = &self.entries[i as usize];
-            if e.hash == hash && &self.names[e.name as usize..(e.name + e.name_len) as usize] == name {
-                return Ok(i);
-            }
-            slot = (slot + 1) & mask;
-        }
-    }
-
-    fn find(&self, name: &str) -> Option<&SymbolEntry> {
-        self.probe(name, name_hash(name)).ok().map(|i| &self.entries[i as usize])
-    }
-
-    pub(crate) fn address(&self, name: &str) -> Option<u64> {
-        self.find(name).map(|e| e.address)
-    }
-
-    /// The image's name for a global named on the command line (`--entry`,
-    /// `--set`, a batch line's `set`): exact, or for Mach-O objects without
-    /// the C underscore (see [`crate::graph::resolve::command_line_symbol`]).
-    pub(crate) fn command_line_name<'a>(&self, name: &'a str) -> &'a str {
-        crate::graph::resolve::command_line_symbol(name, self.macho_names, |n| self.find(n).is_some())
-    }
-
-    pub(crate) fn size(&self, name: &str) -> Option<u64> {
-        self.find(name).map(|e| e.size).filter(|&s| s != 0)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::SymbolMap;
-
-    #[test]
-    fn the_symbol_map_finds_names_and_sizes_and_keeps_the_first_of_a_name() {
-        let symbols =
-            [("main", 0x1000, Some(42)), ("b", 0x2000, None), ("a", 0x3000, Some(0)), ("main", 0x4000, Some(1))];
-        let map = SymbolMap::new(symbols.into_iter());
-        assert_eq!(map.address("main"), Some(0x1000));
-        assert_eq!(map.size("main"), Some(42));
-        assert_eq!((map.address("a"), map.size("a")), (Some(0x3000), None));
-        assert_eq!((map.address("b"), map.size("b")), (Some(0x2000), None));
-        assert_eq!(map.address("c"), None);
-        assert_eq!(map.address(""), None);
-
-        let names: Vec<String> = (0..5000).map(|i| format!("f{}", i)).collect();
-        let map = SymbolMap::new(names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u64, Some(i as u64 + 1))));
-        for (i, name) in names.iter().enumerate() {
-            assert_eq!((map.address(name), map.size(name)), (Some(i as u64), Some(i as u64 + 1)), "{}", name);
-        }
-        assert_eq!(map.address("f5000"), None);
-        assert_eq!(SymbolMap::default().address("main"), None);
     }
 }

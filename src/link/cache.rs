@@ -68,7 +68,7 @@ const MARK_SIZE: usize = 8 + 4 + 1 + 8 + 8;
 /// mark would otherwise stay until the next store. Two links sharing a slot
 /// only make one of them be stored a run later, or tried once more.
 const MARK_SLOTS: u64 = 1024;
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
 /// The fixed part at the start of an entry: magic, version, the offsets
 /// and lengths of the metadata, the image and the crash table, then the
 /// image's address and size (reserved first, before anything else of the
@@ -734,13 +734,8 @@ fn describe(linked: &Linked, meta: &mut Writer) -> Result<Option<()>> {
     meta.option(linked.initializers.profiled_code.map(|(start, _)| start));
     meta.u64(linked.dso_handle);
     meta.u8(linked.symbols.macho_names as u8);
-    let symbols: Vec<(&str, u64, u64)> = linked.symbols.iter().collect();
-    meta.u64(symbols.len() as u64);
-    for (name, address, size) in symbols {
-        meta.bytes(name.as_bytes());
-        meta.u64(address);
-        meta.u64(size);
-    }
+    // In the map's own form: a mapped run looks names up where it is mapped.
+    meta.bytes(&linked.symbols.to_bytes());
     meta.u64(fixups.len() as u64);
     for f in &fixups {
         meta.u64(f.at);
@@ -1074,14 +1069,9 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, P
     }
     let dso_handle = checked(Some(r.u64()?))?.unwrap_or_default();
     let macho_names = r.u8()? != 0;
-    // The symbols are checked here and read into their map at the end.
-    let symbol_count = r.count(24)?;
-    let symbols_at = r.at;
-    for _ in 0..symbol_count {
-        std::str::from_utf8(r.bytes()?).context("a symbol name is not UTF-8")?;
-        r.u64()?;
-        r.u64()?;
-    }
+    // Looked up where it is mapped (see `SymbolMap::mapped`), at the end.
+    let symbols_len = r.bytes()?.len();
+    let symbols_at = meta_offset as usize + r.at - symbols_len;
     // Applied as they are read: no list of them on the heap.
     for _ in 0..r.count(62)? {
         let at = r.u64()?;
@@ -1118,6 +1108,8 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, P
         }
         copies.push(crate::host::copyreloc::CopyRelocation { name, original, copy: slot, size: slot_size });
     }
+    let mut symbols = SymbolMap::mapped(mapped, symbols_at, symbols_len).context("the symbols")?;
+    symbols.macho_names = macho_names;
 
     let layout_size = size;
     let mut actions = Vec::new();
@@ -1126,13 +1118,7 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, P
     }
     actions.extend(super::in_process::actions_of_any_image(base, layout_size, &segments, eh_frame, true));
     let key = mapper.initialize(AllocInfo { segments: super::in_process::protections(base, &segments), actions })?;
-    let mut symbols_reader = Reader { data: meta, at: symbols_at };
-    let entries = (0..symbol_count).map_while(|_| {
-        let name = std::str::from_utf8(symbols_reader.bytes().ok()?).ok()?;
-        Some((name, symbols_reader.u64().ok()?, Some(symbols_reader.u64().ok()?)))
-    });
-    let mut symbols = SymbolMap::new(ExactSize(entries, symbol_count));
-    symbols.macho_names = macho_names;
+
     let [preinit, init, fini] = arrays;
     let image = Image::new(MappedProgram {
         mapper: Box::new(mapper),
@@ -1204,20 +1190,6 @@ impl StampsTaken<'_> {
         let found = (0..n).map(|i| (self.next + i) % n).find(|&i| self.stamps[i].0.as_os_str().as_bytes() == wanted)?;
         self.next = found + 1;
         Some(self.stamps[found].1)
-    }
-}
-
-/// An iterator that says how many items it yields (SymbolMap sizes itself
-/// from the bound).
-struct ExactSize<I>(I, usize);
-
-impl<I: Iterator> Iterator for ExactSize<I> {
-    type Item = I::Item;
-    fn next(&mut self) -> Option<I::Item> {
-        self.0.next()
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.1))
     }
 }
 
