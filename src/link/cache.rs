@@ -1131,10 +1131,7 @@ fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, P
         dso_handle,
         libraries,
     });
-    let stamp = match now_settled.is_empty() {
-        true => stamp,
-        false => mark_settled(request, &file, path, &now_settled).or(stamp),
-    };
+    let stamp = if now_settled.is_empty() { stamp } else { mark_settled(request, &file, path, &now_settled).or(stamp) };
     let crash_info = CrashInfoSource { path: path.to_path_buf(), stamp, offset: crash_offset, len: crash_len };
     Ok(Ok(CachedImage { image, crash_info }))
 }
