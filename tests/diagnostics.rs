@@ -542,3 +542,24 @@ fn an_ifunc_defined_in_data_is_refused() {
     assert_eq!(stderr.lines().count(), 1, "{}", stderr);
     assert!(stderr.contains("ifunc_in_data.o: IFUNC `foo` is defined in .data, which is not code"), "{}", stderr);
 }
+
+/// `-v` prints jitrun's log and changes nothing of the program's run, also
+/// for a program with its own allocator: the logger once had glibc register
+/// a thread-local destructor, which `exit` then freed through the
+/// program's `free` (it aborted on a block it did not make).
+#[test]
+fn verbose_logging_leaves_a_program_with_its_own_allocator_alone() {
+    let dir = scratch("verbose-own-malloc");
+    let flags = "-O2 -fno-builtin";
+    let objects = common::compile(&[testdata().join("c/own_malloc.c")], flags, &[], &dir);
+    let exe = dir.join("native");
+    common::link_native(&objects, flags, false, &[], &[], &exe);
+    let native = run_with(&mut Command::new(&exe), b"", Duration::from_secs(20));
+    let mut cmd = jitrun_command();
+    cmd.arg("-v").arg("--no-link-cache").args(&objects);
+    let jit = run_with(&mut cmd, b"", Duration::from_secs(20));
+    let stderr = String::from_utf8_lossy(&jit.stderr);
+    assert_eq!((&jit.stdout, shell_status(&jit)), (&native.stdout, shell_status(&native)), "{}", stderr);
+    assert!(stderr.contains("[DEBUG jitrun::graph::resolve] `malloc` resolved by"), "{}", stderr);
+    assert!(stderr.lines().all(|line| line.starts_with("[DEBUG ")), "{}", stderr);
+}

@@ -199,13 +199,11 @@ fn a_launcher_refuses_to_run_under_a_rebuilt_jitrun() {
     let jitrun = built.dir.join("jitrun");
     std::fs::copy(jitrun_bin(), &jitrun).unwrap();
     let launcher = built.dir.join("prog");
-    let made = Command::new(&jitrun)
-        .arg("--link-launcher")
-        .arg(&launcher)
-        .args([&built.main, &built.archive])
-        .arg("-lm")
-        .output()
-        .unwrap();
+    // Through run_with, which waits out ETXTBSY: the copy was just written,
+    // and a child another test forks meanwhile may hold its descriptor.
+    let mut make = Command::new(&jitrun);
+    make.arg("--link-launcher").arg(&launcher).args([&built.main, &built.archive]).arg("-lm");
+    let made = run_with(&mut make, b"", Duration::from_secs(60));
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
     assert_eq!(run(&launcher, &[], b"").status.code(), Some(41));
     // A new build of jitrun at the same path (a byte more, as a different build).

@@ -11,12 +11,22 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
-use common::{compile_source, jitrun_command, link_cache_entries, run_with, scratch, shell_status};
+use common::{
+    compile_source, jitrun_command, link_cache_entries, run_with, scratch, shell_status, take_cache_log, CACHE_LOG,
+};
 
 fn jitrun_cached(cache: &Path, args: &[&Path]) -> Output {
+    jitrun_cached_logged(cache, args).0
+}
+
+/// [`jitrun_cached`], with what the cache did (its debug log, taken out
+/// of stderr).
+fn jitrun_cached_logged(cache: &Path, args: &[&Path]) -> (Output, String) {
     let mut cmd = jitrun_command();
-    cmd.arg("--link-cache").arg(cache).args(args);
-    run_with(&mut cmd, b"", Duration::from_secs(30))
+    cmd.arg("--link-cache").arg(cache).args(args).env(CACHE_LOG.0, CACHE_LOG.1);
+    let mut out = run_with(&mut cmd, b"", Duration::from_secs(30));
+    let log = take_cache_log(&mut out);
+    (out, log)
 }
 
 /// `dir/name`, created.
@@ -31,8 +41,8 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// Runs `objects` twice through a fresh cache in `dir`: both runs print
-/// `expected`, the first stores one entry and the second maps it (its
-/// file is not replaced). Returns the cache directory.
+/// `expected`, the first stores one entry and the second maps it. Returns
+/// the cache directory.
 fn stored_then_used(dir: &Path, objects: &[&Path], expected: &str) -> PathBuf {
     let cache = dir.join("cache");
     let _ = std::fs::remove_dir_all(&cache);
@@ -40,10 +50,11 @@ fn stored_then_used(dir: &Path, objects: &[&Path], expected: &str) -> PathBuf {
     assert_eq!(text(&first.stdout), expected, "{}", text(&first.stderr));
     let stored = link_cache_entries(&cache);
     assert_eq!(stored.len(), 1, "one entry stored: {:?}", stored);
-    let second = jitrun_cached(&cache, objects);
+    let (second, log) = jitrun_cached_logged(&cache, objects);
     assert_eq!(text(&second.stdout), expected, "{}", text(&second.stderr));
     assert_eq!((shell_status(&first), shell_status(&second)), (0, 0));
-    assert_eq!(link_cache_entries(&cache), stored, "the second run linked again instead of mapping the entry");
+    assert!(log.contains("link cache: using"), "the second run linked again instead of mapping the entry:\n{}", log);
+    assert_eq!(link_cache_entries(&cache).len(), 1);
     cache
 }
 
@@ -110,13 +121,26 @@ fn a_changed_object_is_linked_again() {
 fn an_entry_of_fresh_inputs_is_noted_settled_once_they_are() {
     let dir = scratch("link-cache-settling");
     let object = compile_source(&dir, "prog.c", PRINTS_ONE, "-O2");
-    let cache = stored_then_used(&dir, &[&object], "one\n");
+    let cache = dir.join("cache");
+    // Stored while the object is fresh: written again just before, and the
+    // log says so (were the machine so slow that the link came two seconds
+    // later, it would be stored settled: then again).
+    let fresh = (0..3).any(|_| {
+        let _ = std::fs::remove_dir_all(&cache);
+        std::fs::write(&object, std::fs::read(&object).unwrap()).unwrap();
+        let (out, log) = jitrun_cached_logged(&cache, &[&object]);
+        assert_eq!(text(&out.stdout), "one\n", "{}", text(&out.stderr));
+        log.contains("is fresh: checksummed at each use")
+    });
+    assert!(fresh, "the object was never stored fresh");
     let stored = link_cache_entries(&cache);
     settle(&object);
     let mut seen = Vec::new();
-    for _ in 0..3 {
-        let out = jitrun_cached(&cache, &[&object]);
+    for run in 0..3 {
+        let (out, log) = jitrun_cached_logged(&cache, &[&object]);
         assert_eq!((text(&out.stdout), shell_status(&out)), ("one\n".into(), 0), "{}", text(&out.stderr));
+        assert!(log.contains("link cache: using"), "run {}:\n{}", run, log);
+        assert_eq!(log.contains("inputs settled unchanged"), run == 0, "run {}:\n{}", run, log);
         seen.push(link_cache_entries(&cache));
     }
     assert_eq!(seen[0].len(), 1);

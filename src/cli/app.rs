@@ -246,10 +246,34 @@ fn init_logging(verbose: u8) {
         1 => "debug",
         _ => "trace",
     };
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default))
-        .format_timestamp(None)
-        .target(env_logger::Target::Stderr)
-        .init();
+    // env_logger's filter (`RUST_LOG`'s syntax), jitrun's own printing.
+    let filter = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(default)).build();
+    log::set_max_level(filter.filter());
+    let _ = log::set_boxed_logger(Box::new(StderrLog(filter)));
+}
+
+/// Log records straight to stderr, as env_logger prints them (`[LEVEL
+/// target] message`, no timestamp). env_logger formats each record in a
+/// buffer kept in a thread-local with a destructor: glibc allocates that
+/// destructor's registration with its own malloc and frees it at `exit`,
+/// by then through the `free` of a program that defines its own allocator,
+/// which may abort on a block it did not make (`-v` did, on such programs).
+struct StderrLog(env_logger::Logger);
+
+impl log::Log for StderrLog {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        self.0.enabled(metadata)
+    }
+
+    fn log(&self, record: &log::Record) {
+        if self.0.matches(record) {
+            use std::io::Write;
+            let level = record.level();
+            let _ = writeln!(std::io::stderr().lock(), "[{:<5} {}] {}", level, record.target(), record.args());
+        }
+    }
+
+    fn flush(&self) {}
 }
 
 /// `--print-unresolved`: the report on stdout (it is what was asked for),

@@ -318,6 +318,9 @@ impl Dependency {
         // A settled file's stamp says it all; a shared library is loaded,
         // not linked in, and its stamp says whether it changed.
         let checksum = if settled || is_shared_library(path) { None } else { checksum_of(path) };
+        if checksum.is_some() {
+            log::debug!("link cache: {} is fresh: checksummed at each use until it settles", path.display());
+        }
         Dependency { path: path.to_path_buf(), stamp, checksum, settled }
     }
 

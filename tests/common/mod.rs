@@ -487,7 +487,7 @@ pub fn differential_with(
         // crash report would be the only difference (the status still compares).
         jit.arg("--no-crash-handler");
         if let Some(dir) = link_cache {
-            jit.arg("--link-cache").arg(dir);
+            jit.arg("--link-cache").arg(dir).env(CACHE_LOG.0, CACHE_LOG.1);
         }
         jit.args(&objects).args(&directives.libs).arg("--").args(&directives.args).envs(directives.env.iter().cloned());
         run_with(&mut jit, &directives.stdin, timeout)
@@ -502,13 +502,43 @@ pub fn differential_with(
     // the cache keeps links like this one), the second maps it back.
     let cache = scratch_dir.join("link-cache");
     let _ = std::fs::remove_dir_all(&cache);
-    diffs.extend(output_diffs(&format!("{} (link cache: storing)", name), &native, &jit_run(Some(&cache))));
+    let mut storing = jit_run(Some(&cache));
+    take_cache_log(&mut storing);
+    diffs.extend(output_diffs(&format!("{} (link cache: storing)", name), &native, &storing));
     let stored = link_cache_entries(&cache);
-    diffs.extend(output_diffs(&format!("{} (link cache: stored)", name), &native, &jit_run(Some(&cache))));
-    if link_cache_entries(&cache) != stored {
-        diffs.push(format!("{}: the second run through the link cache did not use its entry {:?}", name, stored));
+    let mut mapping = jit_run(Some(&cache));
+    let log = take_cache_log(&mut mapping);
+    diffs.extend(output_diffs(&format!("{} (link cache: stored)", name), &native, &mapping));
+    if !stored.is_empty() && !log.contains("link cache: using") {
+        diffs.push(format!(
+            "{}: the second run through the link cache did not use its entry {:?}:\n{}",
+            name, stored, log
+        ));
     }
     diffs
+}
+
+/// The environment that makes jitrun say on stderr what its link cache
+/// does (`RUST_LOG` is no part of an entry's key); [`take_cache_log`]
+/// takes those lines out again. Whether a run used an entry shows there:
+/// its file may be replaced by the run (once its inputs settled), so a
+/// new inode does not tell.
+pub const CACHE_LOG: (&str, &str) = ("RUST_LOG", "warn,jitrun::link::cache=debug");
+
+/// Takes the link cache's log lines (see [`CACHE_LOG`]) out of `out`'s
+/// stderr and returns them.
+pub fn take_cache_log(out: &mut Output) -> String {
+    const PREFIX: &[u8] = b"[DEBUG jitrun::link::cache] ";
+    let (mut log, mut rest) = (String::new(), Vec::new());
+    for line in out.stderr.split_inclusive(|&b| b == b'\n') {
+        if line.starts_with(PREFIX) {
+            log.push_str(&String::from_utf8_lossy(line));
+        } else {
+            rest.extend_from_slice(line);
+        }
+    }
+    out.stderr = rest;
+    log
 }
 
 /// The entries in a link cache directory, each as its name and inode (a
