@@ -713,3 +713,27 @@ fn the_programs_heap_starts_as_a_native_ones_in_every_mode() {
         assert_eq!(text(&out.stdout), expected.repeat(runs), "{:?}: {}", mode, text(&out.stderr));
     }
 }
+
+/// An in-process run's output is written out when the run ends, as the
+/// program's exit would write it: not left in the C library's buffers for
+/// whenever the caller exits. (Here the caller never does: it aborts, in a
+/// second process of this test binary.)
+#[test]
+fn an_in_process_runs_output_is_out_when_it_ends() {
+    const CHILD: &str = "JITRUN_TEST_IN_PROCESS_RUN_CHILD";
+    if std::env::var_os(CHILD).is_some() {
+        let object = build_mutants(&common::scratch("reuse-in-process-output"));
+        let mut linker = jitrun::Linker::new(jitrun::LinkOptions::default());
+        linker.add_file(&object).unwrap();
+        let mut image = linker.link().unwrap();
+        image.write_global("mutant_id", &GlobalValue::Int(4)).unwrap();
+        let outcome = image.run_in_process(&RunSpec::default()).unwrap();
+        assert_eq!(outcome.status, RunStatus::Exited(3));
+        std::process::abort();
+    }
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child.args(["--exact", "an_in_process_runs_output_is_out_when_it_ends", "--nocapture"]).env(CHILD, "1");
+    let out = common::run_with(&mut child, b"", Duration::from_secs(60));
+    assert_eq!(common::shell_status(&out), 128 + libc::SIGABRT, "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("failing\n"), "{}\n{}", text(&out.stdout), text(&out.stderr));
+}

@@ -46,12 +46,13 @@ struct Stream {
 
 const _: () = assert!(std::mem::offset_of!(Stream, chain) == 104 && std::mem::offset_of!(Stream, mode) == 192);
 
-/// Writes out what C streams hold, before a fork: as `fflush(NULL)`, which
+/// Writes out what C streams hold (before a fork, and when an in-process
+/// run ends, as the program's `exit` would): as `fflush(NULL)`, which
 /// it calls unless no stream holds output. Checking first reads only, and
 /// the flush writes stdio's list lock and the thread's cleanup record: in
 /// a parent forking run after run, each such write after a fork is a
 /// copy-on-write fault (two per isolated run, of its ~10).
-pub fn flush_before_fork() {
+pub fn flush_c_streams() {
     if !holds_no_output() {
         // SAFETY: fflush(NULL) flushes every C stream.
         unsafe { libc::fflush(std::ptr::null_mut()) };

@@ -499,6 +499,9 @@ impl Image {
         let started = Instant::now();
         let status = self.run_main_with_os_args(&spec.entry, &spec.argv0, &spec.args)?;
         self.finalize();
+        // What the program printed is out when its run ends, as its exit
+        // would have it, not whenever the caller's process exits.
+        crate::host::stdio::flush_c_streams();
         Ok(RunOutcome {
             status: RunStatus::Exited(status),
             stdout: Vec::new(),
@@ -1310,7 +1313,7 @@ impl<'a> Pool<'a> {
 
         // Flush C stdio so buffered output of the caller is not written
         // again by the child's exit().
-        crate::host::stdio::flush_before_fork();
+        crate::host::stdio::flush_c_streams();
         let started = Instant::now();
         // SAFETY: fork; the child branch never returns (child_main ends in
         // exit or _exit) and uses only the prepared data and system calls.
