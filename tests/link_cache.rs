@@ -92,6 +92,15 @@ fn a_second_run_maps_the_stored_image_in_every_code_model() {
 const PRINTS_ONE: &str = "#include <stdio.h>\nint main(void) { puts(\"one\"); return 0; }\n";
 
 /// Rewrites `object`, built from [`PRINTS_ONE`], as the same program
+/// printing "two" ([`make_it_print_two`]) and checks that a run through
+/// `cache` prints it.
+fn an_edit_is_seen(dir: &Path, object: &Path, cache: &Path) {
+    make_it_print_two(dir, object);
+    let out = jitrun_cached(cache, &[object]);
+    assert_eq!(text(&out.stdout), "two\n", "{}", text(&out.stderr));
+}
+
+/// Rewrites `object`, built from [`PRINTS_ONE`], as the same program
 /// printing "two": the same size, the same modification time, so that only
 /// the status-change time and the contents tell.
 fn make_it_print_two(dir: &Path, object: &Path) {
@@ -108,9 +117,7 @@ fn a_changed_object_is_linked_again() {
     let dir = scratch("link-cache-changed");
     let object = compile_source(&dir, "prog.c", PRINTS_ONE, "-O2");
     let cache = stored_then_used(&dir, &[&object], "one\n");
-    make_it_print_two(&dir, &object);
-    let out = jitrun_cached(&cache, &[&object]);
-    assert_eq!(text(&out.stdout), "two\n", "{}", text(&out.stderr));
+    an_edit_is_seen(&dir, &object, &cache);
 }
 
 /// An entry stored right after its object was compiled checksums the
@@ -148,9 +155,7 @@ fn an_entry_of_fresh_inputs_is_noted_settled_once_they_are() {
     assert_ne!(seen[0][0].1, stored[0].1, "the entry was not replaced once its object settled");
     assert_eq!((&seen[1], &seen[2]), (&seen[0], &seen[0]), "the entry was replaced again");
     // Its stamp still tells a change of the same size and time.
-    make_it_print_two(&dir, &object);
-    let out = jitrun_cached(&cache, &[&object]);
-    assert_eq!(text(&out.stdout), "two\n", "{}", text(&out.stderr));
+    an_edit_is_seen(&dir, &object, &cache);
 }
 
 #[test]

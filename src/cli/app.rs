@@ -267,9 +267,7 @@ impl log::Log for StderrLog {
 
     fn log(&self, record: &log::Record) {
         if self.0.matches(record) {
-            use std::io::Write;
-            let level = record.level();
-            let _ = writeln!(std::io::stderr().lock(), "[{:<5} {}] {}", level, record.target(), record.args());
+            let _ = writeln!(std::io::stderr().lock(), "[{:<5} {}] {}", record.level(), record.target(), record.args());
         }
     }
 

@@ -121,27 +121,24 @@ impl SymbolMap {
     /// of entries, index slots and name bytes), the entries, the index and
     /// the names, little-endian.
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
-        let (count, slots) = (self.entry_count(), self.index_len());
-        let names: Vec<&[u8]> = (0..count).filter_map(|i| self.entry(i).and_then(|e| self.name_of(&e))).collect();
-        let names_len: usize = names.iter().map(|n| n.len()).sum();
-        let mut out = Vec::with_capacity(HEADER_SIZE + count * SymbolEntry::STORED_SIZE + slots * 4 + names_len);
-        for n in [count, slots, names_len] {
+        // Both forms keep the names packed in entry order, so entries and
+        // names are written as they are.
+        let (count, slots, names) = (self.entry_count(), self.index_len(), self.names());
+        let mut out = Vec::with_capacity(HEADER_SIZE + count * SymbolEntry::STORED_SIZE + slots * 4 + names.len());
+        for n in [count, slots, names.len()] {
             out.extend_from_slice(&(n as u64).to_le_bytes());
         }
-        // Names are stored packed in entry order, so offsets are recounted.
-        let mut name_at = 0u32;
-        for (e, name) in (0..count).filter_map(|i| self.entry(i)).zip(&names) {
+        for e in (0..count).filter_map(|i| self.entry(i)) {
             out.extend_from_slice(&e.hash.to_le_bytes());
-            out.extend_from_slice(&name_at.to_le_bytes());
-            out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+            out.extend_from_slice(&e.name.to_le_bytes());
+            out.extend_from_slice(&e.name_len.to_le_bytes());
             out.extend_from_slice(&e.address.to_le_bytes());
             out.extend_from_slice(&e.size.to_le_bytes());
-            name_at += name.len() as u32;
         }
         for slot in 0..slots {
             out.extend_from_slice(&self.slot(slot).to_le_bytes());
         }
-        names.iter().for_each(|name| out.extend_from_slice(name));
+        out.extend_from_slice(names);
         out
     }
 
@@ -225,11 +222,16 @@ impl SymbolMap {
         }
     }
 
-    fn name_of(&self, e: &SymbolEntry) -> Option<&[u8]> {
+    /// Every name, packed in entry order.
+    fn names(&self) -> &[u8] {
         match &self.storage {
-            Storage::Built { names, .. } => names.as_bytes().get(e.name_range()),
-            Storage::Mapped { file, names, .. } => file[names.clone()].get(e.name_range()),
+            Storage::Built { names, .. } => names.as_bytes(),
+            Storage::Mapped { file, names, .. } => &file[names.clone()],
         }
+    }
+
+    fn name_of(&self, e: &SymbolEntry) -> Option<&[u8]> {
+        self.names().get(e.name_range())
     }
 
     /// Every entry: name, address, size (0 when unknown), in insertion order.

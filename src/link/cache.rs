@@ -924,17 +924,21 @@ fn read_mark(request: &CacheRequest) -> Previously {
     use std::io::Read;
     let mut bytes = [0u8; MARK_SIZE + 1];
     let read = File::open(request.mark_path()).and_then(|mut file| file.read(&mut bytes)).unwrap_or(0);
-    let field = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-    if read != MARK_SIZE
-        || &bytes[..8] != MARK_MAGIC
-        || bytes[8..12] != FORMAT_VERSION.to_le_bytes()
-        || field(21) != request.key_hash()
-    {
+    if read != MARK_SIZE {
         return Previously::Unseen;
     }
-    match bytes[12] {
+    let mut r = Reader { data: &bytes[..read], at: 0 };
+    let (Ok(magic), Ok(version), Ok(state), Ok(inputs_fingerprint), Ok(key_hash)) =
+        (r.take(8), r.take(4), r.u8(), r.u64(), r.u64())
+    else {
+        return Previously::Unseen;
+    };
+    if magic != MARK_MAGIC || version != FORMAT_VERSION.to_le_bytes() || key_hash != request.key_hash() {
+        return Previously::Unseen;
+    }
+    match state {
         0 => Previously::Seen,
-        1 => Previously::Declined { inputs_fingerprint: field(13) },
+        1 => Previously::Declined { inputs_fingerprint },
         _ => Previously::Unseen,
     }
 }
