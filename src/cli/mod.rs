@@ -103,8 +103,9 @@ LINK CACHE (on by default; --link-cache DIR or $JITRUN_LINK_CACHE to choose the 
     as are every library directory searched and every shared library loaded: a library
     added, removed or upgraded, or an edited object, means linking again. References to
     libraries are fixed up again at each run (their addresses move); the image goes back to
-    the address where it was linked (its layout does not move between runs) or, if that
-    range is taken, is linked again. Links that need more of the process than the entry
+    the address where it was linked (its layout does not move between runs: a link made for
+    the cache takes a random address far below where the kernel puts mappings, so that
+    the range is free again) or, if that range is taken, is linked again. Links that need more of the process than the entry
     holds are not stored (the default cache remembers that until the inputs change):
     thread-local variables, IFUNCs, allocator interposition, --export-dynamic, sanitizers,
     --self-exe, a debugger's registration, profiling, a fixed or low address, or objects

@@ -549,6 +549,8 @@ impl Linker {
         let placement = match options.base {
             Some(base) => Placement::Fixed(base),
             None if tables.needs_low_image => Placement::Low32,
+            // Its entry is mapped back at this address (see `cache`).
+            None if options.link_cache.is_some() && destination == Destination::ThisProcess => Placement::Repeatable,
             None => Placement::Anywhere,
         };
         let base = mapper.reserve(layout.size, layout.align, placement)?;

@@ -63,7 +63,7 @@ impl MemoryMapper for BufferMapper {
             }
             Placement::Fixed(base) => base,
             Placement::Low32 => LOW_BASE.next_multiple_of(align),
-            Placement::Anywhere => ANYWHERE_BASE.next_multiple_of(align),
+            Placement::Anywhere | Placement::Repeatable => ANYWHERE_BASE.next_multiple_of(align),
         };
         let Some(end) = base.checked_add(size).filter(|&end| end <= 1 << 47) else {
             bail!("an image of {:#x} bytes at {:#x} does not fit in a 47-bit address space", size, base);

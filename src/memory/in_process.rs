@@ -95,6 +95,40 @@ fn mmap_none(hint: u64, len: usize, extra_flags: i32) -> Option<u64> {
     (ptr != libc::MAP_FAILED).then_some(ptr as u64)
 }
 
+/// Reserves `span` bytes (a multiple of `align`) at a random multiple of
+/// `align` in the second eighth of the address space, `[top/8, top/4)`,
+/// `top` being the power of two above the stack. Kernels put mappings
+/// near the top (libraries, thread stacks, heaps) and executables at 2/3
+/// of it, at most a few GiB each, so with 47 or 48 address bits that is
+/// 16 TiB (or 32) nothing else lands in, and a few tries find a free range.
+/// `None` if they do not (a tool that confines the address space, such as
+/// valgrind, may refuse it all).
+fn reserve_repeatable(span: u64, align: u64) -> Option<u64> {
+    use std::hash::{BuildHasher, Hasher};
+    let on_the_stack = 0u8;
+    let top = (std::ptr::addr_of!(on_the_stack) as u64).checked_next_power_of_two()?;
+    let (low, high) = (top / 8, top / 4);
+    let choices = high.checked_sub(low + span)? / align;
+    if choices == 0 {
+        return None;
+    }
+    let random = std::collections::hash_map::RandomState::new();
+    (0..4u64).find_map(|attempt| {
+        let mut hasher = random.build_hasher();
+        hasher.write_u64(attempt);
+        let at = low + hasher.finish() % choices * align;
+        match mmap_none(at, span as usize, libc::MAP_FIXED_NOREPLACE) {
+            Some(start) if start == at => Some(start),
+            Some(elsewhere) => {
+                // A kernel before 4.17 takes the flag for a mere hint.
+                munmap(elsewhere, span as usize);
+                None
+            }
+            None => None,
+        }
+    })
+}
+
 /// Gives `[start, end)`, adjacent segments of a reservation this mapper
 /// owns, their protection, if there is such a run.
 fn protect_run(run: Option<(u64, u64, region::Protection)>) -> Result<()> {
@@ -218,7 +252,7 @@ impl MemoryMapper for InProcessMapper {
     fn reserve(&mut self, size: u64, align: u64, placement: Placement) -> Result<u64> {
         let page = crate::support::page_size();
         let mut align = align.max(page);
-        let mut span = size.max(page);
+        let mut span = size.max(page).next_multiple_of(page);
         if size >= HUGE_PAGES_FROM && !matches!(placement, Placement::Fixed(_)) {
             // So that huge pages fit (see `prefault_for_writing`).
             align = align.max(HUGE_PAGE);
@@ -230,13 +264,18 @@ impl MemoryMapper for InProcessMapper {
             .checked_add(align - page)
             .and_then(|len| usize::try_from(len).ok())
             .context("image too large for this address space")?;
-        let map_start = match placement {
-            Placement::Anywhere => {
-                let allocation =
-                    region::alloc(map_len, region::Protection::NONE).context("cannot reserve address space")?;
-                let (ptr, _) = allocation.into_raw_parts::<u8>();
-                ptr as u64
-            }
+        let anywhere = || -> Result<(u64, usize)> {
+            let allocation =
+                region::alloc(map_len, region::Protection::NONE).context("cannot reserve address space")?;
+            let (ptr, _) = allocation.into_raw_parts::<u8>();
+            Ok((ptr as u64, map_len))
+        };
+        let (map_start, map_len) = match placement {
+            Placement::Anywhere => anywhere()?,
+            Placement::Repeatable => match reserve_repeatable(span, align) {
+                Some(start) => (start, span as usize),
+                None => anywhere()?,
+            },
             Placement::Low32 => {
                 let found = mmap_none(0, map_len, crate::support::machine::MAP_LOW_2GIB)
                     .filter(|&a| a + map_len as u64 <= LOW_LIMIT)
@@ -246,7 +285,7 @@ impl MemoryMapper for InProcessMapper {
                         })
                     });
                 match found {
-                    Some(a) => a,
+                    Some(a) => (a, map_len),
                     None => bail!(
                         "cannot reserve {} bytes below 2 GiB for code built without -fPIC/-fPIE (it stores addresses in 32 bits)",
                         size
@@ -258,7 +297,7 @@ impl MemoryMapper for InProcessMapper {
                     bail!("--base {:#x} is not aligned to {:#x}", addr, align);
                 }
                 match mmap_none(addr, map_len, libc::MAP_FIXED_NOREPLACE) {
-                    Some(a) if a == addr => a,
+                    Some(a) if a == addr => (a, map_len),
                     Some(a) => {
                         munmap(a, map_len);
                         bail!("cannot reserve {:#x} bytes at {:#x}: the range is taken", size, addr)
@@ -416,6 +455,29 @@ mod tests {
         let base = m.reserve(1 << 20, 65536, Placement::Low32).unwrap();
         assert!(base + (1 << 20) <= LOW_LIMIT);
         assert_eq!(base % 65536, 0);
+    }
+
+    #[test]
+    fn repeatable_lands_far_from_the_kernels_choices_and_can_be_had_again() {
+        let on_the_stack = 0u8;
+        let top = (std::ptr::addr_of!(on_the_stack) as u64).next_power_of_two();
+        let near_libraries = InProcessMapper::new().reserve(4096, 4096, Placement::Anywhere).unwrap();
+        let mut m = InProcessMapper::new();
+        let mut bases = Vec::new();
+        for (size, align) in [(3 * 4096, 4096), (3 << 20, HUGE_PAGE)] {
+            let base = m.reserve(size, align, Placement::Repeatable).unwrap();
+            assert!(base >= top / 8 && base + size <= top / 4, "{base:#x} outside the second eighth below {top:#x}");
+            assert_eq!(base % align, 0);
+            assert!(base.abs_diff(near_libraries) > 1 << 40, "{base:#x} next to {near_libraries:#x}");
+            bases.push((base, size));
+        }
+        // What the link cache does in the next run, here after a release.
+        for (base, size) in bases {
+            m.release(base).unwrap();
+            assert_eq!(m.reserve(size, 4096, Placement::Fixed(base)).unwrap(), base);
+            assert!(m.reserve(size, 4096, Placement::Fixed(base)).is_err(), "taken, so refused");
+            m.release(base).unwrap();
+        }
     }
 
     #[test]

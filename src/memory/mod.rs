@@ -25,6 +25,12 @@ pub enum Placement {
     Low32,
     /// At exactly this address (for `--base`); fails if it is taken.
     Fixed(u64),
+    /// At a random address far below where the kernel puts mappings, so
+    /// that a later run of the same link (the link cache's) most likely
+    /// finds the range free again: next to the libraries, the range is
+    /// often taken in the next process, whose libraries, stacks and heaps
+    /// are elsewhere. Anywhere if no such range can be had.
+    Repeatable,
 }
 
 #[derive(Clone, Copy, Debug)]
