@@ -161,6 +161,27 @@ fn repeat_keeps_state_in_process_and_starts_fresh_isolated() {
 }
 
 #[test]
+fn each_in_process_run_writes_its_output_when_it_ends() {
+    // stdout into a pipe is fully buffered and stderr is not: natively,
+    // each run's stdout comes out at its exit, after its stderr line and
+    // before the next run's.
+    let dir = common::scratch("reuse-repeat-flush");
+    let source = dir.join("both.c");
+    std::fs::write(
+        &source,
+        "#include <stdio.h>\nint main(void) { static int run; printf(\"out %d\\n\", ++run); fprintf(stderr, \"err %d\\n\", run); return 0; }\n",
+    )
+    .unwrap();
+    let object = common::compile(&[source], "-O2", &[], &dir).remove(0);
+    let script = format!("exec '{}' '{}' --repeat 3 2>&1", common::jitrun_bin().display(), object.display());
+    let mut shell = Command::new("sh");
+    shell.arg("-c").arg(script).env("XDG_CACHE_HOME", common::test_cache_home());
+    let out = common::run_with(&mut shell, b"", Duration::from_secs(60));
+    assert_eq!(common::shell_status(&out), 0, "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "err 1\nout 1\nerr 2\nout 2\nerr 3\nout 3\n");
+}
+
+#[test]
 fn output_the_parent_holds_in_a_stream_is_written_once() {
     // A preloaded library's constructor leaves a line in jitrun's stdout
     // buffer (a pipe: fully buffered). Each isolated run is a fork whose

@@ -626,6 +626,8 @@ fn run(cli: &Cli, mut image: Image, crash_table_coming: bool) -> Result<i32> {
     for _ in 1..cli.repeat {
         let status = image.run_main_with_os_args(&cli.entry, &program, &cli.args)?;
         image.finalize();
+        // Out before the next run starts, as each run's exit would have it.
+        crate::host::stdio::flush_c_streams();
         first_failure = first_failure.or((status != 0).then_some(status));
     }
     if first_failure.is_none() && cli.report.is_none() {
