@@ -112,8 +112,9 @@ LINK CACHE (on by default; --link-cache DIR or $JITRUN_LINK_CACHE to choose the 
     with source lines. An entry is never changed in place (written aside, then renamed);
     entries it cannot read are ignored. An entry is code that runs: trust the directory as
     you trust the objects. --link-cache-max MIB (default 256) bounds the directory, the
-    oldest entries removed first; --no-link-cache or JITRUN_LINK_CACHE=off turns the cache
-    off. -v says what the cache did and why.
+    least recently used entries (by the file system's access times) removed first;
+    --no-link-cache or JITRUN_LINK_CACHE=off turns the cache off. -v says what the cache
+    did and why.
 
 UNRESOLVED SYMBOLS:
     --print-unresolved prints one line per missing symbol and referencing object
@@ -312,7 +313,7 @@ pub struct Cli {
     #[arg(long)]
     pub no_link_cache: bool,
 
-    /// Largest size, in MiB, the link cache's directory may reach (oldest entries go first)
+    /// Largest size, in MiB, the link cache's directory may reach (least recently used entries go first)
     #[arg(long, value_name = "MIB", default_value_t = 256)]
     pub link_cache_max: u64,
 

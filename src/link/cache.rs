@@ -37,7 +37,8 @@
 //! functions placed in the image, or source lines. Others simply link.
 //! Entries are written to a temporary file and renamed into place, never
 //! changed where they are (a running program maps its entry privately),
-//! and the directory is kept under its size limit, oldest entries first.
+//! and the directory is kept under its size limit, least recently used
+//! entries first.
 
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
@@ -438,8 +439,12 @@ fn unique_suffix() -> u64 {
     hasher.finish()
 }
 
-/// Removes the oldest entries until the directory holds at most
-/// `max_bytes` (the entry just written stays, even if it alone is larger).
+/// Removes the least recently used entries until the directory holds at
+/// most `max_bytes` (the entry just written stays, even if it alone is
+/// larger). Use is what the file system records: the later of the last
+/// write and the last read, which `relatime` (the usual mount option)
+/// notes at the first read after a write and then once a day; under
+/// `noatime`, the oldest entries go first.
 fn keep_under_limit(dir: &Path, max_bytes: u64, keep: &Path) {
     use std::os::unix::fs::MetadataExt;
     let Ok(listing) = std::fs::read_dir(dir) else { return };
@@ -448,7 +453,7 @@ fn keep_under_limit(dir: &Path, max_bytes: u64, keep: &Path) {
     for entry in listing.filter_map(|e| e.ok()) {
         let (name, Ok(meta)) = (entry.file_name().to_string_lossy().into_owned(), entry.metadata()) else { continue };
         if name.ends_with(".jitrun-link") {
-            entries.push((meta.mtime(), meta.size(), entry.path()));
+            entries.push((meta.mtime().max(meta.atime()), meta.size(), entry.path()));
         } else if name.ends_with(".tmp") && name.starts_with('.') && meta.mtime() < now - 3600 {
             // Left by a jitrun killed while writing.
             let _ = std::fs::remove_file(entry.path());
@@ -1273,6 +1278,29 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_least_recently_used_entries_go_first() {
+        let dir = std::env::temp_dir().join(format!("jitrun-cache-lru-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let now = std::time::SystemTime::now();
+        let ago = |seconds| now - std::time::Duration::from_secs(seconds);
+        // (name, written, last read): the oldest entry was read last.
+        for (name, written, read) in [("old-but-used", 300, 10), ("unused", 200, 200), ("newer", 100, 100)] {
+            let file = File::create(dir.join(format!("{name}.jitrun-link"))).unwrap();
+            file.set_len(100).unwrap();
+            file.set_times(std::fs::FileTimes::new().set_modified(ago(written)).set_accessed(ago(read))).unwrap();
+        }
+        let just_stored = dir.join("just-stored.jitrun-link");
+        std::fs::write(&just_stored, [0u8; 100]).unwrap();
+        keep_under_limit(&dir, 300, &just_stored);
+        let mut left: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        left.sort();
+        assert_eq!(left, ["just-stored.jitrun-link", "newer.jitrun-link", "old-but-used.jitrun-link"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// Stamps are found in any order, fastest in the order they were taken.
     #[test]
