@@ -97,7 +97,8 @@ fn mmap_none(hint: u64, len: usize, extra_flags: i32) -> Option<u64> {
 
 /// Reserves `span` bytes (a multiple of `align`) at a random multiple of
 /// `align` in the second eighth of the address space, `[top/8, top/4)`,
-/// `top` being the power of two above the stack. Kernels put mappings
+/// `top` being the power of two above the stack and libc (either may be
+/// elsewhere: a caller's own stack, a static executable). Kernels put mappings
 /// near the top (libraries, thread stacks, heaps) and executables at 2/3
 /// of it, at most a few GiB each, so with 47 or 48 address bits that is
 /// 16 TiB (or 32) nothing else lands in, and a few tries find a free range.
@@ -105,10 +106,9 @@ fn mmap_none(hint: u64, len: usize, extra_flags: i32) -> Option<u64> {
 /// valgrind, may refuse it all).
 fn reserve_repeatable(span: u64, align: u64) -> Option<u64> {
     use std::hash::{BuildHasher, Hasher};
-    let on_the_stack = 0u8;
-    let top = (std::ptr::addr_of!(on_the_stack) as u64).checked_next_power_of_two()?;
+    let top = highest_known_address().checked_next_power_of_two()?;
     let (low, high) = (top / 8, top / 4);
-    let choices = high.checked_sub(low + span)? / align;
+    let choices = high.checked_sub(low.checked_add(span)?)? / align;
     if choices == 0 {
         return None;
     }
@@ -127,6 +127,13 @@ fn reserve_repeatable(span: u64, align: u64) -> Option<u64> {
             None => None,
         }
     })
+}
+
+/// The higher of a stack variable's address and libc's `mmap`'s: both
+/// normally near the top of the address space.
+fn highest_known_address() -> u64 {
+    let on_the_stack = 0u8;
+    (std::ptr::addr_of!(on_the_stack) as u64).max(libc::mmap as *const () as u64)
 }
 
 /// Gives `[start, end)`, adjacent segments of a reservation this mapper
@@ -459,8 +466,7 @@ mod tests {
 
     #[test]
     fn repeatable_lands_far_from_the_kernels_choices_and_can_be_had_again() {
-        let on_the_stack = 0u8;
-        let top = (std::ptr::addr_of!(on_the_stack) as u64).next_power_of_two();
+        let top = highest_known_address().next_power_of_two();
         let near_libraries = InProcessMapper::new().reserve(4096, 4096, Placement::Anywhere).unwrap();
         let mut m = InProcessMapper::new();
         let mut bases = Vec::new();
