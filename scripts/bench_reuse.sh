@@ -14,8 +14,10 @@
 # 2. `--repeat 100 --isolate` (the mean of REPEAT_SAMPLES runs, default 5)
 #    against 100 separate jitrun invocations of a large generated program
 #    (tens of thousands of relocations), each linking (`--no-link-cache`).
-#    Target: >= 20x. Also printed: the 100 invocations as jitrun runs by
-#    default, through its link cache.
+#    Target: >= 20x. The --repeat run links once (`--no-link-cache`), and
+#    is also timed as jitrun runs it by default, mapping the link cache's
+#    entry (the plain runs' entry: run-only options are not in its key).
+#    Also printed: the 100 invocations through the link cache.
 # 3. jitrun's own RSS before and after 10,000 isolated runs. Target: flat.
 set -eu
 
@@ -223,6 +225,7 @@ cc -O1 -c "$WORK/large.c" -o "$WORK/large.o"
 relocs=$(readelf -r "$WORK/large.o" | grep -c 'R_X86_64' || true)
 echo "2. generated program: $FUNCS functions, $relocs relocations, $ROUNDS rounds:"
 speedups=""
+speedups_mapped=""
 invocations=""
 # jitrun's own cache stores a link the second time it sees it, once its
 # inputs are two seconds old: prime it so that every timed run maps.
@@ -234,27 +237,35 @@ for round in $(seq 1 "$ROUNDS"); do
     # and counts the mean.
     t0=$(now_ns)
     for _ in $(seq 1 "$REPEAT_SAMPLES"); do
-        "$JITRUN" "$WORK/large.o" --repeat 100 --isolate > /dev/null
+        "$JITRUN" --no-link-cache "$WORK/large.o" --repeat 100 --isolate > /dev/null
     done
     t1=$(now_ns)
+    for _ in $(seq 1 "$REPEAT_SAMPLES"); do
+        XDG_CACHE_HOME="$WORK/xdg" "$JITRUN" "$WORK/large.o" --repeat 100 --isolate > /dev/null
+    done
+    t2=$(now_ns)
     # Each invocation links (the reuse loop's gain over linking anew)...
     i=0
     while [ $i -lt 100 ]; do "$JITRUN" --no-link-cache "$WORK/large.o" > /dev/null; i=$((i + 1)); done
-    t2=$(now_ns)
+    t3=$(now_ns)
     # ... and as jitrun runs by default, through its own link cache (in a
-    # directory of the script's, primed below): each a mapped entry.
+    # directory of the script's, primed above): each a mapped entry.
     i=0
     while [ $i -lt 100 ]; do XDG_CACHE_HOME="$WORK/xdg" "$JITRUN" "$WORK/large.o" > /dev/null; i=$((i + 1)); done
-    t3=$(now_ns)
+    t4=$(now_ns)
     repeat_ns=$(((t1 - t0) / REPEAT_SAMPLES))
-    invocations="$invocations $((t2 - t1))"
-    speedup=$(awk -v r=$repeat_ns -v s=$((t2 - t1)) 'BEGIN { printf "%.1f", s / r }')
+    repeat_mapped_ns=$(((t2 - t1) / REPEAT_SAMPLES))
+    invocations="$invocations $((t3 - t2))"
+    speedup=$(awk -v r=$repeat_ns -v s=$((t3 - t2)) 'BEGIN { printf "%.1f", s / r }')
     speedups="$speedups $speedup"
-    awk -v r=$repeat_ns -v s=$((t2 - t1)) -v c=$((t3 - t2)) -v n="$round" 'BEGIN {
-        printf "   round %d: --repeat 100 --isolate %.1f ms (mean), 100 jitrun invocations %.0f ms, speed-up %.1fx;", n, r / 1e6, s / 1e6, s / r
-        printf " through the link cache %.0f ms (%.1fx)\n", c / 1e6, c / r }'
+    speedup_mapped=$(awk -v r=$repeat_mapped_ns -v s=$((t3 - t2)) 'BEGIN { printf "%.1f", s / r }')
+    speedups_mapped="$speedups_mapped $speedup_mapped"
+    awk -v r=$repeat_ns -v m=$repeat_mapped_ns -v s=$((t3 - t2)) -v c=$((t4 - t3)) -v n="$round" 'BEGIN {
+        printf "   round %d: --repeat 100 --isolate %.1f ms (mean; %.1f ms mapping the cached link),", n, r / 1e6, m / 1e6
+        printf " 100 jitrun invocations %.0f ms, speed-up %.1fx (%.1fx);", s / 1e6, s / r, s / m
+        printf " the invocations through the link cache %.0f ms (%.1fx)\n", c / 1e6, c / r }'
 done
-echo "   median speed-up:                $(median $speedups)x (target >= 20x)"
+echo "   median speed-up:                $(median $speedups)x (target >= 20x), mapping the cached link: $(median $speedups_mapped)x"
 # The most --repeat could gain if a run cost only the C fork floor: one
 # invocation's link, then 100 bare forks.
 awk -v s="$(median $invocations)" -v f="$(median $floor_runs)" 'BEGIN {

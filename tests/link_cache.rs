@@ -94,6 +94,31 @@ const PRINTS_ONE: &str = "#include <stdio.h>\nint main(void) { puts(\"one\"); re
 /// Rewrites `object`, built from [`PRINTS_ONE`], as the same program
 /// printing "two" ([`make_it_print_two`]) and checks that a run through
 /// `cache` prints it.
+#[test]
+fn isolated_repeated_and_mutated_runs_map_the_entry_of_a_plain_run() {
+    let dir = scratch("cache-run-options");
+    let object = common::compile(&[common::testdata().join("reuse/mutants.c")], "-O2", &[], &dir).remove(0);
+    let plain = "mutant 0 label none constructor saw 0 run 1\n";
+    let cache = stored_then_used(&dir, &[&object], plain);
+    // Run-only options are not part of the key: the plain run's entry,
+    // with `--set` written into it before constructors, run after run.
+    let runs: [(&[&str], String, i32); 5] = [
+        (&["--isolate", "--repeat", "3"], plain.repeat(3), 0),
+        (&["--repeat", "2"], format!("{plain}mutant 0 label none constructor saw 0 run 2\n"), 0),
+        (&["--isolate", "--set", "mutant_id=4"], "failing\n".into(), 3),
+        (&["--set=label=mutated", "-j", "2", "--timeout", "20s"], plain.replace("none", "mutated"), 0),
+        (&["--argv0", "--isolate", "--max-output=100"], plain.into(), 0),
+    ];
+    for (options, expected, status) in runs {
+        let mut args: Vec<&Path> = vec![&object];
+        args.extend(options.iter().map(Path::new));
+        let (out, log) = jitrun_cached_logged(&cache, &args);
+        assert_eq!((text(&out.stdout), shell_status(&out)), (expected, status), "{options:?}: {}", text(&out.stderr));
+        assert!(log.contains("link cache: using"), "{options:?} linked again:\n{log}");
+    }
+    assert_eq!(link_cache_entries(&cache).len(), 1);
+}
+
 fn an_edit_is_seen(dir: &Path, object: &Path, cache: &Path) {
     make_it_print_two(dir, object);
     let out = jitrun_cached(cache, &[object]);

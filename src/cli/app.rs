@@ -293,8 +293,8 @@ fn print_unresolved(linker: Linker) -> Result<i32> {
     }
 }
 
-/// The link cache this run may use (see `crate::link::cache`): plain runs
-/// only, whose link and nothing else decides what runs. `args` is jitrun's
+/// The link cache this run may use (see `crate::link::cache`): runs that
+/// need the image only, not the link's model (a map, a report, checks). `args` is jitrun's
 /// whole command line. Without `--link-cache` or `$JITRUN_LINK_CACHE`
 /// (`off` turns it off, as `--no-link-cache` does), jitrun's own cache in
 /// `$XDG_CACHE_HOME/jitrun/links` (else `~/.cache/jitrun/links`), for links
@@ -314,17 +314,15 @@ fn link_cache_request(
     if asked.as_deref() == Some(Path::new("off")) {
         return None;
     }
-    let plain = !cli.noexec
+    // What reads the link's model needs a link.
+    let only_runs = !cli.noexec
         && !cli.print_unresolved
         && cli.map.is_none()
         && cli.report.is_none()
         && cli.check.is_empty()
-        && !cli.perf_map
-        && !cli.isolated()
-        && cli.batch.is_none()
-        && cli.repeat == 1;
-    if !plain {
-        log::debug!("link cache: not used: only plain runs use it");
+        && !cli.perf_map;
+    if !only_runs {
+        log::debug!("link cache: not used: a map, report, check or perf map asked of the link");
         return None;
     }
     if crate::diagnostics::debugger::wanted() {
@@ -388,11 +386,74 @@ fn link_cache_key(own: &[std::ffi::OsString]) -> Vec<u8> {
         part(name.as_bytes());
         part(value.as_bytes());
     }
-    part(&(own.len() as u64).to_le_bytes());
-    for arg in own {
+    let link_args: Vec<&std::ffi::OsStr> = arguments_of_the_link(own).collect();
+    part(&(link_args.len() as u64).to_le_bytes());
+    for arg in link_args {
         part(arg.as_bytes());
     }
     key
+}
+
+/// jitrun's options that decide only how the linked program runs (how
+/// often, isolated or not, its limits, `--set` values, argv[0]), with
+/// whether each takes a value: one entry serves them all, so a mutation
+/// loop that runs `--isolate --set mutant=N` per mutant maps one image.
+const RUN_ONLY_OPTIONS: [(&str, bool); 20] = [
+    ("--repeat", true),
+    ("--isolate", false),
+    ("--timeout", true),
+    ("--batch", true),
+    ("--jobs", true),
+    ("--set", true),
+    ("--argv0", true),
+    ("--max-output", true),
+    ("--max-memory", true),
+    ("--cpu-time", true),
+    ("--max-processes", true),
+    ("--max-file-size", true),
+    ("--max-open-files", true),
+    ("--core-dumps", false),
+    ("--sandbox", false), // its mode only as `--sandbox=MODE`
+    ("--allow-write", true),
+    ("--no-network", false),
+    ("--stats", false),
+    ("--shard", true),
+    ("--resume", true),
+];
+
+/// `own` (jitrun's arguments, the program's excluded) without
+/// [`RUN_ONLY_OPTIONS`] and their values. Only `--argv0` takes a value
+/// that starts with `-`, and it is one of them, so a value is never
+/// mistaken for an option here.
+fn arguments_of_the_link(own: &[std::ffi::OsString]) -> impl Iterator<Item = &std::ffi::OsStr> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut skip_value = false;
+    let mut past_separator = false;
+    own.iter().map(|a| a.as_os_str()).filter(move |arg| {
+        let bytes = arg.as_bytes();
+        if past_separator {
+            return true;
+        }
+        if std::mem::take(&mut skip_value) {
+            return false;
+        }
+        if bytes == b"--" {
+            past_separator = true;
+            return true;
+        }
+        if let Some(jobs) = bytes.strip_prefix(b"-j") {
+            skip_value = jobs.is_empty();
+            return false;
+        }
+        let name = bytes.split(|&b| b == b'=').next().unwrap_or_default();
+        match RUN_ONLY_OPTIONS.iter().find(|(option, _)| option.as_bytes() == name) {
+            Some(&(_, takes_value)) => {
+                skip_value = takes_value && name.len() == bytes.len();
+                false
+            }
+            None => true,
+        }
+    })
 }
 
 /// Where jitrun's own link cache lives: `$XDG_CACHE_HOME/jitrun/links`, or
@@ -822,4 +883,33 @@ fn die_of_signal(signal: i32) -> i32 {
         libc::raise(signal);
     }
     128 + signal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link_part(args: &[&str]) -> Vec<String> {
+        let own: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        arguments_of_the_link(&own).map(|a| a.to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn run_only_options_and_their_values_are_left_out_of_the_key() {
+        let link = ["jitrun", "-L", "lib", "a.o", "-lm", "--entry", "start"];
+        let with_run_options = [
+            &link[..3],
+            &["--repeat", "5", "--isolate", "--set", "x=1", "--set=y=2", "-j4", "-j", "2", "--timeout=3s"],
+            &link[3..],
+            &["--argv0", "--set", "--sandbox", "--sandbox=strict", "--allow-write", "/tmp", "--stats"],
+        ]
+        .concat();
+        assert_eq!(link_part(&with_run_options), link);
+        // What follows `--` is left alone, and options that change the
+        // link stay, spelled as given.
+        assert_eq!(link_part(&["a.o", "--", "--isolate"]), ["a.o", "--", "--isolate"]);
+        assert_eq!(link_part(&["a.o", "--define=x=0x10", "-vj2"]), ["a.o", "--define=x=0x10", "-vj2"]);
+        // A name that merely starts like a run-only option is another option.
+        assert_eq!(link_part(&["--settle", "--isolated"]), ["--settle", "--isolated"]);
+    }
 }

@@ -82,8 +82,8 @@ SYMBOL NAMES ON THE COMMAND LINE:
     only otherwise; so __wrap_foo, __real_foo and _start keep their C names.
 
 LINK CACHE (on by default; --link-cache DIR or $JITRUN_LINK_CACHE to choose the directory):
-    A plain run (no --noexec, --map, --report, --check, --perf-map, --repeat, --isolate or
-    --batch) keeps its linked image in the cache, and a later run of the same link maps it
+    A run (any but --noexec, --map, --report, --check or --perf-map, which read the link
+    itself) keeps its linked image in the cache, and a later run of the same link maps it
     in as the kernel maps an executable, skipping parsing, resolution, layout and fixups:
     SQLite's shell starts in under half the time. By default the cache is jitrun's own, in
     $XDG_CACHE_HOME/jitrun/links (else ~/.cache/jitrun/links, mode 0700), and only for
@@ -93,10 +93,13 @@ LINK CACHE (on by default; --link-cache DIR or $JITRUN_LINK_CACHE to choose the 
     inputs are two seconds old: an entry of fresher files would checksum them at every use),
     later ones map it; it never prints anything, and a directory that is not this user's
     alone (another's, or writable by others) is not used. With --link-cache DIR (or
-    $JITRUN_LINK_CACHE) every plain link is stored in DIR at its first run, and an entry
+    $JITRUN_LINK_CACHE) every link that runs is stored in DIR at its first run, and an entry
     that cannot be written is a warning. An entry is used only if jitrun's executable, the
     CPU's features, the kernel, the page size, the working directory, the environment's
-    LD_*, JITRUN_* and GLIBC_TUNABLES, and jitrun's arguments before -- are the same, and
+    LD_*, JITRUN_* and GLIBC_TUNABLES, and jitrun's arguments before -- (but for those that
+    only decide how the program runs: --repeat, --isolate, --batch, --jobs, --set, --timeout,
+    --argv0, --max-output, the limits, --sandbox and its options, --stats, --shard, --resume;
+    so one entry serves a mutation loop's runs) are the same, and
     every file the link read is unchanged (device, inode, size, modification and change
     times; and its contents' XXH64 when it changed less than two seconds before the link,
     until a run finds it two seconds old and unchanged and notes that in the entry),
@@ -105,8 +108,8 @@ LINK CACHE (on by default; --link-cache DIR or $JITRUN_LINK_CACHE to choose the 
     libraries are fixed up again at each run (their addresses move); the image goes back to
     the address where it was linked (its layout does not move between runs: a link made for
     the cache takes a random address far below where the kernel puts mappings, so that
-    the range is free again) or, if that range is taken, is linked again. Links that need more of the process than the entry
-    holds are not stored (the default cache remembers that until the inputs change):
+    the range is free again) or, if that range is taken, is linked again. Links that need
+    more of the process than the entry holds are not stored (the default cache remembers that until the inputs change):
     thread-local variables, IFUNCs, allocator interposition, --export-dynamic, sanitizers,
     --self-exe, a debugger's registration, profiling, a fixed or low address, or objects
     with source lines. An entry is never changed in place (written aside, then renamed);
@@ -304,7 +307,7 @@ pub struct Cli {
     #[arg(long, value_name = "ADDRESS", value_parser = parse_address)]
     pub base: Option<u64>,
 
-    /// Keep every plain run's linked image in DIR (instead of jitrun's own cache) and map it
+    /// Keep every run's linked image in DIR (instead of jitrun's own cache) and map it
     /// straight in when the same link runs again (see LINK CACHE); also $JITRUN_LINK_CACHE
     #[arg(long, value_name = "DIR")]
     pub link_cache: Option<PathBuf>,

@@ -1,4 +1,4 @@
-//! The link cache (`--link-cache DIR`): a plain run's image, once linked,
+//! The link cache (`--link-cache DIR`): a run's image, once linked,
 //! is kept in a file that a later jitrun asking for the same link maps
 //! straight into its address space, as the kernel maps an executable,
 //! instead of parsing, resolving, laying out and fixing up again.
@@ -7,8 +7,9 @@
 //! - the *key*: jitrun's own executable, the CPU's features (libc picks
 //!   `memcpy` and friends by them), the kernel (its vDSO defines `time`
 //!   and `clock_gettime`), the page size, the working directory,
-//!   jitrun's arguments before `--` and the environment variables that
-//!   steer a link;
+//!   jitrun's arguments before `--` (but those that only decide how the
+//!   program runs, see `cli::app::RUN_ONLY_OPTIONS`) and the environment
+//!   variables that steer a link;
 //! - every file the link read (objects, archives, scripts): same device,
 //!   inode, size, modification and change times, and, for a file changed
 //!   less than two seconds before the link (a timestamp may be as coarse
