@@ -408,6 +408,25 @@ fn a_failed_assertion_in_sanitized_code_is_reported_as_without_a_sanitizer() {
 }
 
 #[test]
+fn sanitized_code_runs_through_a_link_cache_directory() {
+    // A link made for the cache gets an address far from the libraries
+    // (`Placement::Repeatable`), where ThreadSanitizer keeps no program
+    // memory: it stopped the run ("mmap at bad address"). Sanitized links
+    // are never stored, so they are placed as without a cache.
+    for flags in ["-O1 -pthread -fsanitize=thread", "-O1 -pthread -fsanitize=address"] {
+        let (exe, object) = build("clean_threads.c", flags);
+        let cache = object.with_file_name("link-cache");
+        let native = native(&exe, &[]);
+        assert_eq!((text(&native.stdout).as_str(), native.status.code()), ("counter 5000\n", Some(0)), "{flags}");
+        for run in ["first", "second"] {
+            let jit = jitrun(&["--link-cache", cache.to_str().unwrap()], &object, &[]);
+            let diffs = output_diffs(&format!("{flags}, {run} run"), &native, &jit);
+            assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+        }
+    }
+}
+
+#[test]
 fn address_sanitizer_stays_preloaded_when_more_static_tls_takes_another_restart() {
     let (exe, object) = build_from(Toolchain::Gcc, "tls", "big_static_tls.c", "-O1 -pthread -fsanitize=address");
     let jit = same_as_native("big_static_tls.c", &exe, &object, &[]);

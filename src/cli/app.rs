@@ -294,11 +294,12 @@ fn print_unresolved(linker: Linker) -> Result<i32> {
 }
 
 /// The link cache this run may use (see `crate::link::cache`): runs that
-/// need the image only, not the link's model (a map, a report, checks). `args` is jitrun's
-/// whole command line. Without `--link-cache` or `$JITRUN_LINK_CACHE`
-/// (`off` turns it off, as `--no-link-cache` does), jitrun's own cache in
-/// `$XDG_CACHE_HOME/jitrun/links` (else `~/.cache/jitrun/links`), for links
-/// of inputs large enough to gain from it (see `DefaultCachePolicy`).
+/// need the image only, not the link's model (a map, a report, checks).
+/// `args` is jitrun's whole command line. Without `--link-cache` or
+/// `$JITRUN_LINK_CACHE` (`off` turns it off, as `--no-link-cache` does),
+/// jitrun's own cache in `$XDG_CACHE_HOME/jitrun/links` (else
+/// `~/.cache/jitrun/links`), for links of inputs large enough to gain from
+/// it (see `DefaultCachePolicy`).
 fn link_cache_request(
     cli: &Cli,
     inputs: &[Input],

@@ -96,10 +96,10 @@ LINK CACHE (on by default; --link-cache DIR or $JITRUN_LINK_CACHE to choose the 
     $JITRUN_LINK_CACHE) every link that runs is stored in DIR at its first run, and an entry
     that cannot be written is a warning. An entry is used only if jitrun's executable, the
     CPU's features, the kernel, the page size, the working directory, the environment's
-    LD_*, JITRUN_* and GLIBC_TUNABLES, and jitrun's arguments before -- (but for those that
-    only decide how the program runs: --repeat, --isolate, --batch, --jobs, --set, --timeout,
-    --argv0, --max-output, the limits, --sandbox and its options, --stats, --shard, --resume;
-    so one entry serves a mutation loop's runs) are the same, and
+    LD_*, JITRUN_* and GLIBC_TUNABLES, and jitrun's arguments before -- (but for those
+    that only decide how the program runs: --repeat, --isolate, --batch, --jobs, --set,
+    --timeout, --argv0, --max-output, the limits, --sandbox and its options, --stats,
+    --shard, --resume; so one entry serves a mutation loop's runs) are the same, and
     every file the link read is unchanged (device, inode, size, modification and change
     times; and its contents' XXH64 when it changed less than two seconds before the link,
     until a run finds it two seconds old and unchanged and notes that in the entry),
@@ -109,7 +109,8 @@ LINK CACHE (on by default; --link-cache DIR or $JITRUN_LINK_CACHE to choose the 
     the address where it was linked (its layout does not move between runs: a link made for
     the cache takes a random address far below where the kernel puts mappings, so that
     the range is free again) or, if that range is taken, is linked again. Links that need
-    more of the process than the entry holds are not stored (the default cache remembers that until the inputs change):
+    more of the process than the entry holds are not stored (the default cache remembers
+    that until the inputs change):
     thread-local variables, IFUNCs, allocator interposition, --export-dynamic, sanitizers,
     --self-exe, a debugger's registration, profiling, a fixed or low address, or objects
     with source lines. An entry is never changed in place (written aside, then renamed);

@@ -549,8 +549,12 @@ impl Linker {
         let placement = match options.base {
             Some(base) => Placement::Fixed(base),
             None if tables.needs_low_image => Placement::Low32,
-            // Its entry is mapped back at this address (see `cache`).
-            None if options.link_cache.is_some() && destination == Destination::ThisProcess => Placement::Repeatable,
+            // Its entry is mapped back at this address (see `cache`). Not
+            // where a sanitizer's runtime keeps its shadow: it is never
+            // stored anyway.
+            None if options.link_cache.is_some() && destination == Destination::ThisProcess && !calls_a_sanitizer => {
+                Placement::Repeatable
+            }
             None => Placement::Anywhere,
         };
         let base = mapper.reserve(layout.size, layout.align, placement)?;
