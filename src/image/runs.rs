@@ -943,6 +943,36 @@ impl Running<'_> {
         }
     }
 
+    /// Waits, with `waited` blocked (see [`SignalsBlocked`]), until the
+    /// child exits (true) or a termination signal comes (false, the signal
+    /// noted as its handler would have).
+    fn exited_or_signalled(&self, waited: &libc::sigset_t) -> Result<bool> {
+        loop {
+            // SAFETY: sigwaitinfo fills a zeroed siginfo_t; `waited` is a valid set.
+            let (signal, info) = unsafe {
+                let mut info: libc::siginfo_t = std::mem::zeroed();
+                (libc::sigwaitinfo(waited, &mut info), info)
+            };
+            match signal {
+                libc::SIGCHLD => {
+                    // SAFETY: the siginfo of a SIGCHLD carries the child's pid.
+                    let ours = unsafe { info.si_pid() } == self.pid;
+                    let ended = matches!(info.si_code, libc::CLD_EXITED | libc::CLD_KILLED | libc::CLD_DUMPED);
+                    // SIGCHLD does not queue: one for a stop may stand for an exit too.
+                    if (ours && ended) || self.has_exited(libc::WNOHANG)? {
+                        return Ok(true);
+                    }
+                }
+                -1 if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
+                -1 => return Err(std::io::Error::last_os_error()).context("sigwaitinfo"),
+                termination => {
+                    note_termination_signal(termination);
+                    return Ok(false);
+                }
+            }
+        }
+    }
+
     /// Kills what the exited child left in its group, then reaps it.
     fn reap_exited(&mut self) -> Result<()> {
         kill_group(self.pid);
@@ -1019,41 +1049,86 @@ fn kill_group(pid: libc::pid_t) {
     unsafe { libc::kill(-pid, libc::SIGKILL) };
 }
 
-/// Blocks SIGPIPE in the parent while runs are in flight, so writing stdin
-/// to a run that exited gives EPIPE instead of killing the caller; restores
-/// the mask (dropping a SIGPIPE that became pending) afterwards.
-struct SigpipeBlocked {
+/// The parent's signal mask while runs are in flight. SIGPIPE is blocked,
+/// so writing stdin to a run that exited gives EPIPE instead of killing the
+/// caller. With jitrun's termination handlers installed (see
+/// [`stop_runs_on_termination_signals`]), SIGINT, SIGTERM, SIGHUP and
+/// SIGCHLD are blocked too and only let in while the parent waits
+/// (`ppoll`'s mask, or taken with `sigwaitinfo`): a signal that came
+/// between the last check and the wait would otherwise be handled before
+/// the wait began, which then waited for a run that was never told to stop.
+/// Restores the mask (dropping a SIGPIPE or SIGCHLD that became pending)
+/// afterwards.
+struct SignalsBlocked {
     original_mask: libc::sigset_t,
+    /// The mask while waiting: the original one, SIGPIPE still blocked.
+    while_waiting: libc::sigset_t,
+    /// What a run's parent waits for (SIGCHLD and the termination
+    /// signals), if jitrun's termination handlers are installed.
+    waited: Option<libc::sigset_t>,
 }
 
-impl SigpipeBlocked {
-    fn new() -> Result<SigpipeBlocked> {
+impl SignalsBlocked {
+    fn new() -> Result<SignalsBlocked> {
         // SAFETY: manipulating this thread's signal mask with valid sets.
         unsafe {
             let mut block: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut block);
             libc::sigaddset(&mut block, libc::SIGPIPE);
+            let waited = ORIGINAL_ACTIONS.get().map(|_| {
+                let mut waited: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut waited);
+                for signal in TERMINATION_SIGNALS.into_iter().chain([libc::SIGCHLD]) {
+                    libc::sigaddset(&mut waited, signal);
+                    libc::sigaddset(&mut block, signal);
+                }
+                waited
+            });
             let mut original_mask: libc::sigset_t = std::mem::zeroed();
             if libc::pthread_sigmask(libc::SIG_BLOCK, &block, &mut original_mask) != 0 {
                 bail!("cannot block SIGPIPE");
             }
-            Ok(SigpipeBlocked { original_mask })
+            let mut while_waiting = original_mask;
+            libc::sigaddset(&mut while_waiting, libc::SIGPIPE);
+            Ok(SignalsBlocked { original_mask, while_waiting, waited })
+        }
+    }
+
+    /// poll(2), signals let in as [`SignalsBlocked`] says.
+    fn poll(&self, fds: &mut [libc::pollfd], timeout_ms: libc::c_int) -> libc::c_int {
+        let timeout = libc::timespec {
+            tv_sec: libc::time_t::from(timeout_ms.max(0) / 1000),
+            tv_nsec: libc::c_long::from(timeout_ms.max(0) % 1000) * 1_000_000,
+        };
+        let forever = timeout_ms < 0;
+        // SAFETY: `fds` is a valid array of its length; the masks are valid sets.
+        unsafe {
+            libc::ppoll(
+                fds.as_mut_ptr(),
+                fds.len() as libc::nfds_t,
+                if forever { std::ptr::null() } else { &timeout },
+                &self.while_waiting,
+            )
         }
     }
 }
 
-impl Drop for SigpipeBlocked {
+impl Drop for SignalsBlocked {
     fn drop(&mut self) {
-        // SAFETY: consuming a pending SIGPIPE (zero timeout) and restoring
-        // the mask saved in `new`.
+        // SAFETY: consuming pending signals of this thread (zero timeout)
+        // and restoring the mask saved in `new`.
         unsafe {
-            if libc::sigismember(&self.original_mask, libc::SIGPIPE) == 0 {
-                let mut pipe_only: libc::sigset_t = std::mem::zeroed();
-                libc::sigemptyset(&mut pipe_only);
-                libc::sigaddset(&mut pipe_only, libc::SIGPIPE);
-                let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-                while libc::sigtimedwait(&pipe_only, std::ptr::null_mut(), &zero) == libc::SIGPIPE {}
+            let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+            for signal in [libc::SIGPIPE, libc::SIGCHLD] {
+                let blocked_here = signal == libc::SIGPIPE || self.waited.is_some();
+                if blocked_here && libc::sigismember(&self.original_mask, signal) == 0 {
+                    let mut only: libc::sigset_t = std::mem::zeroed();
+                    libc::sigemptyset(&mut only);
+                    libc::sigaddset(&mut only, signal);
+                    while libc::sigtimedwait(&only, std::ptr::null_mut(), &zero) == signal {}
+                }
             }
+            // A termination signal still pending reaches its handler here.
             libc::pthread_sigmask(libc::SIG_SETMASK, &self.original_mask, std::ptr::null_mut());
         }
     }
@@ -1068,7 +1143,7 @@ struct Pool<'a> {
     /// with a child splits it), so each fork copies one page table entry
     /// per 2 MiB of heap instead of 512.
     running: smallvec::SmallVec<[Running<'a>; 1]>,
-    sigpipe: SigpipeBlocked,
+    signals: SignalsBlocked,
     /// Set for one run at a time (see [`CpuPin`]).
     pin: Option<CpuPin>,
     /// Buffers kept across runs: after a fork, every heap page the parent
@@ -1245,7 +1320,7 @@ impl<'a> Pool<'a> {
             image,
             jobs,
             running: smallvec::SmallVec::with_capacity(jobs),
-            sigpipe: SigpipeBlocked::new()?,
+            signals: SignalsBlocked::new()?,
             pin,
             scratch,
             setup_errors: SetupErrors::new(jobs)?,
@@ -1325,7 +1400,7 @@ impl<'a> Pool<'a> {
             let original_cpus = self.pin.as_ref().map(|p| &p.original);
             let report_failure = |message: &str| self.setup_errors.report(slot, message);
             let contained = Containment { grouped: grouped.as_ref(), sandboxed: sandboxed.as_ref() };
-            let undo = ParentState { fds: parent_fds, signal_mask: &self.sigpipe.original_mask, cpus: original_cpus };
+            let undo = ParentState { fds: parent_fds, signal_mask: &self.signals.original_mask, cpus: original_cpus };
             child_main(self.image, &run, ends, undo, contained, &report_failure);
         }
         // The child has its copies of the cgroup.procs descriptors.
@@ -1405,7 +1480,10 @@ impl<'a> Pool<'a> {
     /// run where the poll loop took seven; a termination signal still
     /// interrupts it (the handlers are installed without SA_RESTART).
     fn wait_for_the_one_run(&mut self, on_done: &mut dyn FnMut(usize, RunOutcome)) -> Result<()> {
-        let exited = self.running[0].has_exited(0)?;
+        let exited = match &self.signals.waited {
+            Some(waited) => self.running[0].exited_or_signalled(waited)?,
+            None => self.running[0].has_exited(0)?,
+        };
         self.stop_if_interrupted()?;
         if exited {
             self.running[0].reap_exited()?;
@@ -1456,9 +1534,10 @@ impl<'a> Pool<'a> {
             if self.running.iter().all(|r| r.ended.is_some()) {
                 break;
             }
-            // SAFETY: poll on no descriptors: a 5 ms sleep (std's sleep
-            // would import clock_nanosleep, one more symbol every start binds).
-            unsafe { libc::poll(std::ptr::null_mut(), 0, 5) };
+            // Poll on no descriptors: a 5 ms sleep (std's sleep would import
+            // clock_nanosleep, one more symbol every start binds) in which
+            // a second signal is let in.
+            self.signals.poll(&mut [], 5);
         }
         self.kill_all();
     }
@@ -1536,8 +1615,7 @@ impl<'a> Pool<'a> {
         }
         // Round up, so a deadline 0.4 ms away does not spin.
         let wait_ms = wait.as_micros().div_ceil(1000) as libc::c_int;
-        // SAFETY: pollfds is a valid array of its length.
-        let ready = unsafe { libc::poll(pollfds.as_mut_ptr(), pollfds.len() as libc::nfds_t, wait_ms) };
+        let ready = self.signals.poll(pollfds, wait_ms);
         if ready < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
             return Err(std::io::Error::last_os_error()).context("poll");
         }
