@@ -166,13 +166,8 @@ fn each_in_process_run_writes_its_output_when_it_ends() {
     // each run's stdout comes out at its exit, after its stderr line and
     // before the next run's.
     let dir = common::scratch("reuse-repeat-flush");
-    let source = dir.join("both.c");
-    std::fs::write(
-        &source,
-        "#include <stdio.h>\nint main(void) { static int run; printf(\"out %d\\n\", ++run); fprintf(stderr, \"err %d\\n\", run); return 0; }\n",
-    )
-    .unwrap();
-    let object = common::compile(&[source], "-O2", &[], &dir).remove(0);
+    let both = "#include <stdio.h>\nint main(void) { static int run; printf(\"out %d\\n\", ++run); fprintf(stderr, \"err %d\\n\", run); return 0; }\n";
+    let object = common::compile_source(&dir, "both.c", both, "-O2");
     let script = format!("exec '{}' '{}' --repeat 3 2>&1", common::jitrun_bin().display(), object.display());
     let mut shell = Command::new("sh");
     shell.arg("-c").arg(script).env("XDG_CACHE_HOME", common::test_cache_home());

@@ -387,9 +387,8 @@ fn link_cache_key(own: &[std::ffi::OsString]) -> Vec<u8> {
         part(name.as_bytes());
         part(value.as_bytes());
     }
-    let link_args: Vec<&std::ffi::OsStr> = arguments_of_the_link(own).collect();
-    part(&(link_args.len() as u64).to_le_bytes());
-    for arg in link_args {
+    part(&(arguments_of_the_link(own).count() as u64).to_le_bytes());
+    for arg in arguments_of_the_link(own) {
         part(arg.as_bytes());
     }
     key

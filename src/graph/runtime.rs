@@ -124,13 +124,9 @@ fn add_entry_unwind_info(graph: &mut LinkGraph) {
 }
 
 /// A random guard word with a zero low byte, as glibc makes its canary
-/// (a string overflow cannot reproduce it). `RandomState` is seeded from
-/// the OS's random source.
+/// (a string overflow cannot reproduce it).
 fn random_guard() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u64(std::process::id().into());
-    hasher.finish() & !0xff
+    crate::support::random_u64(std::process::id().into()) & !0xff
 }
 
 fn define(graph: &mut LinkGraph, name: &str, block: BlockId, kind: SymbolKind, size: u64) {

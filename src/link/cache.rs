@@ -434,10 +434,7 @@ fn write_entry(request: &CacheRequest, parts: &[(usize, &[u8])], len: usize) -> 
 }
 
 fn unique_suffix() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u64(std::process::id().into());
-    hasher.finish()
+    crate::support::random_u64(std::process::id().into())
 }
 
 /// Removes the least recently used entries until the directory holds at

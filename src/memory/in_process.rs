@@ -105,18 +105,14 @@ fn mmap_none(hint: u64, len: usize, extra_flags: i32) -> Option<u64> {
 /// `None` if they do not (a tool that confines the address space, such as
 /// valgrind, may refuse it all).
 fn reserve_repeatable(span: u64, align: u64) -> Option<u64> {
-    use std::hash::{BuildHasher, Hasher};
     let top = highest_known_address().checked_next_power_of_two()?;
     let (low, high) = (top / 8, top / 4);
     let choices = high.checked_sub(low.checked_add(span)?)? / align;
     if choices == 0 {
         return None;
     }
-    let random = std::collections::hash_map::RandomState::new();
     (0..4u64).find_map(|attempt| {
-        let mut hasher = random.build_hasher();
-        hasher.write_u64(attempt);
-        let at = low + hasher.finish() % choices * align;
+        let at = low + crate::support::random_u64(attempt) % choices * align;
         match mmap_none(at, span as usize, libc::MAP_FIXED_NOREPLACE) {
             Some(start) if start == at => Some(start),
             Some(elsewhere) => {

@@ -17,6 +17,16 @@ pub const EXIT_JITRUN_ERROR: i32 = 125;
 /// Exit status of a run stopped by its timeout, as timeout(1) exits.
 pub const EXIT_TIMEOUT: i32 = 124;
 
+/// A random word, different at each call: `salt` hashed with a fresh
+/// `RandomState`, whose keys come from the OS's random source (once per
+/// thread, then stepped).
+pub fn random_u64(salt: u64) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(salt);
+    hasher.finish()
+}
+
 /// The size of a memory page on this machine.
 pub fn page_size() -> u64 {
     region::page::size() as u64
