@@ -238,3 +238,47 @@ fn a_programs_own_allocator_sees_no_foreign_block_at_exit() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// When glibc's main heap is not one range from the start of the break
+/// area (the break could not grow: a mapping sat in its way, and glibc
+/// took memory elsewhere), jitrun leaves the heap as it is before the
+/// program runs. It read the range below the break as the heap and
+/// crashed: an image built without `-fPIE`, placed by `MAP_32BIT` right
+/// above a break area the kernel had randomized there, did that to a CI
+/// run. Here a preloaded library's constructor blocks the break.
+#[test]
+fn a_heap_in_two_ranges_is_left_as_it_is() {
+    let dir = common::scratch("lifecycle-heap-in-two-ranges");
+    let blocker = common::compile_source(
+        &dir,
+        "block_the_break.c",
+        "#define _GNU_SOURCE\n#include <stdint.h>\n#include <stdlib.h>\n#include <sys/mman.h>\n#include <unistd.h>\n\
+         static void *kept[64];\n\
+         __attribute__((constructor)) static void block_the_break(void) {\n\
+           free(malloc(1));\n\
+           uintptr_t page = sysconf(_SC_PAGESIZE), above = ((uintptr_t)sbrk(0) + page - 1) & -page;\n\
+           if (mmap((void *)above, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != (void *)above) abort();\n\
+           for (int i = 0; i < 64; i++) kept[i] = malloc(64 << 10);\n\
+         }\n",
+        "-O2 -fPIC",
+    );
+    let preload = dir.join("block_the_break.so");
+    common::run_checked(common::cc().arg("-shared").arg(&blocker).arg("-o").arg(&preload));
+    let hello = common::compile_source(
+        &dir,
+        "hello.c",
+        "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n",
+        "-O2",
+    );
+    let out = common::run_with(
+        common::jitrun_command()
+            .arg(&hello)
+            .env("LD_PRELOAD", &preload)
+            .env("RUST_LOG", "jitrun::host::glibc_heap=debug"),
+        b"",
+        std::time::Duration::from_secs(20),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((common::shell_status(&out), out.stdout.as_slice()), (0, &b"hello\n"[..]), "{}", stderr);
+    assert!(stderr.contains("left as it is: Unexpected(\"the main arena is not one range"), "{}", stderr);
+}

@@ -24,6 +24,7 @@ use crate::support::EXIT_JITRUN_ERROR;
 /// # Safety
 /// `argc` and `argv` are the C runtime's own, as the kernel laid them out.
 pub unsafe fn start(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> ! {
+    crate::support::program_break::note_start();
     // SAFETY: the caller's contract.
     unsafe { crate::image::note_argument_area(argc, argv) };
     crate::host::loader::note_startup_objects();

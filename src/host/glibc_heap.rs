@@ -115,6 +115,12 @@ pub fn as_a_new_process() -> Result<Freshened, NotDone> {
     if arena == 0 || end == 0 || arena > end {
         return Err(NotDone::NoSingleHeap);
     }
+    // One range from the start of the break area, or glibc took memory
+    // elsewhere when the break could not grow (a mapping in its way), and
+    // `arena` counts that too: the range below the break is not the heap.
+    if crate::support::program_break::start() != Some((end - arena) as u64) {
+        return Err(NotDone::Unexpected("the main arena is not one range from the start of the break area"));
+    }
     let heap = Heap { start: end - arena, end, top };
     let mut done = Freshened::default();
     let walk = heap.walk()?;

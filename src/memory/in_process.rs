@@ -125,6 +125,66 @@ fn reserve_repeatable(span: u64, align: u64) -> Option<u64> {
     })
 }
 
+/// Reserves `len` bytes below 2 GiB, clear of `heap` (the break area's
+/// room to grow: [`heap_room`]): the kernel's low choice
+/// (`MAP_32BIT`), else just above or below that room, else one of
+/// [`LOW_CANDIDATES`]; in its way only when nothing else is free.
+fn reserve_low32(len: u64, heap: std::ops::Range<u64>) -> Option<u64> {
+    let below_limit = |at: u64| at.checked_add(len).is_some_and(|end| end <= LOW_LIMIT);
+    let clear_of_heap = |at: u64| at + len <= heap.start || at >= heap.end;
+    let at_exactly = |hint: u64| match mmap_none(hint, len as usize, libc::MAP_FIXED_NOREPLACE) {
+        Some(start) if start == hint => Some(start),
+        Some(elsewhere) => {
+            munmap(elsewhere, len as usize);
+            None
+        }
+        None => None,
+    };
+    let kernels_choice = || {
+        let flag = crate::support::machine::MAP_LOW_2GIB;
+        let start = (flag != 0).then(|| mmap_none(0, len as usize, flag)).flatten()?;
+        if below_limit(start) {
+            return Some(start);
+        }
+        munmap(start, len as usize);
+        None
+    };
+    let page = crate::support::page_size();
+    let beside_heap = [heap.end, heap.start.saturating_sub(len) / page * page];
+    let candidates = || beside_heap.into_iter().chain(LOW_CANDIDATES).filter(|&at| at != 0 && below_limit(at));
+    if let Some(start) = kernels_choice() {
+        if clear_of_heap(start) {
+            return Some(start);
+        }
+        match candidates().filter(|&at| clear_of_heap(at)).find_map(at_exactly) {
+            Some(clear) => {
+                munmap(start, len as usize);
+                return Some(clear);
+            }
+            None => return Some(start),
+        }
+    }
+    candidates().filter(|&at| clear_of_heap(at)).chain(candidates()).find_map(at_exactly)
+}
+
+/// How much room above its start the break area keeps free of a `Low32`
+/// reservation: glibc's main heap grows up from there, and an image in
+/// its way stops it (glibc then takes memory with `mmap`, and the heap is
+/// no longer the one range it is in a native process). The kernel
+/// randomizes the area's start over 1 GiB above jitrun's executable, so it
+/// may sit right below `MAP_32BIT`'s range (1 GiB up); a native non-PIE
+/// program's heap has the room it needs there.
+const HEAP_ROOM: u64 = 512 << 20;
+
+/// The range [`reserve_low32`] keeps clear: from the break area's start to
+/// [`HEAP_ROOM`] above the break (empty if neither is known).
+fn heap_room() -> std::ops::Range<u64> {
+    use crate::support::program_break;
+    let Some(start) = program_break::start().or_else(program_break::current) else { return 0..0 };
+    let now = program_break::current().unwrap_or(start).max(start);
+    start..now.saturating_add(HEAP_ROOM).next_multiple_of(crate::support::page_size())
+}
+
 /// The higher of a stack variable's address and libc's `mmap`'s: both
 /// normally near the top of the address space.
 fn highest_known_address() -> u64 {
@@ -279,22 +339,13 @@ impl MemoryMapper for InProcessMapper {
                 Some(start) => (start, span as usize),
                 None => anywhere()?,
             },
-            Placement::Low32 => {
-                let found = mmap_none(0, map_len, crate::support::machine::MAP_LOW_2GIB)
-                    .filter(|&a| a + map_len as u64 <= LOW_LIMIT)
-                    .or_else(|| {
-                        LOW_CANDIDATES.iter().filter(|&&hint| hint + map_len as u64 <= LOW_LIMIT).find_map(|&hint| {
-                            mmap_none(hint, map_len, libc::MAP_FIXED_NOREPLACE).filter(|&a| a == hint)
-                        })
-                    });
-                match found {
-                    Some(a) => (a, map_len),
-                    None => bail!(
-                        "cannot reserve {} bytes below 2 GiB for code built without -fPIC/-fPIE (it stores addresses in 32 bits)",
-                        size
-                    ),
-                }
-            }
+            Placement::Low32 => match reserve_low32(map_len as u64, heap_room()) {
+                Some(a) => (a, map_len),
+                None => bail!(
+                    "cannot reserve {} bytes below 2 GiB for code built without -fPIC/-fPIE (it stores addresses in 32 bits)",
+                    size
+                ),
+            },
             Placement::Fixed(addr) => {
                 if addr % align != 0 {
                     bail!("--base {:#x} is not aligned to {:#x}", addr, align);
@@ -458,6 +509,24 @@ mod tests {
         let base = m.reserve(1 << 20, 65536, Placement::Low32).unwrap();
         assert!(base + (1 << 20) <= LOW_LIMIT);
         assert_eq!(base % 65536, 0);
+        let heap = heap_room();
+        assert!(base + (1 << 20) <= heap.start || base >= heap.end, "{base:#x} in the heap's room {heap:x?}");
+    }
+
+    /// A break area that starts right below where the kernel puts low
+    /// mappings (it may, one run in a few hundred) keeps its room: the
+    /// reservation goes elsewhere below 2 GiB. A CI run's program crashed
+    /// when glibc's heap could not grow past its image.
+    #[test]
+    fn low32_keeps_clear_of_the_heaps_room_to_grow() {
+        let len = 3 << 20;
+        // x86-64's MAP_32BIT range starts at 1 GiB (randomized over its
+        // first 32 MiB): all of that is in the way here.
+        let heap = (1 << 30) - 4096..(1 << 30) + HEAP_ROOM;
+        let at = reserve_low32(len, heap.clone()).unwrap();
+        assert!(at + len <= LOW_LIMIT, "{at:#x}");
+        assert!(at + len <= heap.start || at >= heap.end, "{at:#x} in {heap:x?}");
+        munmap(at, len as usize);
     }
 
     #[test]

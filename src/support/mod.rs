@@ -1,6 +1,6 @@
 //! The bottom layer: what every other layer may use. Input files, jitrun's
-//! own heap, threads of its own, fixed buffers for signal handlers, and the
-//! facts of the machine (page size, exit statuses).
+//! own heap, threads of its own, fixed buffers for signal handlers, the
+//! program break, and the facts of the machine (page size, exit statuses).
 
 pub mod checksum;
 pub mod fixed_buffer;
@@ -8,6 +8,7 @@ pub mod heap;
 pub mod input;
 pub mod machine;
 pub mod parallel;
+pub mod program_break;
 pub mod threads;
 
 /// Exit status for jitrun's own failures (usage, I/O, malformed input,
