@@ -132,6 +132,26 @@ fn abort_is_reported_and_exits_134() {
     assert!(stderr.contains("SIGABRT") && stderr.contains("give_up+0x"), "{}", stderr);
 }
 
+/// A crash whose pc is in jitrun's executable says so, where it said
+/// "outside the image" as for a library: jitrun's own walk of glibc's
+/// heap once crashed before the program started, and the report read like
+/// the program's fault. Here the program jumps to the executable's first
+/// byte (its ELF header).
+#[test]
+fn a_crash_in_jitruns_own_code_says_so() {
+    use object::{Object, ObjectSegment};
+    let executable = std::fs::read(jitrun_bin()).unwrap();
+    let start = object::File::parse(&*executable).unwrap().segments().map(|s| s.address()).min().unwrap();
+    let dir = scratch("diag-jitruns-own-code");
+    let program = format!("int main(void) {{ ((void (*)(void)){:#x}ULL)(); return 0; }}\n", start);
+    let obj = common::compile_source(&dir, "jump.c", &program, "-O2");
+    let out = jitrun(&[path(&obj)]);
+    let stderr = text(&out.stderr);
+    // SIGSEGV; SIGILL where that first segment is executable (aarch64's).
+    assert!([132, 139].contains(&shell_status(&out)), "{}", stderr);
+    assert!(stderr.contains(&format!("pc {:#x} (in jitrun's own code)", start)), "{}", stderr);
+}
+
 #[test]
 fn the_programs_own_signal_handler_wins() {
     let dir = scratch("diag-own-handler");

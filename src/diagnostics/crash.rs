@@ -626,6 +626,21 @@ fn signal_description(sig: c_int) -> &'static str {
     }
 }
 
+/// Whether `addr` is in the code of the process's executable: jitrun's
+/// own, unless a host program links jitrun as a library. A crash there
+/// before the program started is jitrun's, which the report should not
+/// pass off as somewhere in a library.
+fn in_the_executables_code(addr: u64) -> bool {
+    extern "C" {
+        /// Where the executable starts and its code ends (GNU ld and lld
+        /// define both).
+        static __executable_start: u8;
+        static etext: u8;
+    }
+    let (start, end) = (std::ptr::addr_of!(__executable_start) as u64, std::ptr::addr_of!(etext) as u64);
+    (start..end).contains(&addr)
+}
+
 impl CrashTable {
     fn lookup(&self, addr: u64) -> Option<(&Range, u64)> {
         let idx = self.ranges.partition_point(|r| r.start <= addr);
@@ -648,6 +663,7 @@ impl CrashTable {
                 }
             }
             None if self.image.contains(&addr) => write!(out, "{:#x} (in the image)", addr),
+            None if in_the_executables_code(addr) => write!(out, "{:#x} (in jitrun's own code)", addr),
             None => write!(out, "{:#x} (outside the image)", addr),
         };
     }
