@@ -118,7 +118,7 @@ pub fn as_a_new_process() -> Result<Freshened, NotDone> {
     // One range from the start of the break area, or glibc took memory
     // elsewhere when the break could not grow (a mapping in its way), and
     // `arena` counts that too: the range below the break is not the heap.
-    if crate::support::program_break::start() != Some((end - arena) as u64) {
+    if !crate::support::program_break::is_start((end - arena) as u64) {
         return Err(NotDone::Unexpected("the main arena is not one range from the start of the break area"));
     }
     let heap = Heap { start: end - arena, end, top };

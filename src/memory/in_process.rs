@@ -127,8 +127,8 @@ fn reserve_repeatable(span: u64, align: u64) -> Option<u64> {
 
 /// Reserves `len` bytes below 2 GiB, clear of `heap` (the break area's
 /// room to grow: [`heap_room`]): the kernel's low choice
-/// (`MAP_32BIT`), else just above or below that room, else one of
-/// [`LOW_CANDIDATES`]; in its way only when nothing else is free.
+/// (`MAP_32BIT`), else one of [`LOW_CANDIDATES`], else just above or
+/// below that room; in its way only when nothing else is free.
 fn reserve_low32(len: u64, heap: std::ops::Range<u64>) -> Option<u64> {
     let below_limit = |at: u64| at.checked_add(len).is_some_and(|end| end <= LOW_LIMIT);
     let clear_of_heap = |at: u64| at + len <= heap.start || at >= heap.end;
@@ -151,7 +151,7 @@ fn reserve_low32(len: u64, heap: std::ops::Range<u64>) -> Option<u64> {
     };
     let page = crate::support::page_size();
     let beside_heap = [heap.end, heap.start.saturating_sub(len) / page * page];
-    let candidates = || beside_heap.into_iter().chain(LOW_CANDIDATES).filter(|&at| at != 0 && below_limit(at));
+    let candidates = || LOW_CANDIDATES.into_iter().chain(beside_heap).filter(|&at| at != 0 && below_limit(at));
     if let Some(start) = kernels_choice() {
         if clear_of_heap(start) {
             return Some(start);

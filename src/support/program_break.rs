@@ -25,13 +25,27 @@ pub fn note_start() {
 /// range x86-64's `MAP_32BIT` hands out. Read once from `/proc/self/stat`
 /// (about 3 µs), else the break [`note_start`] saw; `None` if neither.
 pub fn start() -> Option<u64> {
+    known_starts().into_iter().flatten().next()
+}
+
+/// Whether `address` is where the break area started, as
+/// `/proc/self/stat` says or as [`note_start`] saw it. Either may be
+/// wrong: valgrind keeps a break of its own for the program (the kernel's
+/// is valgrind's), a preloaded library may have grown the heap before
+/// jitrun's `main`.
+pub fn is_start(address: u64) -> bool {
+    known_starts().contains(&Some(address))
+}
+
+/// The start from `/proc/self/stat` (read once), and the one noted.
+fn known_starts() -> [Option<u64>; 2] {
     let mut from_proc = FROM_PROC.load(Ordering::Relaxed);
     if from_proc == 0 {
         from_proc = read_start().unwrap_or(u64::MAX);
         FROM_PROC.store(from_proc, Ordering::Relaxed);
     }
     let noted = NOTED_AT_START.load(Ordering::Relaxed);
-    [from_proc, noted].into_iter().find(|&start| start != 0 && start != u64::MAX)
+    [from_proc, noted].map(|start| (start != 0 && start != u64::MAX).then_some(start))
 }
 
 /// The break now, or `None` if the system call fails.
