@@ -116,7 +116,8 @@ LINK CACHE (on by default; --link-cache DIR or $JITRUN_LINK_CACHE to choose the 
     with source lines. An entry is never changed in place (written aside, then renamed);
     entries it cannot read are ignored. An entry is code that runs: trust the directory as
     you trust the objects. --link-cache-max MIB (default 256) bounds the directory, the
-    least recently used entries (by the file system's access times) removed first;
+    least recently used entries (by access time, which a run that uses an entry sets
+    once an hour) removed first;
     --no-link-cache or JITRUN_LINK_CACHE=off turns the cache off. -v says what the cache
     did and why.
 

@@ -441,8 +441,9 @@ fn unique_suffix() -> u64 {
 /// most `max_bytes` (the entry just written stays, even if it alone is
 /// larger). Use is what the file system records: the later of the last
 /// write and the last read, which `relatime` (the usual mount option)
-/// notes at the first read after a write and then once a day; under
-/// `noatime`, the oldest entries go first.
+/// notes at the first read after a write and then once a day, and a run
+/// that uses an entry notes itself when an hour has passed
+/// ([`note_use`]), whatever the mount options.
 fn keep_under_limit(dir: &Path, max_bytes: u64, keep: &Path) {
     use std::os::unix::fs::MetadataExt;
     let Ok(listing) = std::fs::read_dir(dir) else { return };
@@ -946,12 +947,33 @@ fn read_mark(request: &CacheRequest) -> Previously {
     }
 }
 
+/// How stale an entry's access time may get before a run that opens it
+/// sets it: eviction goes by last use ([`keep_under_limit`]), which the
+/// file system notes once a day under `relatime` and never under
+/// `noatime`. Setting it costs two system calls, once an hour per entry.
+const USE_NOTED_EVERY_SECONDS: i64 = 3600;
+
+/// Sets `file`'s access time to now if it is [`USE_NOTED_EVERY_SECONDS`]
+/// old; whether it did. An entry of another user's (a shared directory)
+/// keeps its time.
+fn note_use(file: &File, metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let now = std::time::SystemTime::now();
+    let now_seconds = now.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    metadata.atime() <= now_seconds - USE_NOTED_EVERY_SECONDS
+        && file.set_times(std::fs::FileTimes::new().set_accessed(now)).is_ok()
+}
+
 fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, Previously>> {
     use std::os::unix::fs::FileExt;
     let Ok(file) = File::open(path) else { return Ok(Err(Previously::Unseen)) };
     // One stat of the open file: its stamp (the crash table is read from
     // it later, if it is still this file) and its length.
-    let metadata = file.metadata()?;
+    let mut metadata = file.metadata()?;
+    if note_use(&file, &metadata) {
+        // The status-change time moved with it.
+        metadata = file.metadata()?;
+    }
     let stamp = Some(FileStamp::of_metadata(&metadata));
     let mut header = [0u8; HEADER_SIZE];
     let mut read = 0;
@@ -1298,6 +1320,30 @@ mod tests {
         left.sort();
         assert_eq!(left, ["just-stored.jitrun-link", "newer.jitrun-link", "old-but-used.jitrun-link"]);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An entry's use is noted in its access time once that is an hour old,
+    /// and not again within the hour. (Through a run this cannot be told
+    /// from the file system's own noting: setting a time moves the
+    /// status-change time, after which `relatime` notes the next read.)
+    #[test]
+    fn a_use_is_noted_once_an_hour() {
+        use std::os::unix::fs::MetadataExt;
+        let path = std::env::temp_dir().join(format!("jitrun-cache-use-{}.jitrun-link", std::process::id()));
+        std::fs::write(&path, [0u8; 100]).unwrap();
+        let now = std::time::SystemTime::now();
+        let seconds = |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        let written = now - std::time::Duration::from_secs(3 * 3600);
+        let times =
+            std::fs::FileTimes::new().set_modified(written).set_accessed(now - std::time::Duration::from_secs(7200));
+        File::options().write(true).open(&path).unwrap().set_times(times).unwrap();
+        let file = File::open(&path).unwrap();
+        assert!(note_use(&file, &file.metadata().unwrap()));
+        let noted = file.metadata().unwrap();
+        assert!(noted.atime() >= seconds(now), "{} before {}", noted.atime(), seconds(now));
+        assert_eq!(noted.mtime(), seconds(written));
+        assert!(!note_use(&file, &noted), "noted again within the hour");
+        std::fs::remove_file(&path).unwrap();
     }
 
     /// Stamps are found in any order, fastest in the order they were taken.
