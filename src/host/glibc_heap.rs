@@ -47,8 +47,6 @@ extern "C" {
     /// glibc's own allocator, whatever `malloc` is bound to.
     fn __libc_malloc(size: usize) -> *mut c_void;
     fn __libc_mallinfo() -> libc::mallinfo;
-    /// The current break, as glibc keeps it.
-    static __curbrk: *mut c_void;
 }
 
 /// A chunk's header is two words (previous size, size with flag bits); its
@@ -106,8 +104,7 @@ pub fn as_a_new_process() -> Result<Freshened, NotDone> {
     }
     // SAFETY: mallinfo only reads malloc's statistics (under its lock).
     let info = unsafe { __libc_mallinfo() };
-    // SAFETY: reading the break glibc keeps; no other thread moves it.
-    let end = unsafe { __curbrk } as usize;
+    let end = crate::support::program_break::current().unwrap_or(0) as usize;
     // `arena` counts every arena's heap; with one, it is the main arena's.
     let (Ok(arena), Ok(top)) = (usize::try_from(info.arena), usize::try_from(info.keepcost)) else {
         return Err(NotDone::NoSingleHeap);
@@ -146,8 +143,9 @@ pub fn as_a_new_process() -> Result<Freshened, NotDone> {
     }
     for _ in 0..ROUNDS {
         // A trim may have moved the break.
+        let end = crate::support::program_break::current().unwrap_or(0) as usize;
         // SAFETY: as above.
-        let (end, top) = unsafe { (__curbrk as usize, __libc_mallinfo().keepcost as usize) };
+        let top = unsafe { __libc_mallinfo() }.keepcost as usize;
         let heap = Heap { start: heap.start, end, top };
         let walk = heap.walk()?;
         if walk.free.is_empty() {

@@ -447,7 +447,7 @@ fn unique_suffix() -> u64 {
 fn keep_under_limit(dir: &Path, max_bytes: u64, keep: &Path) {
     use std::os::unix::fs::MetadataExt;
     let Ok(listing) = std::fs::read_dir(dir) else { return };
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    let now = seconds_since_epoch(std::time::SystemTime::now());
     let mut entries: Vec<(i64, u64, PathBuf)> = Vec::new();
     for entry in listing.filter_map(|e| e.ok()) {
         let (name, Ok(meta)) = (entry.file_name().to_string_lossy().into_owned(), entry.metadata()) else { continue };
@@ -959,9 +959,13 @@ const USE_NOTED_EVERY_SECONDS: i64 = 3600;
 fn note_use(file: &File, metadata: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
     let now = std::time::SystemTime::now();
-    let now_seconds = now.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
-    metadata.atime() <= now_seconds - USE_NOTED_EVERY_SECONDS
+    metadata.atime() <= seconds_since_epoch(now) - USE_NOTED_EVERY_SECONDS
         && file.set_times(std::fs::FileTimes::new().set_accessed(now)).is_ok()
+}
+
+/// `time` in whole seconds since 1970, as file times are compared here.
+fn seconds_since_epoch(time: std::time::SystemTime) -> i64 {
+    time.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
 
 fn try_load(request: &CacheRequest, path: &Path) -> Result<Result<CachedImage, Previously>> {
@@ -1332,7 +1336,6 @@ mod tests {
         let path = std::env::temp_dir().join(format!("jitrun-cache-use-{}.jitrun-link", std::process::id()));
         std::fs::write(&path, [0u8; 100]).unwrap();
         let now = std::time::SystemTime::now();
-        let seconds = |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
         let written = now - std::time::Duration::from_secs(3 * 3600);
         let times =
             std::fs::FileTimes::new().set_modified(written).set_accessed(now - std::time::Duration::from_secs(7200));
@@ -1340,8 +1343,8 @@ mod tests {
         let file = File::open(&path).unwrap();
         assert!(note_use(&file, &file.metadata().unwrap()));
         let noted = file.metadata().unwrap();
-        assert!(noted.atime() >= seconds(now), "{} before {}", noted.atime(), seconds(now));
-        assert_eq!(noted.mtime(), seconds(written));
+        assert!(noted.atime() >= seconds_since_epoch(now), "{} before {}", noted.atime(), seconds_since_epoch(now));
+        assert_eq!(noted.mtime(), seconds_since_epoch(written));
         assert!(!note_use(&file, &noted), "noted again within the hour");
         std::fs::remove_file(&path).unwrap();
     }

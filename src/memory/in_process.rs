@@ -111,18 +111,22 @@ fn reserve_repeatable(span: u64, align: u64) -> Option<u64> {
     if choices == 0 {
         return None;
     }
-    (0..4u64).find_map(|attempt| {
-        let at = low + crate::support::random_u64(attempt) % choices * align;
-        match mmap_none(at, span as usize, libc::MAP_FIXED_NOREPLACE) {
-            Some(start) if start == at => Some(start),
-            Some(elsewhere) => {
-                // A kernel before 4.17 takes the flag for a mere hint.
-                munmap(elsewhere, span as usize);
-                None
-            }
-            None => None,
+    (0..4u64)
+        .find_map(|attempt| mmap_none_exactly_at(low + crate::support::random_u64(attempt) % choices * align, span))
+}
+
+/// An inaccessible reservation of `len` bytes at `at` exactly, if that
+/// range is free.
+fn mmap_none_exactly_at(at: u64, len: u64) -> Option<u64> {
+    match mmap_none(at, len as usize, libc::MAP_FIXED_NOREPLACE) {
+        Some(start) if start == at => Some(start),
+        Some(elsewhere) => {
+            // A kernel before 4.17 takes the flag for a mere hint.
+            munmap(elsewhere, len as usize);
+            None
         }
-    })
+        None => None,
+    }
 }
 
 /// Reserves `len` bytes below 2 GiB, clear of `heap` (the break area's
@@ -132,39 +136,30 @@ fn reserve_repeatable(span: u64, align: u64) -> Option<u64> {
 fn reserve_low32(len: u64, heap: std::ops::Range<u64>) -> Option<u64> {
     let below_limit = |at: u64| at.checked_add(len).is_some_and(|end| end <= LOW_LIMIT);
     let clear_of_heap = |at: u64| at + len <= heap.start || at >= heap.end;
-    let at_exactly = |hint: u64| match mmap_none(hint, len as usize, libc::MAP_FIXED_NOREPLACE) {
-        Some(start) if start == hint => Some(start),
-        Some(elsewhere) => {
-            munmap(elsewhere, len as usize);
+    let at_exactly = |at: u64| mmap_none_exactly_at(at, len);
+    let kernels_choice = match crate::support::machine::MAP_LOW_2GIB {
+        0 => None,
+        flag => mmap_none(0, len as usize, flag).and_then(|start| {
+            if below_limit(start) {
+                return Some(start);
+            }
+            munmap(start, len as usize);
             None
-        }
-        None => None,
+        }),
     };
-    let kernels_choice = || {
-        let flag = crate::support::machine::MAP_LOW_2GIB;
-        let start = (flag != 0).then(|| mmap_none(0, len as usize, flag)).flatten()?;
-        if below_limit(start) {
-            return Some(start);
-        }
-        munmap(start, len as usize);
-        None
-    };
+    if let Some(start) = kernels_choice.filter(|&start| clear_of_heap(start)) {
+        return Some(start);
+    }
     let page = crate::support::page_size();
     let beside_heap = [heap.end, heap.start.saturating_sub(len) / page * page];
     let candidates = || LOW_CANDIDATES.into_iter().chain(beside_heap).filter(|&at| at != 0 && below_limit(at));
-    if let Some(start) = kernels_choice() {
-        if clear_of_heap(start) {
-            return Some(start);
+    if let Some(clear) = candidates().filter(|&at| clear_of_heap(at)).find_map(at_exactly) {
+        if let Some(in_the_way) = kernels_choice {
+            munmap(in_the_way, len as usize);
         }
-        match candidates().filter(|&at| clear_of_heap(at)).find_map(at_exactly) {
-            Some(clear) => {
-                munmap(start, len as usize);
-                return Some(clear);
-            }
-            None => return Some(start),
-        }
+        return Some(clear);
     }
-    candidates().filter(|&at| clear_of_heap(at)).chain(candidates()).find_map(at_exactly)
+    kernels_choice.or_else(|| candidates().find_map(at_exactly))
 }
 
 /// How much room above its start the break area keeps free of a `Low32`
@@ -180,8 +175,9 @@ const HEAP_ROOM: u64 = 512 << 20;
 /// [`HEAP_ROOM`] above the break (empty if neither is known).
 fn heap_room() -> std::ops::Range<u64> {
     use crate::support::program_break;
-    let Some(start) = program_break::start().or_else(program_break::current) else { return 0..0 };
-    let now = program_break::current().unwrap_or(start).max(start);
+    let now = program_break::current();
+    let Some(start) = program_break::start().or(now) else { return 0..0 };
+    let now = now.unwrap_or(start).max(start);
     start..now.saturating_add(HEAP_ROOM).next_multiple_of(crate::support::page_size())
 }
 

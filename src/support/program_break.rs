@@ -3,10 +3,6 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// `start_brk` from `/proc/self/stat` once read: 0 before, `u64::MAX` if
-/// it could not be.
-static FROM_PROC: AtomicU64 = AtomicU64::new(0);
-
 /// The break [`note_start`] saw, 0 if it was not called.
 static NOTED_AT_START: AtomicU64 = AtomicU64::new(0);
 
@@ -39,13 +35,10 @@ pub fn is_start(address: u64) -> bool {
 
 /// The start from `/proc/self/stat` (read once), and the one noted.
 fn known_starts() -> [Option<u64>; 2] {
-    let mut from_proc = FROM_PROC.load(Ordering::Relaxed);
-    if from_proc == 0 {
-        from_proc = read_start().unwrap_or(u64::MAX);
-        FROM_PROC.store(from_proc, Ordering::Relaxed);
-    }
+    static FROM_PROC: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    let from_proc = *FROM_PROC.get_or_init(|| start_brk_of_stat_line(&std::fs::read("/proc/self/stat").ok()?));
     let noted = NOTED_AT_START.load(Ordering::Relaxed);
-    [from_proc, noted].map(|start| (start != 0 && start != u64::MAX).then_some(start))
+    [from_proc, (noted != 0).then_some(noted)]
 }
 
 /// The break now, or `None` if the system call fails.
@@ -53,24 +46,6 @@ pub fn current() -> Option<u64> {
     // SAFETY: sbrk(0) only reports the break; it moves nothing.
     let now = unsafe { libc::sbrk(0) };
     (now as isize != -1).then_some(now as u64)
-}
-
-fn read_start() -> Option<u64> {
-    use std::io::Read;
-    // A stat line is at most about 1.1 KB (a 16-byte name and 50 numbers);
-    // read into the stack, with no allocation.
-    let mut line = [0u8; 2048];
-    let mut file = std::fs::File::open("/proc/self/stat").ok()?;
-    let mut len = 0;
-    while len < line.len() {
-        match file.read(&mut line[len..]) {
-            Ok(0) => break,
-            Ok(n) => len += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return None,
-        }
-    }
-    start_brk_of_stat_line(&line[..len])
 }
 
 /// Field 47 of a `/proc/PID/stat` line (`start_brk`, since Linux 3.5).
